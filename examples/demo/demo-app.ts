@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ElicitationModule } from '../../src/index.js';
+import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
+import { DemoLoginController } from './demo-login.controller.js';
+import { DemoToolsService } from './demo-tools.service.js';
+import { McpController } from './mcp.controller.js';
+
+/** Settings of the demo app (from the environment in `main.ts`, from the tests directly). */
+export interface DemoAppOptions {
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Port to listen on; 0 picks a free one (then `publicUrl` is derived after listening). @default 3000 */
+  port?: number;
+  /** Public origin used in elicitation URLs. @default `http://<host>:<port>` */
+  publicUrl?: string;
+  /** Lifetime of elicitations in milliseconds. @default the module's default (10 minutes) */
+  ttlMs?: number;
+  /** Sweep interval in milliseconds. @default the module's default (60 s) */
+  cleanupIntervalMs?: number;
+  /** Nest logger setting. @default Nest's console logger */
+  logger?: LoggerService | LogLevel[] | false;
+}
+
+/** The running demo: the Nest app and the URLs a newcomer needs. */
+export interface DemoApp {
+  app: INestApplication;
+  /** Origin the app is reachable at, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** The MCP endpoint. */
+  mcpUrl: string;
+}
+
+/** Picks a free TCP port on `host` (used when the port must be known before the app starts). */
+async function freePort(host: string): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Builds, starts and returns the demo app on the in-memory store. */
+export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoApp> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port === 0 ? await freePort(host) : (options.port ?? 3000);
+  const displayHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const url = (options.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
+  const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(url).hostname.toLowerCase()]);
+
+  @Module({
+    imports: [
+      ElicitationModule.forRoot({
+        baseUrl: url,
+        ttlMs: options.ttlMs,
+        cleanupIntervalMs: options.cleanupIntervalMs,
+        title: 'nestjs-mcp-elicitation demo',
+        resolvePageUser: userFromCookie,
+      }),
+    ],
+    controllers: [McpController, DemoLoginController],
+    providers: [DemoToolsService, { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts }],
+  })
+  class DemoAppModule {}
+
+  const app = await NestFactory.create(DemoAppModule, { logger: options.logger });
+  app.enableShutdownHooks();
+  await app.listen(port, host);
+  return { app, url, mcpUrl: `${url}/mcp` };
+}

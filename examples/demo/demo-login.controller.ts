@@ -1,0 +1,35 @@
+import { BadRequestException, Controller, Get, Header, Query, Res } from '@nestjs/common';
+import { DEMO_COOKIE, isDemoUserName } from './demo-identity.js';
+
+/** A path on this site only: starts with one `/`, no scheme, no `//` or `/\` (no open redirect). */
+function safeReturnTo(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\/(?![/\\])[^\s]*$/.test(value) ? value : undefined;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** DEMO-ONLY sign-in: `GET /demo/login?user=<name>[&returnTo=/elicit/...]` sets the `demo_user` cookie. */
+@Controller('demo')
+export class DemoLoginController {
+  @Get('login')
+  @Header('Cache-Control', 'no-store')
+  login(
+    @Query('user') user: unknown,
+    @Query('returnTo') returnTo: unknown,
+    @Res({ passthrough: true }) res: { header(name: string, value: string): unknown; status(code: number): unknown },
+  ): string {
+    if (!isDemoUserName(user)) {
+      throw new BadRequestException('Pass ?user=<name> (letters, digits, ".", "_", "@", "-"; at most 64 characters).');
+    }
+    res.header('Set-Cookie', `${DEMO_COOKIE}=${encodeURIComponent(user)}; Path=/; HttpOnly; SameSite=Lax`);
+    const target = safeReturnTo(returnTo);
+    if (target) {
+      res.status(303);
+      res.header('Location', target);
+      return '';
+    }
+    res.header('Content-Type', 'text/html; charset=utf-8');
+    return `<!doctype html><meta charset="utf-8"><title>Demo sign-in</title><p>Signed in as <b>${escapeHtml(user)}</b> (demo only). Now open the elicitation link.</p>`;
+  }
+}

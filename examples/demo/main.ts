@@ -1,0 +1,17 @@
+import { startDemoApp } from './demo-app.js';
+
+const env = process.env;
+const ttl = env.ELICITATION_TTL_MS ? Number(env.ELICITATION_TTL_MS) : undefined;
+
+const { mcpUrl, url } = await startDemoApp({
+  host: env.HOST || '127.0.0.1',
+  port: env.PORT ? Number(env.PORT) : 3000,
+  publicUrl: env.PUBLIC_URL || undefined,
+  ttlMs: ttl,
+});
+
+console.log(`\nMCP elicitation demo ready. MCP endpoint (Streamable HTTP): ${mcpUrl}`);
+console.log(
+  `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
+    'call connect-service, approve-deploy or delete-file, and open the link the client shows.\n',
+);

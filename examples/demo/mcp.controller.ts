@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { All, Controller, Inject, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
+import { DemoToolsService } from './demo-tools.service.js';
+
+type McpRequest = IncomingMessage & { body?: unknown; auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> } };
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  /** The demo user who opened the session; every later request must be the same user. */
+  user: string | undefined;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+  );
+}
+
+/** MCP Streamable HTTP at `/mcp` with stateful sessions: POST, the GET stream, DELETE. */
+@Controller('mcp')
+export class McpController implements OnApplicationShutdown {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly tools: DemoToolsService,
+    @Inject(DEMO_ALLOWED_HOSTS) private readonly allowedHosts: Set<string>,
+  ) {}
+
+  /** Number of open sessions (tests check that closed ones are forgotten). */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  @All()
+  async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
+    if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
+    const user = userFromBearer(req);
+    if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
+
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (!session) return jsonRpcError(res, 404, 'Session not found');
+      if (session.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
+      return session.transport.handleRequest(req, res, req.body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, 'Bad request: no valid session id (send initialize first)');
+    }
+
+    const server = this.tools.createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void this.sessions.set(id, { transport, server, user }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
+  }
+
+  /** DNS-rebinding protection: only the hosts the demo serves, and same-host origins. */
+  private isLocalRequest(req: IncomingMessage): boolean {
+    const hostname = (host: string) => host.replace(/:\d+$/, '').toLowerCase();
+    const host = req.headers.host;
+    if (!host || !this.allowedHosts.has(hostname(host))) return false;
+    const origin = req.headers.origin;
+    if (!origin) return true;
+    try {
+      return this.allowedHosts.has(new URL(origin).hostname.toLowerCase());
+    } catch {
+      return false;
+    }
+  }
+}

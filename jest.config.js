@@ -1,0 +1,16 @@
+/** Jest 30 running NestJS 12 (ESM-only) through ts-jest in ESM mode. */
+const shared = {
+  extensionsToTreatAsEsm: ['.ts'],
+  testEnvironment: 'node',
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+};
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'], testTimeout: 30000 },
+  ],
+};

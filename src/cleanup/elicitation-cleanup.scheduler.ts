@@ -1,0 +1,69 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+
+/**
+ * Expires overdue elicitations every `cleanupIntervalMs` (publishing `expired` for each) and forgets
+ * records past their retention. Starts on application bootstrap, stops on shutdown, never keeps the
+ * process alive, and never lets a failed sweep escape.
+ */
+@Injectable()
+export class ElicitationCleanupScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ElicitationCleanup');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    private readonly service: ElicitationService,
+  ) {}
+
+  /** True while the periodic sweep is scheduled. */
+  get isRunning(): boolean {
+    return this.timer !== undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.cleanupIntervalMs > 0) this.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.sweep(), this.options.cleanupIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Runs one sweep now (tests drive it with a chosen `now` instead of sleeping). Overlapping calls
+   * share the sweep in progress. Resolves the number of records expired; a failure is logged and
+   * resolves 0.
+   */
+  sweep(now: number = Date.now()): Promise<number> {
+    this.running ??= this.service
+      .sweep(now)
+      .catch((error: unknown) => {
+        this.logger.error('Elicitation expiry sweep failed', error instanceof Error ? error.stack : String(error));
+        return 0;
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+}

@@ -1,0 +1,40 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
+import { createElicitationController } from './http/elicitation.controller.js';
+import { validateRoutePrefix } from './elicitation-options.validation.js';
+
+/**
+ * Options known synchronously, at import time: whether the module is global, whether its HTTP routes
+ * are mounted, and the URL segment they are mounted under.
+ */
+export interface ElicitationModuleExtras {
+  /** Make `ElicitationService` injectable everywhere. @default false */
+  isGlobal?: boolean;
+  /** Mount the pages and the status route. @default true */
+  controllers?: boolean;
+  /** URL segment the routes are mounted under (`/elicit/:id/...`). @default 'elicit' */
+  routePrefix?: string;
+}
+
+export const {
+  ConfigurableModuleClass: ElicitationConfigurableModule,
+  MODULE_OPTIONS_TOKEN: ELICITATION_MODULE_OPTIONS,
+  OPTIONS_TYPE: ELICITATION_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: ELICITATION_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<ElicitationModuleOptions>({ moduleName: 'Elicitation' })
+  .setClassMethodName('forRoot')
+  .setFactoryMethodName('createElicitationOptions')
+  .setExtras<ElicitationModuleExtras>(
+    { isGlobal: false, controllers: true, routePrefix: DEFAULT_ROUTE_PREFIX },
+    (definition, extras) => {
+      const routePrefix = validateRoutePrefix(extras.routePrefix ?? DEFAULT_ROUTE_PREFIX);
+      return {
+        ...definition,
+        global: extras.isGlobal,
+        controllers: extras.controllers === false ? [] : [createElicitationController(routePrefix)],
+        providers: [...(definition.providers ?? []), { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix }],
+      };
+    },
+  )
+  .build();

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
+import { ElicitationConfigurableModule } from './elicitation.module-definition.js';
+import { elicitationProviders } from './elicitation.providers.js';
+import { ElicitationService } from './elicitation.service.js';
+import { ElicitationEvents } from './events/elicitation-events.js';
+import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
+import { TemplateRenderer } from './http/template-renderer.js';
+import { McpElicitation } from './mcp/mcp-elicitation.js';
+import { ElicitationStore } from './stores/elicitation-store.js';
+
+/**
+ * Server-side MCP elicitation for Nest: `ElicitationModule.forRoot({ baseUrl })` or
+ * `forRootAsync({ imports, inject, useFactory | useClass })`. Exports `ElicitationService`, the
+ * configured `ElicitationStore`, `ElicitationEvents` and the MCP binding `McpElicitation`.
+ */
+@Module({
+  providers: [
+    ...elicitationProviders,
+    ElicitationEvents,
+    ElicitationService,
+    ElicitationCleanupScheduler,
+    TemplateRenderer,
+    ElicitationPageFilter,
+    McpElicitation,
+  ],
+  exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],
+})
+export class ElicitationModule extends ElicitationConfigurableModule {}

@@ -1,0 +1,26 @@
+import { Logger, type Provider } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
+import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import { resolveElicitationOptions } from './elicitation-options.validation.js';
+import { ElicitationStore } from './stores/elicitation-store.js';
+import { MemoryElicitationStore } from './stores/memory.store.js';
+
+/** Options resolution (validated once, shared by the sync and async paths) and store selection. */
+export const elicitationProviders: Provider[] = [
+  {
+    provide: ELICITATION_RESOLVED_OPTIONS,
+    inject: [ELICITATION_MODULE_OPTIONS, ELICITATION_ROUTE_PREFIX],
+    useFactory: (raw: ElicitationModuleOptions, routePrefix: string): ResolvedElicitationOptions => {
+      const { options, warnings } = resolveElicitationOptions(raw, routePrefix);
+      const logger = new Logger('ElicitationModule');
+      for (const warning of warnings) logger.warn(warning);
+      return options;
+    },
+  },
+  {
+    provide: ElicitationStore,
+    inject: [ELICITATION_MODULE_OPTIONS, ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (raw: ElicitationModuleOptions) => raw.store ?? new MemoryElicitationStore(),
+  },
+];

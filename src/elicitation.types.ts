@@ -1,0 +1,93 @@
+/** The page a URL-mode elicitation sends the user to. */
+export type ElicitationKind = 'api-key' | 'confirm';
+
+/** Every state an elicitation can be in. `pending` is the only state a record ever leaves. */
+export type ElicitationStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';
+
+/** The states a record can end in. */
+export type FinalStatus = Exclude<ElicitationStatus, 'pending'>;
+
+/** Data a user submitted on a page, as stored. Never shown by the status route. */
+export type ElicitationData = Record<string, unknown>;
+
+/** One elicitation as the stores keep it. */
+export interface ElicitationRecord {
+  /** Unguessable id (v4 UUID); the only thing the page URL carries. */
+  id: string;
+  /** Which page collects the answer. */
+  kind: ElicitationKind;
+  /** The user the elicitation was created for; only this user may answer it. */
+  userId: string;
+  /** What the answer is for, e.g. `api-key-github`; looked up by `findByUserAndType`. Defaults to the kind. */
+  type: string;
+  /** Human-readable reason shown on the page. */
+  message: string;
+  /** Extra page settings (labels, warning) and caller data. Never contains secrets. */
+  metadata: Record<string, unknown>;
+  status: ElicitationStatus;
+  /** Creation time, epoch milliseconds. */
+  createdAt: number;
+  /** When a pending record expires, epoch milliseconds. */
+  expiresAt: number;
+  /** When the record left `pending`, epoch milliseconds. */
+  finishedAt?: number;
+  /** When the store may forget the record, epoch milliseconds. */
+  purgeAt: number;
+  /** The submitted data, for `completed` records only. */
+  data?: ElicitationData;
+  /** The MCP session that asked, if any (kept for routing the completion notification). */
+  sessionId?: string;
+}
+
+/** What `complete`, `decline`, `cancel` and `expire` tell the caller. Expected outcomes are values, not throws. */
+export type TransitionResult =
+  | { ok: true; record: ElicitationRecord }
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'already-finished'; status: FinalStatus; record: ElicitationRecord }
+  | { ok: false; reason: 'expired'; record: ElicitationRecord };
+
+/** How an elicitation ended, as a tool sees it. */
+export type ElicitationOutcome<T extends ElicitationData = ElicitationData> =
+  | { status: 'completed'; data: T }
+  | { status: 'declined' }
+  | { status: 'cancelled' }
+  | { status: 'expired' };
+
+/** What `waitForCompletion` resolves with: an outcome, or `timeout` when the wait ended first. */
+export type WaitOutcome<T extends ElicitationData = ElicitationData> = ElicitationOutcome<T> | { status: 'timeout' };
+
+/** The public view of an elicitation (`GET /elicit/:id/status`). It never carries submitted data. */
+export interface ElicitationStatusView {
+  elicitationId: string;
+  status: ElicitationStatus;
+  /** ISO 8601 timestamp. */
+  createdAt: string;
+  /** ISO 8601 timestamp. */
+  expiresAt: string;
+  /** True once the user submitted an answer (`status === 'completed'`). */
+  completed: boolean;
+}
+
+/** A record summary for listings: no submitted data. */
+export interface ElicitationSummary {
+  elicitationId: string;
+  kind: ElicitationKind;
+  type: string;
+  userId: string;
+  status: ElicitationStatus;
+  createdAt: number;
+  expiresAt: number;
+  finishedAt?: number;
+}
+
+/** A lifecycle event. Events never carry submitted data. */
+export interface ElicitationEvent {
+  type: 'created' | FinalStatus;
+  elicitationId: string;
+  userId: string;
+  kind: ElicitationKind;
+  elicitationType: string;
+  sessionId?: string;
+  /** Epoch milliseconds. */
+  at: number;
+}

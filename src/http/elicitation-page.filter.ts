@@ -1,0 +1,45 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { newNonce, setPageHeaders } from './page-response.js';
+import { TemplateRenderer } from './template-renderer.js';
+
+const HEADINGS: Record<number, string> = {
+  400: 'Something is wrong with this request',
+  401: 'Please sign in',
+  403: 'Not your request',
+  404: 'Request not found',
+  409: 'Already answered',
+  410: 'This request has expired',
+  413: 'Too much data',
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+};
+
+/**
+ * Turns any failure on a page route into a readable HTML page with the right status. Messages come
+ * from the module's own exceptions, which never carry user-entered values; anything unexpected is
+ * logged and shown as a plain 500.
+ */
+@Catch()
+export class ElicitationPageFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ElicitationPages');
+
+  constructor(private readonly renderer: TemplateRenderer) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse();
+    let status = HttpStatus.INTERNAL_SERVER_ERROR;
+    let text = 'Something went wrong on our side. Please try again later.';
+    if (exception instanceof HttpException) {
+      status = exception.getStatus();
+      const body = exception.getResponse();
+      const message = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      if (typeof message === 'string') text = message;
+    } else {
+      this.logger.error('Elicitation page failed', exception instanceof Error ? exception.stack : String(exception));
+    }
+    const nonce = newNonce();
+    setPageHeaders(res, nonce);
+    res.status(status);
+    res.send(this.renderer.render('error', { heading: HEADINGS[status] ?? 'Error', text, statusCode: status, nonce }));
+  }
+}

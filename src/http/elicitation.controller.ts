@@ -1,0 +1,186 @@
+import {
+  Body,
+  Controller,
+  ForbiddenException,
+  Get,
+  Header,
+  Inject,
+  Param,
+  Post,
+  Req,
+  Res,
+  UnauthorizedException,
+  UseFilters,
+  type Type,
+} from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type {
+  ElicitationKind,
+  ElicitationRecord,
+  ElicitationStatusView,
+  TransitionResult,
+} from '../elicitation.types.js';
+import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
+import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { newNonce, setPageHeaders } from './page-response.js';
+import { TemplateRenderer, type TemplateName } from './template-renderer.js';
+
+/** The response methods used here, common to Express and Fastify. */
+interface PageResponse {
+  status(code: number): unknown;
+  header(name: string, value: string): unknown;
+}
+
+/**
+ * The browser pages (`/:id/api-key`, `/:id/confirm`) and the status route (`/:id/status`). Mounted
+ * under the `routePrefix` by `createElicitationController`.
+ */
+export class ElicitationController {
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly renderer: TemplateRenderer,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  /** Polled by MCP clients. Status only: never any submitted data. */
+  @Get(':id/status')
+  @Header('Cache-Control', 'no-store')
+  async status(@Param('id') id: string): Promise<ElicitationStatusView> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    const view = await this.service.getStatus(id);
+    if (!view) throw new ElicitationNotFoundException();
+    return view;
+  }
+
+  @Get(':id/api-key')
+  @UseFilters(ElicitationPageFilter)
+  async apiKeyPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
+    const record = await this.openPending(id, 'api-key', req);
+    return this.page(res, 200, 'api-key', record, { error: null });
+  }
+
+  @Post(':id/api-key')
+  @UseFilters(ElicitationPageFilter)
+  async submitApiKey(
+    @Param('id') id: string,
+    @Body() body: Record<string, unknown> | undefined,
+    @Req() req: unknown,
+    @Res({ passthrough: true }) res: PageResponse,
+  ) {
+    const record = await this.openPending(id, 'api-key', req);
+    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
+    const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
+    const errors = await validate(dto, { forbidUnknownValues: true });
+    if (errors.length > 0) {
+      const error = Object.values(errors[0].constraints ?? {})[0] ?? 'Check the API key.';
+      return this.page(res, 400, 'api-key', record, { error });
+    }
+    return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), 'Thank you. The API key was received.');
+  }
+
+  @Get(':id/confirm')
+  @UseFilters(ElicitationPageFilter)
+  async confirmPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
+    const record = await this.openPending(id, 'confirm', req);
+    return this.page(res, 200, 'confirm', record, this.confirmContext(record));
+  }
+
+  @Post(':id/confirm')
+  @UseFilters(ElicitationPageFilter)
+  async submitConfirm(
+    @Param('id') id: string,
+    @Body() body: Record<string, unknown> | undefined,
+    @Req() req: unknown,
+    @Res({ passthrough: true }) res: PageResponse,
+  ) {
+    const record = await this.openPending(id, 'confirm', req);
+    const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
+    if ((await validate(dto)).length > 0) {
+      return this.page(res, 400, 'confirm', record, this.confirmContext(record), 'Choose confirm or cancel.');
+    }
+    if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
+    return this.finished(res, record, await this.service.complete(id, { confirmed: true }), 'Thank you. Your confirmation was received.');
+  }
+
+  /**
+   * Loads the record behind a page and checks, in this order: the id (404, before any store access),
+   * the page kind (404), the browser user (401/403), expiry (410), and that it is still pending (409).
+   */
+  private async openPending(id: string, kind: ElicitationKind, req: unknown): Promise<ElicitationRecord> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    const record = await this.service.getRecord(id);
+    if (!record || record.kind !== kind) throw new ElicitationNotFoundException();
+    await this.checkBrowserUser(record, req);
+    if (record.status === 'expired') throw new ElicitationExpiredException();
+    if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);
+    return record;
+  }
+
+  private async checkBrowserUser(record: ElicitationRecord, req: unknown): Promise<void> {
+    const resolve = this.options.resolvePageUser;
+    if (!resolve) return;
+    const user = await resolve(req);
+    if (user === undefined || user === null || user === '') {
+      throw new UnauthorizedException('Please sign in to this application, then open the link again.');
+    }
+    if (user !== record.userId) {
+      throw new ForbiddenException(
+        'This request was made for a different account. Sign in with the account that asked, or ask the assistant again.',
+      );
+    }
+  }
+
+  private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
+    if (result.ok) return this.page(res, 200, 'done', record, { heading: 'Done', text });
+    if (result.reason === 'not-found') throw new ElicitationNotFoundException();
+    if (result.reason === 'expired' || result.record.status === 'expired') {
+      throw new ElicitationExpiredException();
+    }
+    throw new ElicitationFinishedException(result.record.status);
+  }
+
+  private confirmContext(record: ElicitationRecord): Record<string, unknown> {
+    const m = record.metadata as Record<string, string | undefined>;
+    return {
+      heading: m.title || 'Please confirm',
+      warning: m.warning || null,
+      confirmLabel: m.confirmLabel || 'Confirm',
+      cancelLabel: m.cancelLabel || 'Cancel',
+    };
+  }
+
+  private page(
+    res: PageResponse,
+    status: number,
+    name: TemplateName,
+    record: ElicitationRecord,
+    context: Record<string, unknown>,
+    error: string | null = null,
+  ): string {
+    const nonce = newNonce();
+    setPageHeaders(res, nonce);
+    res.status(status);
+    return this.renderer.render(name, {
+      heading: name === 'api-key' ? 'An API key is needed' : 'Please confirm',
+      message: record.message,
+      maxLength: MAX_API_KEY_LENGTH,
+      error,
+      ...context,
+      nonce,
+    });
+  }
+}
+
+/** Creates the controller class mounted under `routePrefix` (one class per prefix, so modules can differ). */
+export function createElicitationController(routePrefix: string): Type<ElicitationController> {
+  class MountedElicitationController extends ElicitationController {}
+  Controller(routePrefix)(MountedElicitationController);
+  return MountedElicitationController;
+}

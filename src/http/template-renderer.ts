@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Inject, Injectable } from '@nestjs/common';
+import Handlebars from 'handlebars';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+
+/** The templates the module renders; a `templatesDir` may replace any of them. */
+export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'done', 'error'] as const;
+export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
+
+/** The package's own `templates/` folder, found from this file whether run from `src/` or `dist/`. */
+export function builtInTemplatesDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'templates');
+    if (existsSync(join(candidate, 'layout.hbs'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('nestjs-mcp-elicitation: the templates/ folder is missing from the installed package.');
+}
+
+/**
+ * Renders the pages with the module's own Handlebars instance (never the host's view engine), so any
+ * Nest app works. Each template is compiled once, at start-up, in strict mode; only escaped `{{ }}` is
+ * used, so user text can never become markup.
+ */
+@Injectable()
+export class TemplateRenderer {
+  private readonly handlebars = Handlebars.create();
+  private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
+  private readonly theme: { title: string; primaryColor: string; logoUrl: string | null };
+
+  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions) {
+    this.theme = { title: options.title, primaryColor: options.primaryColor, logoUrl: options.logoUrl ?? null };
+    const builtIn = builtInTemplatesDir();
+    for (const name of TEMPLATE_NAMES) {
+      const custom = options.templatesDir && join(options.templatesDir, `${name}.hbs`);
+      const file = custom && existsSync(custom) ? custom : join(builtIn, `${name}.hbs`);
+      let source: string;
+      try {
+        source = readFileSync(file, 'utf8');
+      } catch {
+        throw new ElicitationConfigError('templatesDir', `points at an unreadable template ${file}`);
+      }
+      const template = this.handlebars.compile(source, { strict: true, noEscape: false });
+      if (name === 'layout') this.handlebars.registerPartial('layout', template);
+      else this.compiled.set(name, template);
+    }
+  }
+
+  /** Renders one page. `context` must hold every field the template reads (strict mode). */
+  render(name: TemplateName, context: Record<string, unknown> & { heading: string; nonce: string }): string {
+    return this.compiled.get(name)!({ ...context, theme: this.theme });
+  }
+}

@@ -1,0 +1,43 @@
+export { ElicitationModule } from './elicitation.module.js';
+export {
+  ELICITATION_MODULE_OPTIONS,
+  ELICITATION_OPTIONS_TYPE,
+  ELICITATION_ASYNC_OPTIONS_TYPE,
+  type ElicitationModuleExtras,
+} from './elicitation.module-definition.js';
+export type {
+  ElicitationModuleOptions,
+  ElicitationOptionsFactory,
+  ResolvedElicitationOptions,
+  ResolvePageUser,
+  ResolveMcpUser,
+} from './elicitation-options.interface.js';
+export {
+  ElicitationService,
+  type CreateUrlElicitationInput,
+  type CreatedElicitation,
+  type StoredAnswer,
+  type WaitOptions,
+} from './elicitation.service.js';
+export type * from './elicitation.types.js';
+export { ELICITATION_RESOLVED_OPTIONS, DEFAULT_TTL_MS, DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_ROUTE_PREFIX } from './elicitation.constants.js';
+export { ElicitationStore, type FinishChange } from './stores/elicitation-store.js';
+export { MemoryElicitationStore } from './stores/memory.store.js';
+export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
+export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
+export {
+  McpElicitation,
+  ToolElicitation,
+  type FormElicitationResult,
+  type SdkRequestExtra,
+  type SdkServerOrMcpServer,
+  type UrlElicitationAsk,
+  type UrlElicitationRequest,
+} from './mcp/mcp-elicitation.js';
+export { ElicitationConfigError } from './errors/elicitation-config.error.js';
+export { ElicitationInputError } from './errors/elicitation-input.error.js';
+export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';
+export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
+export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
+export { ElicitationExpiredException } from './errors/elicitation-expired.exception.js';
+export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';

@@ -1,0 +1,61 @@
+import type {
+  ElicitationData,
+  ElicitationRecord,
+  FinalStatus,
+  TransitionResult,
+} from '../elicitation.types.js';
+
+/** The change `finish` applies to a pending record. */
+export interface FinishChange {
+  status: FinalStatus;
+  /** Submitted data; only with `status: 'completed'`. */
+  data?: ElicitationData;
+  /** The time of the change, epoch milliseconds. */
+  now: number;
+  /** When the finished record may be forgotten, epoch milliseconds. */
+  purgeAt: number;
+}
+
+/**
+ * Where elicitations live: the contract every store implements, and the injection token of the
+ * configured store (inject `ElicitationStore` by type).
+ *
+ * Every method is one call so that a networked store can make it one round trip, and `finish` is an
+ * atomic compare-and-set so that a record leaves `pending` exactly once, across processes. Times are
+ * passed in (epoch milliseconds), never read from a clock, so stores stay deterministic.
+ *
+ * Run `describeElicitationStoreContract` (from the test suite) against your own implementation.
+ */
+export abstract class ElicitationStore {
+  /** Stores a new pending record. The id is new; the store keeps the record until `record.purgeAt`. */
+  abstract create(record: ElicitationRecord): Promise<void>;
+
+  /**
+   * Reads one record. Resolves `undefined` for unknown ids and for records past their `purgeAt`.
+   * A pending record past its `expiresAt` is returned as it is (still `pending`); the service expires it.
+   */
+  abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
+
+  /**
+   * Atomic compare-and-set out of `pending`. Succeeds only while the record is `pending` and, unless the
+   * change is `expired`, before its `expiresAt`. Never overwrites a finished record.
+   */
+  abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
+
+  /** The most recently completed record for this user and type, if any is still retained. */
+  abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
+
+  /** All retained records of one user, oldest first. */
+  abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
+
+  /**
+   * Expires every pending record whose `expiresAt` is at or before `now` (setting `finishedAt: now` and
+   * `purgeAt: now + retentionMs`) and forgets every record whose `purgeAt` has passed. Resolves the
+   * records it expired, so the caller can announce them. Its cost should follow the number of due
+   * records, not the number of stored ones.
+   */
+  abstract sweep(now: number, retentionMs: number): Promise<ElicitationRecord[]>;
+
+  /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
+  ping?(): Promise<void>;
+}
