@@ -217,8 +217,8 @@ export class ElicitationService implements OnModuleDestroy {
     let waiter!: Waiter;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    let done = false;
     const settled = new Promise<WaitOutcome>((resolve, reject) => {
-      let done = false;
       const finish = (fn: () => void) => {
         if (done) return;
         done = true;
@@ -246,7 +246,9 @@ export class ElicitationService implements OnModuleDestroy {
       waiter.settle({ status: 'timeout' });
       throw new ElicitationNotFoundException();
     }
-    if (record.status !== 'pending') {
+    if (done) {
+      // Settled (aborted, or woken by an event) while the record was being read.
+    } else if (record.status !== 'pending') {
       waiter.settle(toOutcome(record));
     } else {
       const untilExpiry = record.expiresAt - Date.now();
@@ -261,6 +263,8 @@ export class ElicitationService implements OnModuleDestroy {
         },
         Math.min(Math.max(expiresFirst ? untilExpiry : timeoutMs!, 0), MAX_TIMER_MS),
       );
+      // A waiting tool call must not keep the process alive on shutdown (onModuleDestroy settles it).
+      timer.unref();
     }
     return settled as Promise<WaitOutcome<T>>;
   }

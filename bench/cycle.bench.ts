@@ -1,0 +1,434 @@
+/**
+ * Benchmark 1: in-process elicitation lifecycle on the memory store.
+ *
+ *   npm run bench            (builds, then runs `node --expose-gc dist-demo/bench/cycle.bench.js`)
+ *
+ * Measures, against the real module built in a Nest application context:
+ *  - create → complete → getResult cycles per second, next to a plain `Map` doing the same work
+ *    (the floor of any in-memory store) and the ratio of the two;
+ *  - heap bytes per pending elicitation at 100,000 pending, next to a `Map` of equivalent plain objects.
+ *
+ * Prints a table and writes the same rows to `bench/results/latest.json`. Targets (from the
+ * performance issue) are reported, never enforced: the exit code does not depend on them.
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { type INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ElicitationModule, ElicitationService, ElicitationStore, MemoryElicitationStore } from '../src/index.js';
+
+// ---------------------------------------------------------------------------------------------- setup
+
+/** Cycles per measured run (and per warm-up run). */
+const CYCLES = 100_000;
+const MEASURED_RUNS = 5;
+/** Pending elicitations held for the memory measurement. */
+const PENDING = 100_000;
+const HEAP_RUNS = 3;
+/** Hard stop, so a hang can never keep CI busy. Unref'd: it never keeps the process alive by itself. */
+const WATCHDOG_MS = 110_000;
+
+const CYCLES_TARGET = 300_000; // cycles/s, at least
+const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
+
+const USER_ID = 'u';
+const TYPE = 'api-key-github';
+/** The demo's message for `connect-service github` (one shared string: the caller's data, not the library's). */
+const MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
+const API_KEY = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
+/** Any RegExp run over a string makes V8 flatten it in place. */
+const FLATTEN = /^[0-9a-f-]+$/;
+
+/** Far enough in the future that every record is past its purge time. */
+const FAR_FUTURE = Date.now() + 100 * 365 * 24 * 3600_000;
+
+const watchdog = setTimeout(() => {
+  console.error(`cycle.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+/** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
+const gc: () => void = (() => {
+  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+function fullGc(): void {
+  // Twice: the first pass can leave objects that only die once finalizers/weak callbacks ran.
+  gc();
+  gc();
+}
+
+@Module({
+  imports: [
+    ElicitationModule.forRoot({ baseUrl: 'http://127.0.0.1:3000', resolvePageUser: () => 'u', cleanupIntervalMs: 0 }),
+  ],
+})
+class BenchModule {}
+
+/** A fresh application context on a fresh memory store (Nest's default logger). */
+async function openContext(): Promise<{ app: INestApplicationContext; service: ElicitationService; store: ElicitationStore }> {
+  const app = await NestFactory.createApplicationContext(BenchModule);
+  const service = app.get(ElicitationService);
+  const store = app.get(ElicitationStore);
+  if (!(store instanceof MemoryElicitationStore)) throw new Error('expected the default MemoryElicitationStore');
+  return { app, service, store };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function seconds(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+// -------------------------------------------------------------------------------------------- cycles
+
+/** create → complete → getResult through the service, one cycle at a time. Returns cycles/s. */
+async function libraryCycles(service: ElicitationService, n: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const { elicitationId } = await service.createUrlElicitation({
+      kind: 'api-key',
+      message: MESSAGE,
+      userId: USER_ID,
+      type: TYPE,
+      metadata: { service: 'github' },
+    });
+    const done = await service.complete(elicitationId, { apiKey: API_KEY });
+    const result = await service.getResult(elicitationId);
+    if (!done.ok || result?.status !== 'completed') throw new Error(`cycle ${i} did not complete: ${JSON.stringify(result)}`);
+  }
+  return n / seconds(start);
+}
+
+/** The record shape a minimal store would keep. */
+interface PlainRecord {
+  id: string;
+  kind: 'api-key' | 'confirm';
+  userId: string;
+  type: string;
+  message: string;
+  metadata: Record<string, unknown>;
+  status: string;
+  createdAt: number;
+  expiresAt: number;
+  purgeAt: number;
+  finishedAt?: number;
+  data?: Record<string, unknown>;
+}
+
+const TTL_MS = 10 * 60_000;
+
+function plainRecord(now: number): PlainRecord {
+  return {
+    id: randomUUID(),
+    kind: 'api-key',
+    userId: USER_ID,
+    type: TYPE,
+    message: MESSAGE,
+    metadata: { service: 'github' },
+    status: 'pending',
+    createdAt: now,
+    expiresAt: now + TTL_MS,
+    purgeAt: now + 2 * TTL_MS,
+  };
+}
+
+/** The floor: `Map` set → get + update → get of an equivalent object with a `randomUUID()` id, synchronous. */
+function baselineCycles(map: Map<string, PlainRecord>, n: number): number {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const record = plainRecord(Date.now());
+    map.set(record.id, record);
+    const r = map.get(record.id)!;
+    if (r.status === 'pending') {
+      const now = Date.now();
+      r.status = 'completed';
+      r.finishedAt = now;
+      r.purgeAt = now + TTL_MS;
+      r.data = { apiKey: API_KEY };
+    }
+    const result = map.get(record.id);
+    if (result?.status !== 'completed') throw new Error(`baseline cycle ${i} did not complete`);
+  }
+  return n / seconds(start);
+}
+
+/** The same Map work behind three awaited async calls (what an async store API costs at least). */
+async function asyncBaselineCycles(map: Map<string, PlainRecord>, n: number): Promise<number> {
+  const create = async (record: PlainRecord) => void map.set(record.id, record);
+  const finish = async (id: string, data: Record<string, unknown>) => {
+    const r = map.get(id);
+    if (!r || r.status !== 'pending') return false;
+    const now = Date.now();
+    r.status = 'completed';
+    r.finishedAt = now;
+    r.purgeAt = now + TTL_MS;
+    r.data = data;
+    return true;
+  };
+  const get = async (id: string) => map.get(id);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const record = plainRecord(Date.now());
+    await create(record);
+    const ok = await finish(record.id, { apiKey: API_KEY });
+    const result = await get(record.id);
+    if (!ok || result?.status !== 'completed') throw new Error(`async baseline cycle ${i} did not complete`);
+  }
+  return n / seconds(start);
+}
+
+interface CycleFigures {
+  library: number[];
+  baseline: number[];
+  asyncBaseline: number[];
+}
+
+async function measureCycles(): Promise<CycleFigures> {
+  const { app, service, store } = await openContext();
+  const memory = store as MemoryElicitationStore;
+  const map = new Map<string, PlainRecord>();
+  const figures: CycleFigures = { library: [], baseline: [], asyncBaseline: [] };
+  try {
+    for (let run = 0; run <= MEASURED_RUNS; run++) {
+      // Every run starts from an empty store: finished records are retained (until purgeAt), so
+      // forget them with a far-future sweep; likewise the baselines start from an empty Map.
+      await service.sweep(FAR_FUTURE);
+      if (memory.size !== 0) throw new Error(`store still holds ${memory.size} records after the sweep`);
+      fullGc();
+      const lib = await libraryCycles(service, CYCLES);
+
+      map.clear();
+      fullGc();
+      const base = baselineCycles(map, CYCLES);
+
+      map.clear();
+      fullGc();
+      const asyncBase = await asyncBaselineCycles(map, CYCLES);
+      map.clear();
+
+      const label = run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`;
+      console.log(
+        `  cycles ${label}: library ${fmt(lib)}/s, Map ${fmt(base)}/s, Map+await ${fmt(asyncBase)}/s`,
+      );
+      if (run === 0) continue;
+      figures.library.push(lib);
+      figures.baseline.push(base);
+      figures.asyncBaseline.push(asyncBase);
+    }
+    await service.sweep(FAR_FUTURE);
+  } finally {
+    await app.close();
+  }
+  return figures;
+}
+
+// ---------------------------------------------------------------------------------------------- heap
+
+/** Heap bytes per pending api-key elicitation, with `PENDING` of them held in a fresh context. */
+async function libraryBytesPerPending(): Promise<number> {
+  const { app, service, store } = await openContext();
+  try {
+    fullGc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < PENDING; i++) {
+      await service.createUrlElicitation({
+        kind: 'api-key',
+        message: MESSAGE,
+        userId: USER_ID,
+        type: TYPE,
+        metadata: { service: 'github' },
+      });
+    }
+    fullGc();
+    const after = process.memoryUsage().heapUsed;
+    const size = (store as MemoryElicitationStore).size;
+    if (size !== PENDING) throw new Error(`expected ${PENDING} pending records, the store holds ${size}`);
+    return (after - before) / PENDING;
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * The same for a Map of plain objects. With `flatIds`, each id is flattened first: Node 20's
+ * `randomUUID()` returns a tree of concatenated (cons) strings, about 420 bytes more than the flat
+ * 36-character string it becomes once anything (a RegExp test, for one) reads it whole.
+ */
+function baselineBytesPerPending(flatIds: boolean): number {
+  fullGc();
+  const before = process.memoryUsage().heapUsed;
+  const map = new Map<string, PlainRecord>();
+  const now = Date.now();
+  for (let i = 0; i < PENDING; i++) {
+    const record = plainRecord(now);
+    if (flatIds) FLATTEN.test(record.id);
+    map.set(record.id, record);
+  }
+  fullGc();
+  const after = process.memoryUsage().heapUsed;
+  if (map.size !== PENDING) throw new Error('baseline map lost entries');
+  return (after - before) / PENDING;
+}
+
+async function measureHeap(): Promise<{ library: number[]; baseline: number[]; flatBaseline: number[] }> {
+  const library: number[] = [];
+  const baseline: number[] = [];
+  const flatBaseline: number[] = [];
+  for (let run = 1; run <= HEAP_RUNS; run++) {
+    const lib = await libraryBytesPerPending();
+    const base = baselineBytesPerPending(false);
+    const flat = baselineBytesPerPending(true);
+    console.log(
+      `  heap run ${run}/${HEAP_RUNS}: library ${lib.toFixed(0)} B/pending, Map ${base.toFixed(0)} B/entry, ` +
+        `Map with flat ids ${flat.toFixed(0)} B/entry`,
+    );
+    library.push(lib);
+    baseline.push(base);
+    flatBaseline.push(flat);
+  }
+  return { library, baseline, flatBaseline };
+}
+
+// ------------------------------------------------------------------------------------------- report
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  /** The figure of the plain-Map floor this row compares with (null for the baselines themselves). */
+  baseline: number | null;
+  /** value / baseline (null for the baselines themselves). */
+  ratio: number | null;
+  target?: string;
+  met?: boolean;
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+function printTable(rows: Row[]): void {
+  const header = ['name', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'];
+  const cells = rows.map((r) => [
+    r.name,
+    r.unit === 'cycles/s' ? fmt(r.value) : r.value.toFixed(1),
+    r.unit,
+    r.baseline === null ? '-' : r.unit === 'cycles/s' ? fmt(r.baseline) : r.baseline.toFixed(1),
+    r.ratio === null ? '-' : r.ratio.toFixed(3),
+    r.target ?? '-',
+    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) =>
+    c.map((v, i) => (i === 1 || i === 3 || i === 4 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  console.log(
+    `cycle.bench: node ${process.version}, ${CYCLES.toLocaleString('en-US')} cycles x (1 warm-up + ${MEASURED_RUNS} runs), ` +
+      `${PENDING.toLocaleString('en-US')} pending x ${HEAP_RUNS} heap runs`,
+  );
+
+  const cycles = await measureCycles();
+  const heap = await measureHeap();
+
+  const lib = median(cycles.library);
+  const base = median(cycles.baseline);
+  const asyncBase = median(cycles.asyncBaseline);
+  const libBytes = median(heap.library);
+  const baseBytes = median(heap.baseline);
+  const flatBaseBytes = median(heap.flatBaseline);
+
+  const rows: Row[] = [
+    {
+      name: 'cycle create→complete→getResult (memory store)',
+      value: round(lib, 0),
+      unit: 'cycles/s',
+      baseline: round(base, 0),
+      ratio: round(lib / base, 4),
+      target: `>= ${CYCLES_TARGET}`,
+      met: lib >= CYCLES_TARGET,
+    },
+    {
+      name: 'baseline: Map set/get/update cycle (sync)',
+      value: round(base, 0),
+      unit: 'cycles/s',
+      baseline: null,
+      ratio: null,
+    },
+    {
+      name: 'baseline: Map cycle behind 3 awaited async calls',
+      value: round(asyncBase, 0),
+      unit: 'cycles/s',
+      baseline: round(base, 0),
+      ratio: round(asyncBase / base, 4),
+    },
+    {
+      name: `heap per pending elicitation (${PENDING / 1000}k pending)`,
+      value: round(libBytes, 1),
+      unit: 'bytes',
+      baseline: round(baseBytes, 1),
+      ratio: round(libBytes / baseBytes, 4),
+      target: `<= ${BYTES_TARGET}`,
+      met: libBytes <= BYTES_TARGET,
+    },
+    {
+      name: `baseline: heap per plain object in a Map (${PENDING / 1000}k)`,
+      value: round(baseBytes, 1),
+      unit: 'bytes',
+      baseline: null,
+      ratio: null,
+    },
+    {
+      name: `baseline: same, ids flattened (${PENDING / 1000}k)`,
+      value: round(flatBaseBytes, 1),
+      unit: 'bytes',
+      baseline: round(baseBytes, 1),
+      ratio: round(flatBaseBytes / baseBytes, 4),
+    },
+  ];
+
+  console.log(`\nMedians (ratio = value / baseline; for cycles/s higher is better, for bytes lower is better):\n`);
+  printTable(rows);
+
+  const outDir = join(packageRoot(), 'bench', 'results');
+  mkdirSync(outDir, { recursive: true });
+  const outFile = join(outDir, 'latest.json');
+  writeFileSync(outFile, `${JSON.stringify(rows, null, 2)}\n`);
+  console.log(`\nWrote ${relative(process.cwd(), outFile) || outFile} in ${seconds(started).toFixed(1)}s total.`);
+}
+
+await main();

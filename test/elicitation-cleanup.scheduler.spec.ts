@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { ElicitationCleanupScheduler } from '../src/cleanup/elicitation-cleanup.scheduler.js';
+import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { compileElicitation } from './support/testing-module.js';
+
+describe('ElicitationCleanupScheduler', () => {
+  it('starts on bootstrap with an unref\'d timer and stops on shutdown', async () => {
+    const ref = await compileElicitation({ cleanupIntervalMs: 50 });
+    const scheduler = ref.get(ElicitationCleanupScheduler);
+    expect(scheduler.isRunning).toBe(true);
+    expect((scheduler as any).timer.hasRef()).toBe(false);
+    await ref.close();
+    expect(scheduler.isRunning).toBe(false);
+  });
+
+  it('does not start with cleanupIntervalMs: 0', async () => {
+    const ref = await compileElicitation({ cleanupIntervalMs: 0 });
+    expect(ref.get(ElicitationCleanupScheduler).isRunning).toBe(false);
+    await ref.close();
+  });
+
+  it('expires records on its own schedule and publishes expired', async () => {
+    const ref = await compileElicitation({ cleanupIntervalMs: 20 });
+    const service = ref.get(ElicitationService);
+    const expired: string[] = [];
+    service.onEvent((e) => e.type === 'expired' && expired.push(e.elicitationId));
+    const { elicitationId } = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u', ttlMs: 10 });
+    const deadline = Date.now() + 2_000;
+    while (expired.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(expired).toEqual([elicitationId]);
+    await ref.close();
+  });
+
+  it('sweep(now) lets tests drive it, and a failing sweep is logged, never thrown', async () => {
+    const ref = await compileElicitation();
+    const scheduler = ref.get(ElicitationCleanupScheduler);
+    const service = ref.get(ElicitationService);
+    await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u' });
+    expect(await scheduler.sweep(Date.now() + 11 * 60_000)).toBe(1);
+
+    const store = ref.get(ElicitationStore);
+    store.sweep = async () => {
+      throw new Error('backend down');
+    };
+    const errors: unknown[] = [];
+    const original = Logger.prototype.error;
+    Logger.prototype.error = function (...args: unknown[]) {
+      errors.push(args[0]);
+    };
+    try {
+      await expect(scheduler.sweep()).resolves.toBe(0);
+    } finally {
+      Logger.prototype.error = original;
+    }
+    expect(errors).toEqual(['Elicitation expiry sweep failed']);
+    await ref.close();
+  });
+});

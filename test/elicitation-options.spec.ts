@@ -1,0 +1,186 @@
+import { describe, expect, it } from '@jest/globals';
+import { Injectable, Logger, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { ElicitationModule } from '../src/elicitation.module.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../src/elicitation.constants.js';
+import type { ElicitationModuleOptions, ElicitationOptionsFactory } from '../src/elicitation-options.interface.js';
+import { resolveElicitationOptions, validateRoutePrefix } from '../src/elicitation-options.validation.js';
+import { ElicitationConfigError } from '../src/errors/elicitation-config.error.js';
+import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { MemoryElicitationStore } from '../src/stores/memory.store.js';
+
+const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u' };
+
+function configError(fn: () => unknown): ElicitationConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ElicitationConfigError);
+    return error as ElicitationConfigError;
+  }
+  throw new Error('expected an ElicitationConfigError');
+}
+
+describe('options validation', () => {
+  it('fills in the documented defaults', () => {
+    const { options, warnings } = resolveElicitationOptions(valid, 'elicit');
+    expect(options).toMatchObject({
+      baseUrl: 'https://mcp.example.com',
+      routePrefix: 'elicit',
+      ttlMs: 600_000,
+      retentionMs: 600_000,
+      cleanupIntervalMs: 60_000,
+      title: 'Authorization request',
+      primaryColor: '#2563eb',
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('keeps a path prefix in baseUrl and drops the trailing slash', () => {
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'https://example.com/api/' }, 'elicit').options.baseUrl).toBe(
+      'https://example.com/api',
+    );
+  });
+
+  it.each([
+    ['baseUrl', { baseUrl: undefined }, /baseUrl.*absolute public URL/],
+    ['baseUrl', { baseUrl: 'not a url' }, /baseUrl/],
+    ['baseUrl', { baseUrl: 'ftp://example.com' }, /http: or https:/],
+    ['baseUrl', { baseUrl: 'https://example.com/?session=1' }, /query/],
+    ['ttlMs', { ttlMs: 0 }, /ttlMs.*above 0/],
+    ['ttlMs', { ttlMs: -5 }, /ttlMs/],
+    ['ttlMs', { ttlMs: 1.5 }, /ttlMs.*whole number/],
+    ['ttlMs', { ttlMs: '600000' }, /ttlMs/],
+    ['retentionMs', { retentionMs: 0 }, /retentionMs/],
+    ['cleanupIntervalMs', { cleanupIntervalMs: -1 }, /cleanupIntervalMs.*from 0/],
+    ['primaryColor', { primaryColor: 'red;}body{display:none' }, /primaryColor.*hex colour/],
+    ['logoUrl', { logoUrl: 'javascript:alert(1)' }, /logoUrl/],
+    ['logoUrl', { logoUrl: '//evil.example/logo.png' }, /logoUrl/],
+    ['title', { title: '' }, /title/],
+    ['resolvePageUser', { resolvePageUser: 'alice' }, /resolvePageUser.*function/],
+    ['store', { store: {} }, /store.*ElicitationStore/],
+  ])('refuses a bad %s with a message naming it and the fix', (option, patch, message) => {
+    const error = configError(() => resolveElicitationOptions({ ...valid, ...(patch as object) } as ElicitationModuleOptions, 'elicit'));
+    expect(error.option).toBe(option);
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(`ElicitationModule option "${option}"`);
+  });
+
+  it('accepts cleanupIntervalMs 0 (scheduler disabled)', () => {
+    expect(resolveElicitationOptions({ ...valid, cleanupIntervalMs: 0 }, 'elicit').options.cleanupIntervalMs).toBe(0);
+  });
+
+  it('warns when pages are not identity-checked and when a public baseUrl is plain http', () => {
+    const { warnings } = resolveElicitationOptions({ baseUrl: 'http://mcp.example.com' }, 'elicit');
+    expect(warnings.join('\n')).toMatch(/resolvePageUser is not set/);
+    expect(warnings.join('\n')).toMatch(/plain http/);
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://127.0.0.1:3000' }, 'elicit').warnings).toEqual([]);
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://[::1]:3000' }, 'elicit').warnings).toEqual([]);
+  });
+
+  it('validates routePrefix', () => {
+    expect(validateRoutePrefix('/mcp/elicit/')).toBe('mcp/elicit');
+    expect(configError(() => validateRoutePrefix('a b')).option).toBe('routePrefix');
+    expect(configError(() => validateRoutePrefix('')).option).toBe('routePrefix');
+  });
+});
+
+describe('ElicitationModule registration', () => {
+  it('fails bootstrap on a bad option, naming it', async () => {
+    await expect(
+      Test.createTestingModule({ imports: [ElicitationModule.forRoot({ ...valid, ttlMs: -1 })] }).compile(),
+    ).rejects.toThrow(/ElicitationModule option "ttlMs"/);
+  });
+
+  it('fails at import time on a bad routePrefix', () => {
+    expect(() => ElicitationModule.forRoot({ ...valid, routePrefix: 'no spaces please' } as never)).toThrow(/routePrefix/);
+  });
+
+  it('logs the identity warning at start-up when resolvePageUser is missing', async () => {
+    const warn = jestSpy(Logger.prototype, 'warn');
+    try {
+      const ref = await Test.createTestingModule({ imports: [ElicitationModule.forRoot({ baseUrl: 'https://x.example' })] }).compile();
+      await ref.close();
+      expect(warn.calls.some((args) => String(args[0]).includes('resolvePageUser is not set'))).toBe(true);
+    } finally {
+      warn.restore();
+    }
+  });
+
+  it('forRootAsync with useFactory + inject resolves options through a provider', async () => {
+    @Module({ providers: [{ provide: 'BASE', useValue: 'https://async.example' }], exports: ['BASE'] })
+    class ConfigModule {}
+    const ref = await Test.createTestingModule({
+      imports: [
+        ElicitationModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: ['BASE'],
+          useFactory: async (base: string) => ({ baseUrl: base, ttlMs: 1234, resolvePageUser: () => 'u' }),
+        }),
+      ],
+    }).compile();
+    expect(ref.get(ELICITATION_RESOLVED_OPTIONS)).toMatchObject({ baseUrl: 'https://async.example', ttlMs: 1234 });
+    const created = await ref.get(ElicitationService).createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u' });
+    expect(created.url).toMatch(/^https:\/\/async\.example\/elicit\/[0-9a-f-]{36}\/confirm$/);
+    await ref.close();
+  });
+
+  it('forRootAsync with useClass calls createElicitationOptions', async () => {
+    @Injectable()
+    class OptionsFactory implements ElicitationOptionsFactory {
+      createElicitationOptions(): ElicitationModuleOptions {
+        return { baseUrl: 'https://class.example', resolvePageUser: () => 'u' };
+      }
+    }
+    const ref = await Test.createTestingModule({
+      imports: [ElicitationModule.forRootAsync({ useClass: OptionsFactory, routePrefix: 'mcp/ask' })],
+    }).compile();
+    const created = await ref.get(ElicitationService).createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'u' });
+    expect(created.url).toMatch(/^https:\/\/class\.example\/mcp\/ask\/[0-9a-f-]{36}\/api-key$/);
+    await ref.close();
+  });
+
+  it('is not global by default, and global with isGlobal: true (also through forRootAsync)', () => {
+    expect(ElicitationModule.forRoot(valid).global).toBe(false);
+    expect(ElicitationModule.forRootAsync({ isGlobal: true, useFactory: () => valid }).global).toBe(true);
+  });
+
+  it('makes the service injectable in another module when global', async () => {
+    @Injectable()
+    class Consumer {
+      constructor(readonly service: ElicitationService) {}
+    }
+    @Module({ providers: [Consumer], exports: [Consumer] })
+    class FeatureModule {}
+    const ref = await Test.createTestingModule({
+      imports: [ElicitationModule.forRootAsync({ isGlobal: true, useFactory: () => valid }), FeatureModule],
+    }).compile();
+    expect(ref.get(Consumer).service).toBeInstanceOf(ElicitationService);
+    await ref.close();
+  });
+
+  it('uses the store instance given, and exports it under the ElicitationStore token', async () => {
+    const store = new MemoryElicitationStore();
+    const ref = await Test.createTestingModule({ imports: [ElicitationModule.forRoot({ ...valid, store })] }).compile();
+    expect(ref.get(ElicitationStore)).toBe(store);
+    await ref.get(ElicitationService).createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u' });
+    expect(store.size).toBe(1);
+    await ref.close();
+  });
+
+  it('mounts no controllers with controllers: false', () => {
+    expect(ElicitationModule.forRoot({ ...valid, controllers: false } as never).controllers).toEqual([]);
+    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(1);
+  });
+});
+
+function jestSpy<T extends object, K extends keyof T>(target: T, key: K) {
+  const original = target[key];
+  const calls: unknown[][] = [];
+  (target as any)[key] = function (this: unknown, ...args: unknown[]) {
+    calls.push(args);
+    return (original as any).apply(this, args);
+  };
+  return { calls, restore: () => void ((target as any)[key] = original) };
+}
