@@ -14,7 +14,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
+import { validate, type ValidationError } from 'class-validator';
 import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
@@ -79,8 +79,7 @@ export class ElicitationController {
     const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
     const errors = await validate(dto, { forbidUnknownValues: true });
     if (errors.length > 0) {
-      const error = Object.values(errors[0].constraints ?? {})[0] ?? 'Check the API key.';
-      return this.page(res, 400, 'api-key', record, { error });
+      return this.page(res, 400, 'api-key', record, { error: firstMessage(errors) });
     }
     return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), 'Thank you. The API key was received.');
   }
@@ -176,6 +175,16 @@ export class ElicitationController {
       nonce,
     });
   }
+}
+
+/** Constraint names in the order their message is the most useful to show. */
+const MESSAGE_PRIORITY = ['isIn', 'isString', 'isNotEmpty', 'maxLength'];
+
+/** One readable message for a failed DTO: the first failing constraint in `MESSAGE_PRIORITY` order. */
+function firstMessage(errors: ValidationError[]): string {
+  const constraints = errors[0]?.constraints ?? {};
+  const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
+  return (key && constraints[key]) || 'Check what you entered.';
 }
 
 /** Creates the controller class mounted under `routePrefix` (one class per prefix, so modules can differ). */

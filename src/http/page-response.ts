@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 /** A fresh nonce for the page's inline `<style>`. */
 export function newNonce(): string {
-  return randomBytes(16).toString('base64');
+  return randomBytes(16).toString('base64url');
 }
 
 /**
