@@ -1,0 +1,78 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Elicitation capabilities to declare; `null` declares none. */
+type Capabilities = { form?: object; url?: object } | null;
+
+/** A real SDK 1.x client over Streamable HTTP, recording completion notifications. */
+export interface TestClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  /** elicitationIds of every `notifications/elicitation/complete` received, in order. */
+  completed: string[];
+  /** Resolves when a completion notification for `id` has arrived (rejects after `ms`). */
+  completion(id: string, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects as `user` (demo bearer identity) with the given elicitation capabilities and an
+ * elicitation handler (default: accept URL requests, decline forms). Waits for the GET stream.
+ */
+export async function connectClient(
+  mcpUrl: string,
+  {
+    user = 'alice',
+    elicitation = { form: {}, url: {} },
+    onElicit = async (req: ElicitRequest['params']): Promise<ElicitResult> => ({ action: req.mode === 'url' ? 'accept' : 'decline' }),
+  }: { user?: string | null; elicitation?: Capabilities; onElicit?: (req: ElicitRequest['params']) => Promise<ElicitResult> } = {},
+): Promise<TestClient> {
+  const client = new Client(
+    { name: 'e2e-client', version: '1.0.0' },
+    { capabilities: elicitation ? { elicitation } : {} },
+  );
+  const completed: string[] = [];
+  const waiters = new Map<string, () => void>();
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, ({ params }) => onElicit(params));
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => {
+    completed.push(params.elicitationId);
+    waiters.get(params.elicitationId)?.();
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: user ? { headers: { Authorization: `Bearer ${user}` } } : undefined,
+  });
+  await client.connect(transport);
+  // Let the standalone GET SSE stream open: completion notifications travel on it.
+  await new Promise((r) => setTimeout(r, 150));
+  return {
+    client,
+    transport,
+    completed,
+    completion: (id, ms = 5_000) =>
+      completed.includes(id)
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no completion notification for ${id} within ${ms} ms`)), ms);
+            waiters.set(id, () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+    close: async () => {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/** The text of a tool result's first content block. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((c) => c.text ?? '').join('');
+}
