@@ -1,12 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
 
+const noop = () => undefined;
+/** Quiet: expected errors (a throwing listener, a failing sweep) are asserted, not printed. */
+const silent = { log: noop, error: noop, warn: noop, debug: noop, verbose: noop, fatal: noop };
+
 /** Compiles a testing module around `ElicitationModule.forRoot` (no HTTP server) and initialises it. */
 export async function compileElicitation(options: Partial<ElicitationModuleOptions> = {}) {
-  // Quiet: expected errors (a throwing listener, a failing sweep) are asserted, not printed.
-  Logger.overrideLogger(false);
   const moduleRef = await Test.createTestingModule({
     imports: [
       ElicitationModule.forRoot({
@@ -17,7 +18,7 @@ export async function compileElicitation(options: Partial<ElicitationModuleOptio
       }),
     ],
   })
-    .setLogger(false as never)
+    .setLogger(silent)
     .compile();
   await moduleRef.init();
   return moduleRef;
