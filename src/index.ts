@@ -21,7 +21,7 @@ export {
 } from './elicitation.service.js';
 export type * from './elicitation.types.js';
 export { ELICITATION_RESOLVED_OPTIONS, DEFAULT_TTL_MS, DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_ROUTE_PREFIX } from './elicitation.constants.js';
-export { ElicitationStore, type FinishChange } from './stores/elicitation-store.js';
+export { ElicitationStore, type ElicitationEventChannel, type FinishChange } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
@@ -41,3 +41,4 @@ export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.er
 export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationExpiredException } from './errors/elicitation-expired.exception.js';
 export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';
+export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';

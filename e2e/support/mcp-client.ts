@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** Elicitation capabilities to declare; `null` declares none. */
-type Capabilities = { form?: object; url?: object } | null;
+type Capabilities = { form?: Record<string, unknown>; url?: Record<string, unknown> } | null;
 
 /** A real SDK 1.x client over Streamable HTTP, recording completion notifications. */
 export interface TestClient {

@@ -21,6 +21,12 @@ export interface DemoAppOptions {
   cleanupIntervalMs?: number;
   /** Nest logger setting. @default Nest's console logger */
   logger?: LoggerService | LogLevel[] | false;
+  /** Which store: in memory (one process) or Redis (several instances sharing it). @default 'memory' */
+  store?: 'memory' | 'redis';
+  /** Redis URL for `store: 'redis'`. @default 'redis://127.0.0.1:6379' */
+  redisUrl?: string;
+  /** Key prefix (and hash tag) in Redis; instances that share elicitations use the same one. @default 'elicitation' */
+  redisPrefix?: string;
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -52,6 +58,17 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   const displayHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   const url = (options.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(url).hostname.toLowerCase()]);
+  const storeKind = options.store ?? 'memory';
+  if (storeKind !== 'memory' && storeKind !== 'redis') {
+    throw new Error(`ELICITATION_STORE must be "memory" or "redis", got "${String(storeKind)}"`);
+  }
+  // Loaded only when asked for, so the in-memory demo never loads ioredis.
+  const store =
+    storeKind === 'redis'
+      ? new (await import('../../src/redis/index.js')).RedisElicitationStore(options.redisUrl ?? 'redis://127.0.0.1:6379', {
+          keyPrefix: options.redisPrefix,
+        })
+      : undefined;
 
   @Module({
     imports: [
@@ -60,6 +77,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         ttlMs: options.ttlMs,
         cleanupIntervalMs: options.cleanupIntervalMs,
         title: 'nestjs-mcp-elicitation demo',
+        store,
         resolvePageUser: userFromCookie,
       }),
     ],

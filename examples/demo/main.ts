@@ -8,9 +8,12 @@ const { mcpUrl, url } = await startDemoApp({
   port: env.PORT ? Number(env.PORT) : 3000,
   publicUrl: env.PUBLIC_URL || undefined,
   ttlMs: ttl,
+  store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
+  redisUrl: env.REDIS_URL || undefined,
+  redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
 });
 
-console.log(`\nMCP elicitation demo ready. MCP endpoint (Streamable HTTP): ${mcpUrl}`);
+console.log(`\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store). MCP endpoint (Streamable HTTP): ${mcpUrl}`);
 console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
     'call connect-service, approve-deploy or delete-file, and open the link the client shows.\n',

@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { newNonce, setPageHeaders } from './page-response.js';
 import { TemplateRenderer } from './template-renderer.js';
 
@@ -29,7 +30,11 @@ export class ElicitationPageFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let text = 'Something went wrong on our side. Please try again later.';
-    if (exception instanceof HttpException) {
+    if (exception instanceof ElicitationStoreUnavailableError) {
+      status = HttpStatus.SERVICE_UNAVAILABLE;
+      text = 'This service is temporarily unavailable. Nothing was saved. Please try again in a moment.';
+      this.logger.warn(exception.message);
+    } else if (exception instanceof HttpException) {
       status = exception.getStatus();
       const body = exception.getResponse();
       const message = typeof body === 'string' ? body : (body as { message?: unknown }).message;

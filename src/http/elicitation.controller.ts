@@ -9,6 +9,7 @@ import {
   Post,
   Req,
   Res,
+  ServiceUnavailableException,
   UnauthorizedException,
   UseFilters,
   type Type,
@@ -27,6 +28,7 @@ import type {
 import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { newNonce, setPageHeaders } from './page-response.js';
@@ -54,7 +56,15 @@ export class ElicitationController {
   @Header('Cache-Control', 'no-store')
   async status(@Param('id') id: string): Promise<ElicitationStatusView> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
-    const view = await this.service.getStatus(id);
+    let view: ElicitationStatusView | undefined;
+    try {
+      view = await this.service.getStatus(id);
+    } catch (error) {
+      if (error instanceof ElicitationStoreUnavailableError) {
+        throw new ServiceUnavailableException('The elicitation store is temporarily unavailable. Try again shortly.');
+      }
+      throw error;
+    }
     if (!view) throw new ElicitationNotFoundException();
     return view;
   }

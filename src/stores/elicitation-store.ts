@@ -1,5 +1,6 @@
 import type {
   ElicitationData,
+  ElicitationEvent,
   ElicitationRecord,
   FinalStatus,
   TransitionResult,
@@ -14,6 +15,17 @@ export interface FinishChange {
   now: number;
   /** When the finished record may be forgotten, epoch milliseconds. */
   purgeAt: number;
+}
+
+/**
+ * A channel that carries lifecycle events between app instances sharing one store (Redis pub/sub for
+ * the Redis store). Events never carry submitted data.
+ */
+export interface ElicitationEventChannel {
+  /** Sends an event to the other instances (not back to this one). */
+  publish(event: ElicitationEvent): Promise<void>;
+  /** Stops listening and closes what the channel opened. */
+  close(): Promise<void>;
 }
 
 /**
@@ -58,4 +70,11 @@ export abstract class ElicitationStore {
 
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;
+
+  /**
+   * Optional: for stores shared by several app instances. Opens a channel on which events published by
+   * other instances arrive (`onRemoteEvent`), so a page submitted on one instance wakes waiting tools and
+   * notifies MCP sessions held by another.
+   */
+  openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
 }

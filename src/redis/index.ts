@@ -1,0 +1,1 @@
+export { RedisElicitationStore, type RedisElicitationStoreOptions } from './redis.store.js';

@@ -1,0 +1,43 @@
+import { describe } from '@jest/globals';
+import { Redis } from 'ioredis';
+
+/** The Redis the tests use: `REDIS_URL`, default the local server. */
+export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+async function probe(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Whether a real Redis answers at REDIS_URL (probed once per test file). */
+export const redisAvailable = await probe(REDIS_URL);
+
+/**
+ * `describe` for tests that need a real Redis. Without one they are skipped with a visible message,
+ * unless `REQUIRE_REDIS=1` (set by .ci/run), where they run and fail.
+ */
+export const describeRedis: typeof describe =
+  redisAvailable || process.env.REQUIRE_REDIS === '1'
+    ? describe
+    : (((name: string, fn: () => void) => {
+        console.warn(`SKIPPED "${name}": no Redis answers at ${REDIS_URL} (set REDIS_URL, or REQUIRE_REDIS=1 to fail instead).`);
+        return describe.skip(name, fn);
+      }) as typeof describe);
+
+/** Deletes every key of the given key prefixes (the store's hash-tagged key space). */
+export async function deletePrefix(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await client.del(...keys);
+  } while (cursor !== '0');
+}
