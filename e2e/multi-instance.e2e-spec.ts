@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
+import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
+import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
+
+const PREFIX = `e2e-multi-${randomUUID().slice(0, 8)}`;
+const SECRET = 'ghp_MULTI_INSTANCE_SECRET_42';
+
+/** The page of an elicitation URL, on another instance. */
+const on = (instance: DemoProcess, url: string) => `${instance.url}${new URL(url).pathname}`;
+const submit = (instance: DemoProcess, url: string, form: Record<string, string>, user = 'alice') =>
+  request(instance.url).post(new URL(url).pathname).set('Cookie', `demo_user=${user}`).type('form').send(form);
+
+async function requiredError(call: Promise<unknown>): Promise<UrlElicitationRequiredError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+  return error as UrlElicitationRequiredError;
+}
+
+describeRedis('several instances sharing one Redis (separate OS processes)', () => {
+  const env = { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: PREFIX };
+  let a: DemoProcess;
+  let b: DemoProcess;
+  const clients: TestClient[] = [];
+  const processes: DemoProcess[] = [];
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startDemoProcess(env), startDemoProcess(env)]);
+    processes.push(a, b);
+  }, 40_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(processes.map((p) => p.stop()));
+    const redis = new Redis(REDIS_URL);
+    await deletePrefix(redis, PREFIX);
+    await redis.quit();
+  }, 30_000);
+
+  const connect = async (instance: DemoProcess, user = 'alice') => {
+    const c = await connectClient(instance.mcpUrl, { user });
+    clients.push(c);
+    return c;
+  };
+
+  it('completes on B what a session on A asked for; A notifies its client within a second; the retry on A succeeds', async () => {
+    const client = await connect(a);
+    const onB = await connect(b);
+    const { elicitations } = await requiredError(client.client.callTool({ name: 'connect-service', arguments: { service: 'github' } }));
+    const [el] = elicitations;
+    expect(el.url.startsWith(`${a.url}/elicit/`)).toBe(true);
+
+    const notified = client.completion(el.elicitationId, 1_000);
+    const started = Date.now();
+    const page = await submit(b, el.url, { apiKey: SECRET, action: 'submit' }).expect(200);
+    expect(page.text).toContain('The API key was received');
+    await notified;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(client.completed).toEqual([el.elicitationId]);
+
+    const retry = await client.client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
+    expect(textOf(retry)).toBe('Connected to github');
+    expect(JSON.stringify(retry)).not.toContain(SECRET);
+    // Both instances report the same status, and neither reveals the key.
+    for (const instance of [a, b]) {
+      const status = await request(instance.url).get(`/elicit/${el.elicitationId}/status`).expect(200);
+      expect(status.body).toMatchObject({ status: 'completed', completed: true });
+      expect(status.text).not.toContain(SECRET);
+    }
+    // No instance notifies a session it does not hold.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(onB.completed).toEqual([]);
+  });
+
+  it('wakes a tool waiting on A when the page is confirmed on B', async () => {
+    let confirmStatus = 0;
+    const client = await connectClient(a.mcpUrl, {
+      user: 'bob',
+      onElicit: async (params) => {
+        // A supertest request only goes out once awaited (it is a lazy thenable).
+        if (params.mode === 'url') setTimeout(() => void submit(b, params.url, { action: 'confirm' }, 'bob').then((r) => (confirmStatus = r.status)), 50);
+        return { action: 'accept' };
+      },
+    });
+    clients.push(client);
+    const result = await client.client.callTool({ name: 'approve-deploy', arguments: { app: 'shop' } }, undefined, { timeout: 10_000 });
+    expect(textOf(result)).toBe('Deployed shop');
+    expect(confirmStatus).toBe(200);
+  });
+
+  it('completes once when submits race across A and B', async () => {
+    const client = await connect(a, 'carol');
+    const { elicitations } = await requiredError(client.client.callTool({ name: 'connect-service', arguments: { service: 'gitlab' } }));
+    const url = elicitations[0].url;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => submit(i % 2 ? a : b, url, { apiKey: `key-${i}` }, 'carol')),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    await client.completion(elicitations[0].elicitationId, 2_000);
+    expect(client.completed.filter((id) => id === elicitations[0].elicitationId)).toHaveLength(1);
+  });
+
+  it('survives a restart: created on A, A killed, completed on a new process, found by a new session', async () => {
+    const first = await connectClient(a.mcpUrl, { user: 'dave' });
+    const { elicitations } = await requiredError(first.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }));
+    await first.close().catch(() => undefined);
+    await a.stop('SIGKILL');
+
+    const restarted = await startDemoProcess(env, a.port);
+    processes.push(restarted);
+    await request(restarted.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200, /"status":"pending"/);
+    await submit(restarted, on(restarted, elicitations[0].url), { apiKey: 'aws-key' }, 'dave').expect(200);
+    const fresh = await connect(restarted, 'dave');
+    expect(textOf(await fresh.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }))).toBe('Connected to aws');
+  }, 40_000);
+});

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled demo entry point (`npm run build:demo`; `npm run test:e2e` builds it first). */
+export const DEMO_MAIN = fileURLToPath(new URL('../../dist-demo/examples/demo/main.js', import.meta.url));
+
+/** A demo app running in its own OS process. */
+export interface DemoProcess {
+  url: string;
+  mcpUrl: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the process printed (for failure messages). */
+  output(): string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node dist-demo/examples/demo/main.js` with `env` and waits (at most 20 s) until it is ready. */
+export async function startDemoProcess(env: Record<string, string>, port?: number): Promise<DemoProcess> {
+  if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
+  port ??= await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [DEMO_MAIN], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in 20 s:\n${out}`)), 20_000);
+    const check = () => {
+      if (out.includes('MCP elicitation demo ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`demo on port ${port} exited with ${child.exitCode ?? child.signalCode}:\n${out}`));
+    });
+  });
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    port,
+    child,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
