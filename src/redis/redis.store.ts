@@ -210,9 +210,15 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     this.graceMs = options.graceMs ?? 3_600_000;
     this.sweepBatch = options.sweepBatch ?? 500;
     if (typeof client === 'string' || !isClient(client)) {
-      // Our own connection: fail a command after one reconnect attempt rather than queueing it for ever,
-      // so a Redis outage turns into a quick 503 instead of hung requests.
-      const defaults: RedisOptions = { maxRetriesPerRequest: 1, commandTimeout: 5_000, connectTimeout: 5_000 };
+      // Our own connection: reconnect quickly (every 100 ms up to 1 s apart) and give up on a queued command
+      // after a failed reconnect or 2 s, so an outage is a quick 503 rather than hung requests, and service
+      // (and the event subscription, which inherits these options) comes back within a second of Redis.
+      const defaults: RedisOptions = {
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2_000,
+        connectTimeout: 2_000,
+        retryStrategy: (times) => Math.min(times * 100, 1_000),
+      };
       this.redis = typeof client === 'string' ? new Redis(client, defaults) : new Redis({ ...defaults, ...client });
       this.redis.on('error', () => undefined); // reported per operation as ElicitationStoreUnavailableError
       this.ownsClient = true;
