@@ -7,10 +7,8 @@
  * Without redis-server the suite is skipped with a visible message, unless REQUIRE_REDIS=1, where it
  * runs and fails.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -22,8 +20,18 @@ import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../src/errors/elicitation-store-unavailable.error.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
 import type { ElicitationEventChannel } from '../src/stores/elicitation-store.js';
+import {
+  describeWithRedisBinaries,
+  freePort,
+  HOST,
+  sleep,
+  startRedisServer,
+  stopProcess,
+  waitUntil,
+  within,
+  type ServerProcess,
+} from '../test/support/redis-server.js';
 
-const HOST = '127.0.0.1';
 const PREFIX = `fault-${randomUUID().slice(0, 8)}`;
 const COOKIE = 'demo_user=alice';
 const KEY_X = `sk-x-${randomUUID()}`;
@@ -36,118 +44,14 @@ const KEY_DURING_OUTAGE = `sk-outage-${randomUUID()}`;
  */
 const FAIL_FAST_MS = 6_000;
 
-// ---------------------------------------------------------------------------------------------------
-// Skip rule
-// ---------------------------------------------------------------------------------------------------
-
-const hasRedisServer = !spawnSync('redis-server', ['--version'], { stdio: 'ignore', timeout: 5_000 }).error;
-
-const describeWithRedisServer: typeof describe =
-  hasRedisServer || process.env.REQUIRE_REDIS === '1'
-    ? describe
-    : (((name: string, fn: () => void) => {
-        console.warn(`SKIPPED "${name}": redis-server is not installed (install redis-server 7, or set REQUIRE_REDIS=1 to fail instead).`);
-        return describe.skip(name, fn);
-      }) as typeof describe);
-
-// ---------------------------------------------------------------------------------------------------
-// Helpers: a free port, the redis-server process, bounded waits
-// ---------------------------------------------------------------------------------------------------
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Rejects when `promise` takes longer than `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A free TCP port on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  /** The last few KB of the server's output, for error messages. */
-  output(): string;
-}
-
-/** Starts `redis-server` with `args` and resolves once it accepts connections (bounded). */
-function startRedisServer(args: string[], timeoutMs = 15_000): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stderr!.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      // Keep draining the pipes so the server never blocks on a full one.
-      child.stdout!.resume();
-      child.stderr!.resume();
-      if (error) stopProcess(child).finally(() => reject(error));
-      else resolve({ child, output: () => log });
-    };
-    const onData = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-8_000);
-      if (log.includes('Ready to accept connections')) done();
-    };
-    const onExit = (code: number | null, signal: string | null) =>
-      done(new Error(`redis-server exited early (code ${code}, signal ${signal}):\n${log}`));
-    const onError = (error: Error) => done(new Error(`Could not start redis-server: ${error.message}`));
-    const timer = setTimeout(() => done(new Error(`redis-server not ready after ${timeoutMs} ms:\n${log}`)), timeoutMs);
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-
-/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. Resolves once it is gone (bounded). */
-async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  if (hasExited(child) || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  if (await within(graceMs, 'redis-server SIGTERM', exited).then(() => true, () => false)) return;
-  child.kill('SIGKILL');
-  await within(5_000, 'redis-server SIGKILL', exited).catch(() => undefined);
-}
-
-/** Polls `check` until it returns true (bounded). */
-async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const processExited = (child: { exitCode: number | null; signalCode: string | null }) =>
+  child.exitCode !== null || child.signalCode !== null;
 
 // ---------------------------------------------------------------------------------------------------
 // The suite
 // ---------------------------------------------------------------------------------------------------
 
-describeWithRedisServer('demo app on Redis: Redis goes down and comes back', () => {
+describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back', () => {
   let dir: string | undefined;
   let port: number;
   let redisUrl: string;
@@ -177,7 +81,7 @@ describeWithRedisServer('demo app on Redis: Redis goes down and comes back', () 
     dir = await mkdtemp(join(tmpdir(), 'elicitation-redis-fault-'));
     port = await freePort();
     redisUrl = `redis://${HOST}:${port}`;
-    redis = await startRedisServer(redisArgs());
+    redis = await startRedisServer(port, redisArgs());
     demo = await startDemoApp({ port: 0, logger: false, store: 'redis', redisUrl, redisPrefix: PREFIX });
     service = demo.app.get(ElicitationService);
     service.onEvent((e) => events.push(e));
@@ -212,7 +116,7 @@ describeWithRedisServer('demo app on Redis: Redis goes down and comes back', () 
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }));
-      expect(hasExited(child)).toBe(true);
+      expect(processExited(child)).toBe(true);
     }, 20_000);
 
     it('the status route answers 503 with a readable JSON body', async () => {
@@ -257,7 +161,7 @@ describeWithRedisServer('demo app on Redis: Redis goes down and comes back', () 
 
   describe('after Redis is back on the same port and data directory', () => {
     beforeAll(async () => {
-      redis = await startRedisServer(redisArgs());
+      redis = await startRedisServer(port, redisArgs());
       await waitUntil('the status route to answer 200 again', 20_000, async () => (await http().get(`/elicit/${x}/status`)).status === 200);
     }, 40_000);
 

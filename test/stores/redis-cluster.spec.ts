@@ -5,70 +5,30 @@
  * Without redis-server/redis-cli the suite is skipped with a visible message, unless REQUIRE_REDIS=1,
  * where it runs and fails.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import type { ElicitationEvent } from '../../src/elicitation.types.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
+import {
+  describeWithRedisBinaries,
+  HOST,
+  sleep,
+  startRedisServer,
+  stopProcess,
+  tryBind,
+  within,
+  type ServerProcess,
+} from '../support/redis-server.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
-const HOST = '127.0.0.1';
 const RUN = `cluster-${randomUUID().slice(0, 8)}`;
 const SETUP_TIMEOUT_MS = 60_000;
 const TEARDOWN_TIMEOUT_MS = 30_000;
-
-// ---------------------------------------------------------------------------------------------------
-// Skip rule
-// ---------------------------------------------------------------------------------------------------
-
-const hasBinary = (name: string) => !spawnSync(name, ['--version'], { stdio: 'ignore', timeout: 5_000 }).error;
-const missing = ['redis-server', 'redis-cli'].filter((b) => !hasBinary(b));
-
-const describeCluster: typeof describe =
-  missing.length === 0 || process.env.REQUIRE_REDIS === '1'
-    ? describe
-    : (((name: string, fn: () => void) => {
-        console.warn(`SKIPPED "${name}": ${missing.join(' and ')} not installed (install redis-server 7, or set REQUIRE_REDIS=1 to fail instead).`);
-        return describe.skip(name, fn);
-      }) as typeof describe);
-
-// ---------------------------------------------------------------------------------------------------
-// Helpers: free ports, redis-server processes, bounded waits
-// ---------------------------------------------------------------------------------------------------
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Rejects when `promise` takes longer than `ms`. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Resolves the port bound (0 = any free one), or undefined if it cannot be bound. */
-function tryBind(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(undefined));
-    srv.listen(port, HOST, () => {
-      const bound = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(bound));
-    });
-  });
-}
 
 /**
  * `count` distinct free ports below 55000 whose cluster bus port (port + 10000) is free too. Asks the
@@ -84,60 +44,6 @@ async function freeClusterPorts(count: number): Promise<number[]> {
   }
   if (ports.length < count) throw new Error(`Could not find ${count} free loopback ports for the cluster`);
   return ports;
-}
-
-interface ServerProcess {
-  port: number;
-  child: ChildProcess;
-  /** The last few KB of the server's output, for error messages. */
-  output(): string;
-}
-
-/** Starts `redis-server` with `args` and resolves once it accepts connections (bounded). */
-function startRedisServer(port: number, args: string[], timeoutMs = 15_000): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    const server: ServerProcess = { port, child, output: () => log };
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stderr!.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      // Keep draining the pipes so the server never blocks on a full one.
-      child.stdout!.resume();
-      child.stderr!.resume();
-      if (error) {
-        stopProcess(child).finally(() => reject(error));
-      } else {
-        resolve(server);
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-8_000);
-      if (log.includes('Ready to accept connections')) done();
-    };
-    const onExit = (code: number | null, signal: string | null) =>
-      done(new Error(`redis-server on port ${port} exited early (code ${code}, signal ${signal}):\n${log}`));
-    const onError = (error: Error) => done(new Error(`Could not start redis-server: ${error.message}`));
-    const timer = setTimeout(() => done(new Error(`redis-server on port ${port} not ready after ${timeoutMs} ms:\n${log}`)), timeoutMs);
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. Resolves once it is gone (bounded). */
-async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
-  if (gone() || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  if (await within(graceMs, 'SIGTERM', exited).then(() => true, () => false)) return;
-  child.kill('SIGKILL');
-  await within(5_000, 'SIGKILL', exited).catch(() => undefined);
 }
 
 function run(file: string, args: string[], timeoutMs: number): Promise<string> {
@@ -213,7 +119,7 @@ async function closeCluster(cluster: Cluster | undefined): Promise<void> {
 // The suite
 // ---------------------------------------------------------------------------------------------------
 
-describeCluster('RedisElicitationStore on a three-master Redis Cluster', () => {
+describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore on a three-master Redis Cluster', () => {
   let dir: string | undefined;
   const servers: ServerProcess[] = [];
   const clients: Cluster[] = [];
