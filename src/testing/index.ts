@@ -1,0 +1,1 @@
+export { describeElicitationStoreContract, pendingRecord, type ContractTestApi } from './store-contract.js';
