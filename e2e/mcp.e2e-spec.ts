@@ -5,6 +5,7 @@ import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { McpElicitation } from '../src/mcp/mcp-elicitation.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
+import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const SECRET = 'ghp_PLANTED_SECRET_0123456789';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -20,8 +21,13 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
   /** The browser: the demo login cookie, then the page. */
   const browser = (user = 'alice') => ({
     get: (url: string) => request(demo.url).get(new URL(url).pathname).set('Cookie', `demo_user=${user}`),
-    post: (url: string, form: Record<string, string>) =>
-      request(demo.url).post(new URL(url).pathname).set('Cookie', `demo_user=${user}`).type('form').send(form),
+    /** Renders the page (CSRF token and cookie) and submits its form. */
+    post: (url: string, form: Record<string, string>) => submitForm(demo.url, new URL(url).pathname, form, { Cookie: `demo_user=${user}` }),
+    /** Submits with a form rendered for `as` (to post as another user than the one who rendered it). */
+    postWithFormOf: async (as: string, url: string, form: Record<string, string>) =>
+      postForm(demo.url, new URL(url).pathname, form, await csrfFor(demo.url, new URL(url).pathname, { Cookie: `demo_user=${as}` }), {
+        Cookie: `demo_user=${user}`,
+      }),
   });
 
   beforeAll(async () => {
@@ -60,7 +66,8 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       expect(status.body).toMatchObject({ status: 'pending', completed: false });
 
       const notified = alice.completion(el.elicitationId);
-      const done = await browser().post(el.url, { apiKey: SECRET, action: 'submit' }).expect(200);
+      const done = await browser().post(el.url, { apiKey: SECRET, action: 'submit' });
+      expect(done.status).toBe(200);
       expect(done.text).toContain('The API key was received');
       await notified;
       expect(alice.completed).toEqual([el.elicitationId]);
@@ -91,7 +98,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       const c = await connect({ user: 'dave' });
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } }));
       const notified = c.completion(elicitations[0].elicitationId);
-      await browser('dave').post(elicitations[0].url, { action: 'cancel' }).expect(200);
+      expect((await browser('dave').post(elicitations[0].url, { action: 'cancel' })).status).toBe(200);
       await notified;
       const again = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } }));
       expect(again.elicitations[0].elicitationId).not.toBe(elicitations[0].elicitationId);
@@ -100,7 +107,9 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
     it('refuses the page to another browser user (403) and keeps the elicitation pending', async () => {
       const c = await connect({ user: 'erin' });
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'slack' } }));
-      await browser('mallory').post(elicitations[0].url, { apiKey: 'attacker-key' }).expect(403);
+      // Mallory's browser cannot even render the page, and a form rendered for erin is refused to her too.
+      await browser('mallory').get(elicitations[0].url).expect(403);
+      expect((await browser('mallory').postWithFormOf('erin', elicitations[0].url, { apiKey: 'attacker-key' })).status).toBe(403);
       await request(demo.url).get(new URL(elicitations[0].url).pathname).expect(401);
       const status = await request(demo.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200);
       expect(status.body.status).toBe('pending');
@@ -128,7 +137,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
         const page = await browser('frank').get(url).expect(200);
         expect(page.text).toContain('Deploy shop to production?');
         expect(page.text).toContain('>Deploy</button>');
-        await browser('frank').post(url, { action: 'confirm' }).expect(200);
+        expect((await browser('frank').post(url, { action: 'confirm' })).status).toBe(200);
       });
       expect(textOf(result)).toBe('Deployed shop');
       expect(seen.url).toBe(`${demo.url}/elicit/${seen.elicitationId}/confirm`);
@@ -137,7 +146,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
 
     it('returns "Deployment cancelled" when the user cancels on the page', async () => {
       const { result } = await deployWith('grace', async (url) => {
-        await browser('grace').post(url, { action: 'cancel' }).expect(200);
+        expect((await browser('grace').post(url, { action: 'cancel' })).status).toBe(200);
       });
       expect(textOf(result)).toBe('Deployment cancelled');
     });
@@ -239,7 +248,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       while (binding.tracked.elicitations >= before.elicitations && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(binding.tracked.elicitations).toBe(before.elicitations - 1);
       // Completing after the session closed is stored, not lost: a new session finds it.
-      await browser('liam').post(elicitations[0].url, { apiKey: SECRET }).expect(200);
+      expect((await browser('liam').post(elicitations[0].url, { apiKey: SECRET })).status).toBe(200);
       expect(await service.findByUserAndType('liam', 'api-key-aws')).toMatchObject({ data: { apiKey: SECRET } });
       const fresh = await connect({ user: 'liam' });
       expect(textOf(await fresh.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }))).toBe('Connected to aws');
@@ -251,7 +260,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'npm' } }));
       const id = elicitations[0].elicitationId;
       expect(binding.tracks(id, (binding as any).notifiers.get(id).server)).toBe(true);
-      await browser('mia').post(elicitations[0].url, { apiKey: 'k' }).expect(200);
+      expect((await browser('mia').post(elicitations[0].url, { apiKey: 'k' })).status).toBe(200);
       await c.completion(id);
       expect((binding as any).notifiers.has(id)).toBe(false);
     });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
@@ -6,14 +6,16 @@ import request from 'supertest';
 import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
 import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
+import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const PREFIX = `e2e-multi-${randomUUID().slice(0, 8)}`;
 const SECRET = 'ghp_MULTI_INSTANCE_SECRET_42';
 
 /** The page of an elicitation URL, on another instance. */
 const on = (instance: DemoProcess, url: string) => `${instance.url}${new URL(url).pathname}`;
+/** Renders the page on `instance` and submits its form there. */
 const submit = (instance: DemoProcess, url: string, form: Record<string, string>, user = 'alice') =>
-  request(instance.url).post(new URL(url).pathname).set('Cookie', `demo_user=${user}`).type('form').send(form);
+  submitForm(instance.url, new URL(url).pathname, form, { Cookie: `demo_user=${user}` });
 
 async function requiredError(call: Promise<unknown>): Promise<UrlElicitationRequiredError> {
   const error = await call.then(
@@ -25,7 +27,13 @@ async function requiredError(call: Promise<unknown>): Promise<UrlElicitationRequ
 }
 
 describeRedis('several instances sharing one Redis (separate OS processes)', () => {
-  const env = { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: PREFIX };
+  // Instances sharing a store share the key ring (secrets sealed on B are read on A; CSRF tokens).
+  const env = {
+    ELICITATION_STORE: 'redis',
+    REDIS_URL,
+    ELICITATION_REDIS_PREFIX: PREFIX,
+    ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
   let a: DemoProcess;
   let b: DemoProcess;
   const clients: TestClient[] = [];
@@ -59,7 +67,8 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
 
     const notified = client.completion(el.elicitationId, 1_000);
     const started = Date.now();
-    const page = await submit(b, el.url, { apiKey: SECRET, action: 'submit' }).expect(200);
+    const page = await submit(b, el.url, { apiKey: SECRET, action: 'submit' });
+    expect(page.status).toBe(200);
     expect(page.text).toContain('The API key was received');
     await notified;
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -98,9 +107,11 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
   it('completes once when submits race across A and B', async () => {
     const client = await connect(a, 'carol');
     const { elicitations } = await requiredError(client.client.callTool({ name: 'connect-service', arguments: { service: 'gitlab' } }));
-    const url = elicitations[0].url;
+    const path = new URL(elicitations[0].url).pathname;
+    // Forms rendered on either instance, then posted across both at once (the key ring is shared).
+    const pairs = await Promise.all(Array.from({ length: 20 }, (_, i) => csrfFor((i % 2 ? b : a).url, path, { Cookie: 'demo_user=carol' })));
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => submit(i % 2 ? a : b, url, { apiKey: `key-${i}` }, 'carol')),
+      pairs.map((pair, i) => postForm((i % 2 ? a : b).url, path, { apiKey: `key-${i}` }, pair, { Cookie: 'demo_user=carol' })),
     );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, ...Array(19).fill(409)]);
@@ -117,7 +128,7 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     const restarted = await startDemoProcess(env, a.port);
     processes.push(restarted);
     await request(restarted.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200, /"status":"pending"/);
-    await submit(restarted, on(restarted, elicitations[0].url), { apiKey: 'aws-key' }, 'dave').expect(200);
+    expect((await submit(restarted, on(restarted, elicitations[0].url), { apiKey: 'aws-key' }, 'dave')).status).toBe(200);
     const fresh = await connect(restarted, 'dave');
     expect(textOf(await fresh.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }))).toBe('Connected to aws');
   }, 40_000);

@@ -8,6 +8,7 @@ import { ElicitationModule } from '../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk-live-0123456789-PLANTED-SECRET';
@@ -22,13 +23,27 @@ async function startApp(options: Partial<ElicitationModuleOptions> & { routePref
         baseUrl: 'http://127.0.0.1:3000',
         resolvePageUser: headerUser,
         cleanupIntervalMs: 0,
+        // These tests send far more than a browser would from one IP; throttling has its own test.
+        throttle: false,
+        limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 },
         ...options,
       } as ElicitationModuleOptions),
     ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
-  return { app, service: app.get(ElicitationService), http: () => request(app.getHttpServer()) };
+  const server = app.getHttpServer();
+  return {
+    app,
+    service: app.get(ElicitationService),
+    http: () => request(server),
+    /** Submits a page's form as `user` (GET for the CSRF pair, then POST). */
+    submit: (pagePath: string, form: Record<string, string>, user?: string) =>
+      submitForm(server, pagePath, form, user ? { 'x-test-user': user } : {}),
+    csrf: (pagePath: string, user = 'alice') => csrfFor(server, pagePath, { 'x-test-user': user }),
+    post: (pagePath: string, form: Record<string, string>, pair: Awaited<ReturnType<typeof csrfFor>>, user?: string) =>
+      postForm(server, pagePath, form, pair, user ? { 'x-test-user': user } : {}),
+  };
 }
 
 const path = (url: string) => new URL(url).pathname;
@@ -37,9 +52,12 @@ describe('elicitation pages and status over HTTP', () => {
   let app: INestApplication;
   let service: ElicitationService;
   let http: () => request.Agent;
+  let submit: Awaited<ReturnType<typeof startApp>>['submit'];
+  let csrf: Awaited<ReturnType<typeof startApp>>['csrf'];
+  let post: Awaited<ReturnType<typeof startApp>>['post'];
 
   beforeAll(async () => {
-    ({ app, service, http } = (await startApp()) as never);
+    ({ app, service, http, submit, csrf, post } = (await startApp()) as never);
   });
   afterAll(async () => {
     await app.close();
@@ -63,7 +81,7 @@ describe('elicitation pages and status over HTTP', () => {
         expiresAt: created.expiresAt.toISOString(),
         completed: false,
       });
-      await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: SECRET, action: 'submit' }).expect(200);
+      expect((await submit(path(created.url), { apiKey: SECRET, action: 'submit' }, 'alice')).status).toBe(200);
       const done = await http().get(`/elicit/${created.elicitationId}/status`).expect(200);
       expect(done.body).toMatchObject({ status: 'completed', completed: true });
       expect(Object.keys(done.body).sort()).toEqual(['completed', 'createdAt', 'elicitationId', 'expiresAt', 'status']);
@@ -97,7 +115,9 @@ describe('elicitation pages and status over HTTP', () => {
       expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      expect(res.headers['content-security-policy']).toMatch(/default-src 'none'.*form-action 'self'; frame-ancestors 'none'; base-uri 'none'/);
+      expect(res.headers['content-security-policy']).toMatch(
+        /^default-src 'none';\s*style-src 'nonce-[A-Za-z0-9_-]+';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/,
+      );
       expect(res.text).toContain('Enter your GitHub API key');
       expect(res.text).toContain('<label for="apiKey">API key</label>');
       expect(res.text).toMatch(/<input type="password" id="apiKey" name="apiKey" autocomplete="off"[^>]* required/);
@@ -108,12 +128,8 @@ describe('elicitation pages and status over HTTP', () => {
 
     it('stores the trimmed key and shows the success page; status still hides it', async () => {
       const created = await createKey();
-      const res = await http()
-        .post(path(created.url))
-        .set('x-test-user', 'alice')
-        .type('form')
-        .send({ apiKey: `  ${SECRET}  `, action: 'submit' })
-        .expect(200);
+      const res = await submit(path(created.url), { apiKey: `  ${SECRET}  `, action: 'submit' }, 'alice');
+      expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.text).toContain('The API key was received');
       expect(res.text).toContain('You can close this window');
@@ -130,7 +146,8 @@ describe('elicitation pages and status over HTTP', () => {
       ['an unknown action', { apiKey: 'k', action: 'delete' }, 'Unknown action.'],
     ])('refuses %s with 400, re-shows the form with the error, and stores nothing', async (_, body, message) => {
       const created = await createKey();
-      const res = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send(body).expect(400);
+      const res = await submit(path(created.url), body as Record<string, string>, 'alice');
+      expect(res.status).toBe(400);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.text).toContain(`<p class="error" role="alert" id="error">${message}</p>`);
       expect(res.text).toContain('name="apiKey"');
@@ -140,8 +157,10 @@ describe('elicitation pages and status over HTTP', () => {
 
     it('refuses a second submit with 409, keeps the first key and shows neither', async () => {
       const created = await createKey();
-      await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: 'first-key' }).expect(200);
-      const again = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: 'second-key' }).expect(409);
+      // A double submit replays the same form (same token and cookie).
+      const pair = await csrf(path(created.url));
+      await post(path(created.url), { apiKey: 'first-key' }, pair, 'alice').expect(200);
+      const again = await post(path(created.url), { apiKey: 'second-key' }, pair, 'alice').expect(409);
       expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(again.text).toContain('This request was already answered. Nothing was changed.');
       expect(again.text).not.toMatch(/first-key|second-key/);
@@ -151,11 +170,8 @@ describe('elicitation pages and status over HTTP', () => {
 
     it('lets exactly one of many concurrent submits win', async () => {
       const created = await createKey();
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: `key-${i}` }),
-        ),
-      );
+      const pairs = await Promise.all(Array.from({ length: 20 }, () => csrf(path(created.url))));
+      const responses = await Promise.all(pairs.map((pair, i) => post(path(created.url), { apiKey: `key-${i}` }, pair, 'alice')));
       expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)]);
       const result = await service.getResult(created.elicitationId);
       expect(result).toMatchObject({ status: 'completed', data: { apiKey: expect.stringMatching(/^key-\d+$/) } });
@@ -163,20 +179,22 @@ describe('elicitation pages and status over HTTP', () => {
 
     it('Cancel declines the elicitation', async () => {
       const created = await createKey();
-      const res = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ action: 'cancel' }).expect(200);
+      const pair = await csrf(path(created.url));
+      const res = await post(path(created.url), { action: 'cancel' }, pair, 'alice').expect(200);
       expect(res.text).toContain('You declined the request.');
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'declined' });
-      const again = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: 'late' }).expect(409);
+      const again = await post(path(created.url), { apiKey: 'late' }, pair, 'alice').expect(409);
       expect(again.text).toContain('already declined');
     });
 
     it('answers 410 once expired, on GET and POST, and stores nothing', async () => {
-      const created = await createKey({ ttlMs: 30 });
-      await new Promise((r) => setTimeout(r, 60));
+      const created = await createKey({ ttlMs: 300 });
+      const pair = await csrf(path(created.url));
+      await new Promise((r) => setTimeout(r, 350));
       const res = await http().get(path(created.url)).set('x-test-user', 'alice').expect(410);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.text).toContain('This request has expired');
-      await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ apiKey: 'late' }).expect(410);
+      await post(path(created.url), { apiKey: 'late' }, pair, 'alice').expect(410);
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'expired' });
       expect((await http().get(`/elicit/${created.elicitationId}/status`).expect(200)).body.status).toBe('expired');
     });
@@ -197,8 +215,11 @@ describe('elicitation pages and status over HTTP', () => {
       expect(other.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(other.text).toContain('This request was made for a different account');
       expect(other.text).not.toContain('Enter your GitHub API key');
-      await http().post(path(created.url)).set('x-test-user', 'mallory').type('form').send({ apiKey: 'stolen' }).expect(403);
-      const anonymous = await http().post(path(created.url)).type('form').send({ apiKey: 'anon' }).expect(401);
+      // Even with a valid CSRF pair (taken from alice's render), the browser user must be alice.
+      const pair = await csrf(path(created.url));
+      const stolen = await post(path(created.url), { apiKey: 'stolen' }, pair, 'mallory').expect(403);
+      expect(stolen.text).toContain('different account');
+      const anonymous = await post(path(created.url), { apiKey: 'anon' }, pair).expect(401);
       expect(anonymous.text).toContain('Please sign in');
       expect((await service.getStatus(created.elicitationId))!.status).toBe('pending');
     });
@@ -238,24 +259,26 @@ describe('elicitation pages and status over HTTP', () => {
 
     it('confirm completes with { confirmed: true }', async () => {
       const created = await createConfirm();
-      const res = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ action: 'confirm' }).expect(200);
+      const res = await submit(path(created.url), { action: 'confirm' }, 'alice');
+      expect(res.status).toBe(200);
       expect(res.text).toContain('Your confirmation was received');
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'completed', data: { confirmed: true } });
     });
 
     it('cancel declines; a missing action is a 400 that changes nothing', async () => {
       const a = await createConfirm();
-      await http().post(path(a.url)).set('x-test-user', 'alice').type('form').send({ action: 'cancel' }).expect(200);
+      expect((await submit(path(a.url), { action: 'cancel' }, 'alice')).status).toBe(200);
       expect(await service.getResult(a.elicitationId)).toEqual({ status: 'declined' });
       const b = await createConfirm();
-      const bad = await http().post(path(b.url)).set('x-test-user', 'alice').type('form').send({ action: 'maybe' }).expect(400);
+      const bad = await submit(path(b.url), { action: 'maybe' }, 'alice');
+      expect(bad.status).toBe(400);
       expect(bad.text).toContain('Choose confirm or cancel.');
       expect(await service.getResult(b.elicitationId)).toEqual({ status: 'pending' });
     });
 
     it('refuses another user with 403', async () => {
       const created = await createConfirm();
-      await http().post(path(created.url)).set('x-test-user', 'mallory').type('form').send({ action: 'confirm' }).expect(403);
+      await post(path(created.url), { action: 'confirm' }, await csrf(path(created.url)), 'mallory').expect(403);
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'pending' });
     });
   });
@@ -276,7 +299,7 @@ describe('page options', () => {
   });
 
   it('applies title, primaryColor and logoUrl, and a templatesDir override', async () => {
-    const { app, service, http } = await startApp({
+    const { app, service, http, submit } = await startApp({
       title: 'Acme <Cloud>',
       primaryColor: '#ff6600',
       logoUrl: '/static/logo.png',
@@ -288,7 +311,8 @@ describe('page options', () => {
       expect(page.text).toContain('<span>Acme &lt;Cloud&gt;</span>');
       expect(page.text).toContain('--accent: #ff6600;');
       expect(page.text).toContain('<img src="/static/logo.png" alt="">');
-      const done = await http().post(path(created.url)).set('x-test-user', 'alice').type('form').send({ action: 'confirm' }).expect(200);
+      const done = await submit(path(created.url), { action: 'confirm' }, 'alice');
+      expect(done.status).toBe(200);
       expect(done.text).toContain('<p id="custom-done">CUSTOM DONE: Thank you. Your confirmation was received.</p>');
     } finally {
       await app.close();
@@ -296,10 +320,10 @@ describe('page options', () => {
   });
 
   it('without resolvePageUser the pages work for any browser (and the module warned at start-up)', async () => {
-    const { app, service, http } = await startApp({ resolvePageUser: undefined });
+    const { app, service, submit } = await startApp({ resolvePageUser: undefined });
     try {
       const created = await service.createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice' });
-      await http().post(path(created.url)).type('form').send({ apiKey: 'k' }).expect(200);
+      expect((await submit(path(created.url), { apiKey: 'k' })).status).toBe(200);
     } finally {
       await app.close();
     }

@@ -16,6 +16,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../src/errors/elicitation-store-unavailable.error.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
@@ -74,8 +75,14 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
   ];
   const createKey = () =>
     service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github' });
-  const submitKey = (id: string, apiKey: string) =>
-    http().post(`/elicit/${id}/api-key`).set('Cookie', COOKIE).type('form').send({ apiKey });
+  /** CSRF pairs taken from a page render, by elicitation id (taken before the outage for Y). */
+  const pairs = new Map<string, CsrfPair>();
+  const pairFor = async (id: string) => pairs.get(id) ?? (await csrfFor(demo!.url, `/elicit/${id}/api-key`, { Cookie: COOKIE }));
+  const submitKey = async (id: string, apiKey: string, status: number) => {
+    const res = await postForm(demo!.url, `/elicit/${id}/api-key`, { apiKey }, await pairFor(id), { Cookie: COOKIE });
+    expect([id, res.status]).toEqual([id, status]);
+    return res;
+  };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'elicitation-redis-fault-'));
@@ -102,10 +109,12 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
       admin.disconnect();
     }
     x = (await createKey()).elicitationId;
-    const done = await submitKey(x, KEY_X).expect(200);
+    const done = await submitKey(x, KEY_X, 200);
     expect(done.text).toContain('The API key was received');
     expect(await service.getResult(x)).toEqual({ status: 'completed', data: { apiKey: KEY_X } });
     y = (await createKey()).elicitationId;
+    // The browser rendered Y's page before the outage: it holds a valid form (token + cookie).
+    pairs.set(y, await csrfFor(demo!.url, `/elicit/${y}/api-key`, { Cookie: COOKIE }));
     expect((await http().get(`/elicit/${y}/status`).expect(200)).body).toMatchObject({ status: 'pending' });
   });
 
@@ -136,7 +145,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     });
 
     it('a submitted page answers 503 and never echoes the submitted key', async () => {
-      const res = await submitKey(y, KEY_DURING_OUTAGE).expect(503);
+      const res = await submitKey(y, KEY_DURING_OUTAGE, 503);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toMatch(/temporarily unavailable/i);
       expect(res.text).not.toContain(KEY_DURING_OUTAGE);
@@ -175,7 +184,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     it('Y is still pending, and its page now completes it (the outage submission was not stored)', async () => {
       expect(await service.getResult(y)).toEqual({ status: 'pending' });
       await http().get(`/elicit/${y}/api-key`).set('Cookie', COOKIE).expect(200);
-      const res = await submitKey(y, KEY_Y).expect(200);
+      const res = await submitKey(y, KEY_Y, 200);
       expect(res.text).toContain('The API key was received');
       expect(res.text).not.toContain(KEY_Y);
       expect(await service.getResult(y)).toEqual({ status: 'completed', data: { apiKey: KEY_Y } });
@@ -186,7 +195,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
       const z = (await createKey()).elicitationId;
       const waiting = service.waitForCompletion(z, { timeoutMs: 10_000 });
       await sleep(50); // the waiter is registered and has read Z as pending
-      await submitKey(z, KEY_Z).expect(200);
+      await submitKey(z, KEY_Z, 200);
       await expect(within(5_000, 'waitForCompletion(Z)', waiting)).resolves.toEqual({ status: 'completed', data: { apiKey: KEY_Z } });
       expect(events.filter((e) => e.elicitationId === z).map((e) => e.type)).toEqual(['created', 'completed']);
     });
@@ -208,7 +217,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
 
         // App → other: a page completion on the app reaches the other instance.
         const w = (await createKey()).elicitationId;
-        await submitKey(w, `sk-w-${randomUUID()}`).expect(200);
+        await submitKey(w, `sk-w-${randomUUID()}`, 200);
         await waitUntil('the completion of W at the other instance', 5_000, async () =>
           seenByOther.some((e) => e.elicitationId === w && e.type === 'completed'),
         );

@@ -1,4 +1,29 @@
+import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
+
+/** Abuse limits. Shared across instances when the store is shared (Redis). */
+export interface ElicitationLimits {
+  /** Elicitations one user may create per minute. @default 10 */
+  createPerMinute?: number;
+  /** Pending elicitations one user may have at once. @default 20 */
+  maxPendingPerUser?: number;
+  /** Pending elicitations across all users. @default 100000 */
+  maxPending?: number;
+  /** Largest page POST body, in bytes (413 above it). @default 16384 */
+  maxBodyBytes?: number;
+  /** Largest `metadata` (as JSON) at creation, in bytes. @default 4096 */
+  maxMetadataBytes?: number;
+  /** Largest stored answer (as JSON), in bytes. @default 1048576 */
+  maxResultBytes?: number;
+}
+
+/** Per-IP throttling of the pages and the status route (through `@nestjs/throttler`). */
+export interface ElicitationThrottle {
+  /** Requests one IP may make per window (status polling included). @default 300 */
+  limit?: number;
+  /** The window, in milliseconds. @default 60000 */
+  ttlMs?: number;
+}
 
 /**
  * Finds the user behind a browser request to an elicitation page, typically from your own session
@@ -71,6 +96,39 @@ export interface ElicitationModuleOptions {
    */
   resolvePageUser?: ResolvePageUser;
   /**
+   * Where to send a browser that has no user (resolvePageUser returned nothing) on a page GET: the browser
+   * is redirected to `loginUrl` with `returnTo` set to the page's own path (never anything else, so it is
+   * no open redirect). An absolute http(s) URL or a path starting with `/`.
+   * @default none (the page answers 401)
+   */
+  loginUrl?: string;
+  /**
+   * With `NODE_ENV=production`, start-up fails when `resolvePageUser` is missing, because unverified pages
+   * let anyone who obtains a link answer it (phishing). Set `true` to accept that risk explicitly.
+   * @default false
+   */
+  allowUnverifiedPages?: boolean;
+  /**
+   * Key(s) for AES-256-GCM encryption of secrets at rest (api-key answers, fields marked secret) and for the
+   * CSRF tokens: 32 bytes as a Buffer, or as a base64 or hex string. Pass an array to rotate: the first
+   * key encrypts, all keys decrypt. Every instance sharing a store needs the same keys. Required when
+   * `NODE_ENV=production`; otherwise a random per-process key is used (and a warning is logged).
+   * @default none
+   */
+  encryptionKey?: string | Buffer | Array<string | Buffer>;
+  /** Abuse limits; see `ElicitationLimits` for each default. */
+  limits?: ElicitationLimits;
+  /**
+   * Per-IP throttling of the pages and the status route, to stop id guessing; `false` disables it.
+   * @default { limit: 300, ttlMs: 60000 }
+   */
+  throttle?: ElicitationThrottle | false;
+  /**
+   * The policy external elicitation URLs must pass (`createUrlElicitation({ kind: 'external', url })`).
+   * @default https only, no private or reserved addresses (DNS pre-resolved), no secrets in the query
+   */
+  externalUrlPolicy?: ExternalUrlPolicy;
+  /**
    * Identifies the verified user of an MCP tool call (MCP binding).
    * @default `extra.authInfo.extra.userId`, else `extra.authInfo.extra.sub`, else `extra.authInfo.clientId`
    */
@@ -79,10 +137,21 @@ export interface ElicitationModuleOptions {
 
 /** Options after validation and defaults: what services inject. */
 export interface ResolvedElicitationOptions
-  extends Required<Omit<ElicitationModuleOptions, 'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser'>> {
+  extends Required<
+    Omit<
+      ElicitationModuleOptions,
+      'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser' | 'loginUrl' | 'encryptionKey' | 'limits' | 'throttle' | 'externalUrlPolicy'
+    >
+  > {
   logoUrl?: string;
   templatesDir?: string;
   resolvePageUser?: ResolvePageUser;
+  loginUrl?: string;
+  /** The key ring: 32-byte keys, the first one encrypts. */
+  encryptionKeys: Buffer[];
+  limits: Required<ElicitationLimits>;
+  throttle: Required<ElicitationThrottle> | false;
+  externalUrlPolicy: ExternalUrlPolicy;
   /** `baseUrl` without a trailing slash. */
   baseUrl: string;
   /** The URL segment the routes are mounted under (from the `routePrefix` extra). */

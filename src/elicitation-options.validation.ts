@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import {
   DEFAULT_CLEANUP_INTERVAL_MS,
@@ -106,10 +107,45 @@ export function resolveElicitationOptions(
   if (raw.store !== undefined && (raw.store === null || typeof (raw.store as any).get !== 'function')) {
     throw new ElicitationConfigError('store', 'must be an instance of an ElicitationStore implementation');
   }
+  const production = process.env.NODE_ENV === 'production';
+  if (raw.allowUnverifiedPages !== undefined && typeof raw.allowUnverifiedPages !== 'boolean') {
+    throw new ElicitationConfigError('allowUnverifiedPages', 'must be true or false');
+  }
   if (!raw.resolvePageUser) {
+    if (production && raw.allowUnverifiedPages !== true) {
+      throw new ElicitationConfigError(
+        'resolvePageUser',
+        'is required in production: without it anyone who obtains an elicitation link can answer it in the user\'s name (phishing). ' +
+          'Pass resolvePageUser: (req) => <your signed-in user id>, or set allowUnverifiedPages: true to accept the risk',
+      );
+    }
     warnings.push(
       'resolvePageUser is not set: elicitation pages do NOT check who the browser user is, so anyone holding a link can answer it. Set resolvePageUser to bind pages to your users.',
     );
+  }
+  if (raw.loginUrl !== undefined) {
+    const ok = typeof raw.loginUrl === 'string' && (/^\/(?![/\\])\S*$/.test(raw.loginUrl) || /^https?:\/\/[^\s"'<>]+$/.test(raw.loginUrl));
+    if (!ok) throw new ElicitationConfigError('loginUrl', 'must be an http(s) URL or a path starting with "/"');
+  }
+
+  const encryptionKeys = parseKeys(raw.encryptionKey);
+  if (encryptionKeys.length === 0) {
+    if (production) {
+      throw new ElicitationConfigError(
+        'encryptionKey',
+        'is required in production (secrets are encrypted at rest with it): pass 32 random bytes, e.g. from `openssl rand -base64 32`',
+      );
+    }
+    encryptionKeys.push(randomBytes(32));
+    warnings.push(
+      'encryptionKey is not set: a random per-process key encrypts stored secrets, so they cannot be read after a restart or by another instance. Set encryptionKey (32 bytes) outside development.',
+    );
+  }
+
+  const limits = resolveLimits(raw.limits);
+  const throttle = resolveThrottle(raw.throttle);
+  if (raw.externalUrlPolicy !== undefined && (raw.externalUrlPolicy === null || typeof raw.externalUrlPolicy !== 'object')) {
+    throw new ElicitationConfigError('externalUrlPolicy', 'must be an object such as { allowedHosts: ["accounts.example.com"] }');
   }
 
   return {
@@ -126,6 +162,12 @@ export function resolveElicitationOptions(
       templatesDir: raw.templatesDir,
       resolvePageUser: raw.resolvePageUser,
       resolveMcpUser: raw.resolveMcpUser ?? defaultResolveMcpUser,
+      loginUrl: raw.loginUrl,
+      allowUnverifiedPages: raw.allowUnverifiedPages ?? false,
+      encryptionKeys,
+      limits,
+      throttle,
+      externalUrlPolicy: raw.externalUrlPolicy ?? {},
     },
   };
 }
@@ -137,4 +179,57 @@ export function defaultResolveMcpUser(extra: any): string | undefined {
   const fromExtra = auth.extra?.userId ?? auth.extra?.sub;
   if (typeof fromExtra === 'string' && fromExtra) return fromExtra;
   return typeof auth.clientId === 'string' && auth.clientId ? auth.clientId : undefined;
+}
+
+/** Reads `encryptionKey`: one key or a ring, each 32 bytes (Buffer, base64 or hex). */
+function parseKeys(input: ElicitationModuleOptions['encryptionKey']): Buffer[] {
+  if (input === undefined) return [];
+  const list = Array.isArray(input) ? input : [input];
+  if (list.length === 0) throw new ElicitationConfigError('encryptionKey', 'must hold at least one key');
+  return list.map((key, i) => {
+    let bytes: Buffer | undefined;
+    if (Buffer.isBuffer(key)) bytes = key;
+    else if (typeof key === 'string' && /^[0-9a-fA-F]{64}$/.test(key)) bytes = Buffer.from(key, 'hex');
+    else if (typeof key === 'string') bytes = Buffer.from(key, 'base64');
+    if (!bytes || bytes.length !== 32) {
+      throw new ElicitationConfigError(
+        Array.isArray(input) ? `encryptionKey[${i}]` : 'encryptionKey',
+        'must be exactly 32 bytes: a Buffer, 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
+      );
+    }
+    return Buffer.from(bytes);
+  });
+}
+
+function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicitationOptions['limits'] {
+  if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
+    throw new ElicitationConfigError('limits', 'must be an object such as { createPerMinute: 10 }');
+  }
+  const count = (name: keyof NonNullable<typeof raw>, fallback: number) => {
+    const v = raw?.[name] ?? fallback;
+    if (!Number.isInteger(v) || (v as number) <= 0) {
+      throw new ElicitationConfigError(`limits.${name}`, `must be a positive whole number, got ${JSON.stringify(v)}`);
+    }
+    return v as number;
+  };
+  return {
+    createPerMinute: count('createPerMinute', 10),
+    maxPendingPerUser: count('maxPendingPerUser', 20),
+    maxPending: count('maxPending', 100_000),
+    maxBodyBytes: count('maxBodyBytes', 16 * 1024),
+    maxMetadataBytes: count('maxMetadataBytes', 4 * 1024),
+    maxResultBytes: count('maxResultBytes', 1024 * 1024),
+  };
+}
+
+function resolveThrottle(raw: ElicitationModuleOptions['throttle']): ResolvedElicitationOptions['throttle'] {
+  if (raw === false) return false;
+  if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
+    throw new ElicitationConfigError('throttle', 'must be false or an object such as { limit: 60, ttlMs: 60000 }');
+  }
+  const limit = raw?.limit ?? 300;
+  const ttlMs = raw?.ttlMs ?? 60_000;
+  if (!Number.isInteger(limit) || limit <= 0) throw new ElicitationConfigError('throttle.limit', 'must be a positive whole number');
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new ElicitationConfigError('throttle.ttlMs', 'must be a positive whole number of milliseconds');
+  return { limit, ttlMs };
 }

@@ -5,6 +5,8 @@ import { elicitationProviders } from './elicitation.providers.js';
 import { ElicitationService } from './elicitation.service.js';
 import { ElicitationEvents } from './events/elicitation-events.js';
 import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
+import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
+import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
@@ -22,6 +24,8 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationCleanupScheduler,
     TemplateRenderer,
     ElicitationPageFilter,
+    PageSecurity,
+    ElicitationThrottlerGuard,
     McpElicitation,
   ],
   exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],

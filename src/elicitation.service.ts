@@ -16,11 +16,14 @@ import type {
   WaitOutcome,
 } from './elicitation.types.js';
 import { ElicitationInputError } from './errors/elicitation-input.error.js';
+import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
+import { assertSafeExternalUrl } from './security/url-policy.js';
+import { SecretBox } from './security/secret-box.js';
 import { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 import { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
-const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm'];
+const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'external'];
 const MAX_MESSAGE_LENGTH = 2000;
 const MAX_TYPE_LENGTH = 200;
 const MAX_TIMER_MS = 2_147_483_647;
@@ -29,8 +32,14 @@ const CONFIRM_METADATA_KEYS = ['title', 'warning', 'confirmLabel', 'cancelLabel'
 
 /** Arguments of `createUrlElicitation`. */
 export interface CreateUrlElicitationInput {
-  /** Which page collects the answer: `api-key` (a secret) or `confirm` (yes/no). */
+  /**
+   * Which page collects the answer: `api-key` (a secret), `confirm` (yes/no), or `external`: our page checks
+   * the browser user, then sends them on to `url` (e.g. a third party's OAuth consent page); your callback
+   * route completes the elicitation with `complete(id, data)`.
+   */
   kind: ElicitationKind;
+  /** For `kind: 'external'`: the third-party URL, checked against the `externalUrlPolicy` (UnsafeUrlError). */
+  url?: string;
   /** Why you ask, shown on the page. Plain text (rendered escaped), at most 2000 characters. */
   message: string;
   /** The verified user the elicitation is for; only this user may answer it. */
@@ -38,8 +47,9 @@ export interface CreateUrlElicitationInput {
   /** What the answer is for, for `findByUserAndType`, e.g. `api-key-github`. @default the kind */
   type?: string;
   /**
-   * Page settings and your own data (never secrets). The confirm page reads `title`, `warning`,
-   * `confirmLabel` and `cancelLabel`.
+   * Page settings and your own data (never secrets), at most `limits.maxMetadataBytes` as JSON. The confirm
+   * page reads `title`, `warning`, `confirmLabel` and `cancelLabel`; `secretFields: string[]` marks answers
+   * that are encrypted at rest (api-key answers always are).
    */
   metadata?: Record<string, unknown>;
   /** Lifetime of this elicitation in milliseconds. @default the module's `ttlMs` */
@@ -72,6 +82,12 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/** Options of the reads that can deliver a secret once. */
+export interface ReadOptions {
+  /** Read-once delivery: remove the answer from the store as it is read. @default false */
+  consume?: boolean;
+}
+
 interface Waiter {
   settle(outcome: WaitOutcome): void;
 }
@@ -85,6 +101,7 @@ interface Waiter {
 export class ElicitationService implements OnModuleDestroy {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly unsubscribe: () => void;
+  private readonly box: SecretBox;
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
@@ -92,6 +109,7 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly events: ElicitationEvents,
   ) {
     this.unsubscribe = events.subscribe((event) => this.wakeWaiters(event));
+    this.box = new SecretBox(options.encryptionKeys);
   }
 
   /** Every lifecycle event, as an RxJS stream. Events never carry submitted data. */
@@ -117,7 +135,20 @@ export class ElicitationService implements OnModuleDestroy {
   /** Creates a pending URL-mode elicitation for `userId` and returns its page URL. */
   async createUrlElicitation(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
     const record = this.buildRecord(input, Date.now());
-    await this.store.create(record);
+    if (record.kind === 'external') {
+      if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'is required for kind "external"');
+      record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, this.options.externalUrlPolicy)).href;
+    } else if (input.url !== undefined) {
+      throw new ElicitationInputError('url', 'is only for kind "external"');
+    }
+    const { limits } = this.options;
+    const created = await this.store.create(record, {
+      perUserLimit: limits.createPerMinute,
+      windowMs: 60_000,
+      maxPendingPerUser: limits.maxPendingPerUser,
+      maxPending: limits.maxPending,
+    });
+    if (created !== 'created') throw new ElicitationQuotaError(created);
     this.publish('created', record, record.createdAt);
     return { elicitationId: record.id, url: this.urlFor(record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
@@ -151,21 +182,30 @@ export class ElicitationService implements OnModuleDestroy {
   /** How an elicitation ended (with the data for `completed`), `{ status: 'pending' }`, or `undefined` when unknown. */
   async getResult<T extends ElicitationData = ElicitationData>(
     id: string,
+    { consume = false }: ReadOptions = {},
   ): Promise<ElicitationOutcome<T> | { status: 'pending' } | undefined> {
     const record = await this.getRecord(id);
     if (!record) return undefined;
-    return record.status === 'pending' ? { status: 'pending' } : toOutcome<T>(record);
+    if (record.status === 'pending') return { status: 'pending' };
+    if (consume && record.status === 'completed') {
+      const taken = await this.store.consume(id, Date.now());
+      // Consumed already (by another reader): the answer is gone.
+      return taken ? this.outcome<T>(taken) : undefined;
+    }
+    if (record.status === 'completed' && record.consumedAt !== undefined) return undefined;
+    return this.outcome<T>(record);
   }
 
   /** The latest completed answer of `userId` for `type` that is still retained. */
   async findByUserAndType<T extends ElicitationData = ElicitationData>(
     userId: string,
     type: string,
+    { consume = false }: ReadOptions = {},
   ): Promise<StoredAnswer<T> | undefined> {
-    const record = await this.store.findLatestCompleted(userId, type, Date.now());
-    return (
-      record && { elicitationId: record.id, data: (record.data ?? {}) as T, completedAt: new Date(record.finishedAt!) }
-    );
+    const now = Date.now();
+    let record = await this.store.findLatestCompleted(userId, type, now);
+    if (record && consume) record = await this.store.consume(record.id, now);
+    return record && { elicitationId: record.id, data: this.reveal(record) as T, completedAt: new Date(record.finishedAt!) };
   }
 
   /** The retained elicitations of a user, oldest first, without submitted data. */
@@ -191,8 +231,21 @@ export class ElicitationService implements OnModuleDestroy {
    * Completes a pending elicitation with the user's answer. Exactly one call wins; a later one gets
    * `{ ok: false, reason: 'already-finished' }` and the first answer stays.
    */
-  complete(id: string, data: ElicitationData): Promise<TransitionResult> {
-    return this.transition(id, 'completed', data);
+  async complete(id: string, data: ElicitationData): Promise<TransitionResult> {
+    if (!isPlainObject(data)) throw new ElicitationInputError('data', 'must be a plain object');
+    const json = JSON.stringify(data);
+    if (Buffer.byteLength(json) > this.options.limits.maxResultBytes) {
+      throw new ElicitationInputError('data', `is larger than limits.maxResultBytes (${this.options.limits.maxResultBytes} bytes)`);
+    }
+    if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
+    // Whether the answer is secret depends on the record; one read, then the atomic transition.
+    const record = await this.store.get(id, Date.now());
+    const stored = record && isSecret(record) ? { $sealed: this.box.seal(json, id) } : data;
+    const result = await this.transition(id, 'completed', stored);
+    // Callers get the answer as given, never its sealed form.
+    if (result.ok) result.record.data = data;
+    else if (result.reason === 'already-finished' && result.record.data) result.record.data = this.reveal(result.record);
+    return result;
   }
 
   /** The user refused. Same exactly-once rule as `complete`. */
@@ -249,7 +302,7 @@ export class ElicitationService implements OnModuleDestroy {
     if (done) {
       // Settled (aborted, or woken by an event) while the record was being read.
     } else if (record.status !== 'pending') {
-      waiter.settle(toOutcome(record));
+      waiter.settle(this.outcome(record));
     } else {
       const untilExpiry = record.expiresAt - Date.now();
       const expiresFirst = timeoutMs === undefined || untilExpiry <= timeoutMs;
@@ -257,7 +310,7 @@ export class ElicitationService implements OnModuleDestroy {
         () => {
           if (!expiresFirst) return waiter.settle({ status: 'timeout' });
           this.getRecord(id).then(
-            (r) => waiter.settle(r && r.status !== 'pending' ? toOutcome(r) : { status: 'expired' }),
+            (r) => waiter.settle(r && r.status !== 'pending' ? this.outcome(r) : { status: 'expired' }),
             () => waiter.settle({ status: 'expired' }),
           );
         },
@@ -314,6 +367,19 @@ export class ElicitationService implements OnModuleDestroy {
     return result.reason === 'not-found' ? undefined : result.record;
   }
 
+  /** The outcome a tool sees, with the answer decrypted in process. */
+  private outcome<T extends ElicitationData>(record: ElicitationRecord): ElicitationOutcome<T> {
+    if (record.status === 'completed') return { status: 'completed', data: this.reveal(record) as T };
+    return { status: record.status as Exclude<FinalStatus, 'completed'> };
+  }
+
+  /** A completed record's answer, decrypted when it was sealed. */
+  private reveal(record: ElicitationRecord): ElicitationData {
+    const data = record.data ?? {};
+    const sealed = (data as { $sealed?: unknown }).$sealed;
+    return typeof sealed === 'string' ? (JSON.parse(this.box.open(sealed, record.id)) as ElicitationData) : data;
+  }
+
   private publish(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): void {
     this.events.publish({
       type,
@@ -337,7 +403,12 @@ export class ElicitationService implements OnModuleDestroy {
     // The event carries no data: read it once for all waiters of this id.
     this.store.get(event.elicitationId, Date.now()).then(
       (record) => {
-        const outcome: WaitOutcome = record?.status === 'completed' ? toOutcome(record) : { status: 'expired' };
+        let outcome: WaitOutcome;
+        try {
+          outcome = record?.status === 'completed' ? this.outcome(record) : { status: 'expired' };
+        } catch {
+          outcome = { status: 'expired' };
+        }
         for (const w of [...set]) w.settle(outcome);
       },
       () => undefined,
@@ -358,6 +429,18 @@ export class ElicitationService implements OnModuleDestroy {
       throw new ElicitationInputError('type', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
     }
     if (!isPlainObject(metadata)) throw new ElicitationInputError('metadata', 'must be a plain object');
+    let metadataJson: string;
+    try {
+      metadataJson = JSON.stringify(metadata);
+    } catch {
+      throw new ElicitationInputError('metadata', 'must be JSON-serialisable');
+    }
+    if (Buffer.byteLength(metadataJson) > this.options.limits.maxMetadataBytes) {
+      throw new ElicitationInputError('metadata', `is larger than limits.maxMetadataBytes (${this.options.limits.maxMetadataBytes} bytes)`);
+    }
+    if (metadata.secretFields !== undefined && (!Array.isArray(metadata.secretFields) || metadata.secretFields.some((f) => typeof f !== 'string'))) {
+      throw new ElicitationInputError('metadata.secretFields', 'must be an array of field names');
+    }
     if (kind === 'confirm') {
       for (const key of CONFIRM_METADATA_KEYS) {
         const value = metadata[key];
@@ -394,9 +477,10 @@ export class ElicitationService implements OnModuleDestroy {
   }
 }
 
-function toOutcome<T extends ElicitationData>(record: ElicitationRecord): ElicitationOutcome<T> {
-  if (record.status === 'completed') return { status: 'completed', data: (record.data ?? {}) as T };
-  return { status: record.status as Exclude<FinalStatus, 'completed'> };
+/** Whether a record's answer is a secret, sealed at rest: api-key answers and fields marked secret. */
+function isSecret(record: ElicitationRecord): boolean {
+  const fields = record.metadata.secretFields;
+  return record.kind === 'api-key' || (Array.isArray(fields) && fields.length > 0);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,5 @@
-/** The page a URL-mode elicitation sends the user to. */
-export type ElicitationKind = 'api-key' | 'confirm';
+/** The page a URL-mode elicitation sends the user to (`external`: a third-party page, e.g. OAuth consent). */
+export type ElicitationKind = 'api-key' | 'confirm' | 'external';
 
 /** Every state an elicitation can be in. `pending` is the only state a record ever leaves. */
 export type ElicitationStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';
@@ -33,8 +33,10 @@ export interface ElicitationRecord {
   finishedAt?: number;
   /** When the store may forget the record, epoch milliseconds. */
   purgeAt: number;
-  /** The submitted data, for `completed` records only. */
+  /** The submitted data, for `completed` records only (sealed when it holds secrets). */
   data?: ElicitationData;
+  /** When a read-once delivery consumed the data (then `data` is gone), epoch milliseconds. */
+  consumedAt?: number;
   /** The MCP session that asked, if any (kept for routing the completion notification). */
   sessionId?: string;
 }

@@ -6,6 +6,8 @@ export {
   type ElicitationModuleExtras,
 } from './elicitation.module-definition.js';
 export type {
+  ElicitationLimits,
+  ElicitationThrottle,
   ElicitationModuleOptions,
   ElicitationOptionsFactory,
   ResolvedElicitationOptions,
@@ -16,12 +18,20 @@ export {
   ElicitationService,
   type CreateUrlElicitationInput,
   type CreatedElicitation,
+  type ReadOptions,
   type StoredAnswer,
   type WaitOptions,
 } from './elicitation.service.js';
 export type * from './elicitation.types.js';
 export { ELICITATION_RESOLVED_OPTIONS, DEFAULT_TTL_MS, DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_ROUTE_PREFIX } from './elicitation.constants.js';
-export { ElicitationStore, type ElicitationEventChannel, type FinishChange } from './stores/elicitation-store.js';
+export {
+  ElicitationStore,
+  type CounterHit,
+  type CreateQuota,
+  type CreateResult,
+  type ElicitationEventChannel,
+  type FinishChange,
+} from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
@@ -42,3 +52,7 @@ export { ElicitationNotFoundException } from './errors/elicitation-not-found.exc
 export { ElicitationExpiredException } from './errors/elicitation-expired.exception.js';
 export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';
 export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
+export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
+export { UnsafeUrlError, type UnsafeUrlReason } from './errors/unsafe-url.error.js';
+export { assertSafeExternalUrl, lintUrlQuery, type ExternalUrlPolicy } from './security/url-policy.js';
+export { ElicitationThrottledException } from './http/elicitation-throttler.guard.js';

@@ -10,7 +10,8 @@ import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 
-const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u' };
+const KEY = Buffer.alloc(32, 7);
+const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u', encryptionKey: KEY };
 
 function configError(fn: () => unknown): ElicitationConfigError {
   try {
@@ -75,6 +76,7 @@ describe('options validation', () => {
     const { warnings } = resolveElicitationOptions({ baseUrl: 'http://mcp.example.com' }, 'elicit');
     expect(warnings.join('\n')).toMatch(/resolvePageUser is not set/);
     expect(warnings.join('\n')).toMatch(/plain http/);
+    expect(warnings.join('\n')).toMatch(/encryptionKey is not set/);
     expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://127.0.0.1:3000' }, 'elicit').warnings).toEqual([]);
     expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://[::1]:3000' }, 'elicit').warnings).toEqual([]);
   });

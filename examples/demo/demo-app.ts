@@ -27,6 +27,12 @@ export interface DemoAppOptions {
   redisUrl?: string;
   /** Key prefix (and hash tag) in Redis; instances that share elicitations use the same one. @default 'elicitation' */
   redisPrefix?: string;
+  /** Page and status requests one IP may make per minute. @default the module's default (300) */
+  throttleLimit?: number;
+  /** Elicitations one user may create per minute. @default the module's default (10) */
+  createPerMinute?: number;
+  /** 32-byte key (base64 or hex) for secrets at rest and CSRF tokens; instances sharing a store need the same. */
+  encryptionKey?: string;
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -78,6 +84,9 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         cleanupIntervalMs: options.cleanupIntervalMs,
         title: 'nestjs-mcp-elicitation demo',
         store,
+        encryptionKey: options.encryptionKey,
+        throttle: options.throttleLimit ? { limit: options.throttleLimit } : undefined,
+        limits: options.createPerMinute ? { createPerMinute: options.createPerMinute, maxPendingPerUser: options.createPerMinute } : undefined,
         resolvePageUser: userFromCookie,
       }),
     ],

@@ -11,6 +11,9 @@ const { mcpUrl, url } = await startDemoApp({
   store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
+  throttleLimit: env.ELICITATION_THROTTLE_LIMIT ? Number(env.ELICITATION_THROTTLE_LIMIT) : undefined,
+  encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
+  createPerMinute: env.ELICITATION_CREATE_PER_MINUTE ? Number(env.ELICITATION_CREATE_PER_MINUTE) : undefined,
 });
 
 console.log(`\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store). MCP endpoint (Streamable HTTP): ${mcpUrl}`);

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import { newNonce, setPageHeaders } from './page-response.js';
+import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
 
 const HEADINGS: Record<number, string> = {
@@ -24,7 +24,10 @@ const HEADINGS: Record<number, string> = {
 export class ElicitationPageFilter implements ExceptionFilter {
   private readonly logger = new Logger('ElicitationPages');
 
-  constructor(private readonly renderer: TemplateRenderer) {}
+  constructor(
+    private readonly renderer: TemplateRenderer,
+    private readonly security: PageSecurity,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse();
@@ -42,8 +45,7 @@ export class ElicitationPageFilter implements ExceptionFilter {
     } else {
       this.logger.error('Elicitation page failed', exception instanceof Error ? exception.stack : String(exception));
     }
-    const nonce = newNonce();
-    setPageHeaders(res, nonce);
+    const nonce = this.security.applyHeaders(res);
     res.status(status);
     res.send(this.renderer.render('error', { heading: HEADINGS[status] ?? 'Error', text, statusCode: status, nonce }));
   }

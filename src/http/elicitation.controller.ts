@@ -6,12 +6,14 @@ import {
   Header,
   Inject,
   Param,
+  PayloadTooLargeException,
   Post,
   Req,
   Res,
   ServiceUnavailableException,
   UnauthorizedException,
   UseFilters,
+  UseGuards,
   type Type,
 } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
@@ -31,7 +33,8 @@ import { ElicitationNotFoundException } from '../errors/elicitation-not-found.ex
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { newNonce, setPageHeaders } from './page-response.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PageSecurity, raw } from './page-security.js';
 import { TemplateRenderer, type TemplateName } from './template-renderer.js';
 
 /** The response methods used here, common to Express and Fastify. */
@@ -40,14 +43,33 @@ interface PageResponse {
   header(name: string, value: string): unknown;
 }
 
+type FormBody = Record<string, unknown> | undefined;
+
+/** Constraint names in the order their message is the most useful to show. */
+const MESSAGE_PRIORITY = ['isIn', 'isString', 'isNotEmpty', 'maxLength'];
+
+/** One readable message for a failed DTO: the first failing constraint in `MESSAGE_PRIORITY` order. */
+function firstMessage(errors: ValidationError[]): string {
+  const constraints = errors[0]?.constraints ?? {};
+  const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
+  return (key && constraints[key]) || 'Check what you entered.';
+}
+
+/** Thrown when an unidentified browser should sign in first; the page answers 303 to the login page. */
+class SignInRedirect {
+  constructor(readonly location: string) {}
+}
+
 /**
- * The browser pages (`/:id/api-key`, `/:id/confirm`) and the status route (`/:id/status`). Mounted
- * under the `routePrefix` by `createElicitationController`.
+ * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/external`) and the status route
+ * (`/:id/status`), all throttled per IP. Mounted under the `routePrefix` by `createElicitationController`.
  */
+@UseGuards(ElicitationThrottlerGuard)
 export class ElicitationController {
   constructor(
     private readonly service: ElicitationService,
     private readonly renderer: TemplateRenderer,
+    private readonly security: PageSecurity,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
 
@@ -72,64 +94,113 @@ export class ElicitationController {
   @Get(':id/api-key')
   @UseFilters(ElicitationPageFilter)
   async apiKeyPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
-    const record = await this.openPending(id, 'api-key', req);
-    return this.page(res, 200, 'api-key', record, { error: null });
+    const record = await this.openPending(id, 'api-key', req, res);
+    if (!record) return '';
+    return this.form(res, 200, 'api-key', record, {});
   }
 
   @Post(':id/api-key')
   @UseFilters(ElicitationPageFilter)
   async submitApiKey(
     @Param('id') id: string,
-    @Body() body: Record<string, unknown> | undefined,
+    @Body() body: FormBody,
     @Req() req: unknown,
     @Res({ passthrough: true }) res: PageResponse,
   ) {
-    const record = await this.openPending(id, 'api-key', req);
+    const record = await this.openPost(id, 'api-key', req, body);
     if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
     const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
     const errors = await validate(dto, { forbidUnknownValues: true });
-    if (errors.length > 0) {
-      return this.page(res, 400, 'api-key', record, { error: firstMessage(errors) });
-    }
+    if (errors.length > 0) return this.form(res, 400, 'api-key', record, {}, firstMessage(errors));
     return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), 'Thank you. The API key was received.');
   }
 
   @Get(':id/confirm')
   @UseFilters(ElicitationPageFilter)
   async confirmPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
-    const record = await this.openPending(id, 'confirm', req);
-    return this.page(res, 200, 'confirm', record, this.confirmContext(record));
+    const record = await this.openPending(id, 'confirm', req, res);
+    if (!record) return '';
+    return this.form(res, 200, 'confirm', record, this.confirmContext(record));
   }
 
   @Post(':id/confirm')
   @UseFilters(ElicitationPageFilter)
   async submitConfirm(
     @Param('id') id: string,
-    @Body() body: Record<string, unknown> | undefined,
+    @Body() body: FormBody,
     @Req() req: unknown,
     @Res({ passthrough: true }) res: PageResponse,
   ) {
-    const record = await this.openPending(id, 'confirm', req);
+    const record = await this.openPost(id, 'confirm', req, body);
     const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
     if ((await validate(dto)).length > 0) {
-      return this.page(res, 400, 'confirm', record, this.confirmContext(record), 'Choose confirm or cancel.');
+      return this.form(res, 400, 'confirm', record, this.confirmContext(record), 'Choose confirm or cancel.');
     }
     if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
     return this.finished(res, record, await this.service.complete(id, { confirmed: true }), 'Thank you. Your confirmation was received.');
   }
 
   /**
-   * Loads the record behind a page and checks, in this order: the id (404, before any store access),
-   * the page kind (404), the browser user (401/403), expiry (410), and that it is still pending (409).
+   * An external elicitation: after the same checks as every page (id, user, expiry, still pending), the
+   * browser is sent on to the third-party URL the elicitation was created with (checked against the
+   * external URL policy at creation). Your callback route completes it.
    */
-  private async openPending(id: string, kind: ElicitationKind, req: unknown): Promise<ElicitationRecord> {
+  @Get(':id/external')
+  @UseFilters(ElicitationPageFilter)
+  async externalPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
+    const record = await this.openPending(id, 'external', req, res);
+    if (!record) return '';
+    this.security.applyHeaders(res);
+    res.status(303);
+    res.header('Location', String(record.metadata.targetUrl));
+    return '';
+  }
+
+  /**
+   * Loads the record behind a page and checks, in this order: the id (404, before any store access), the
+   * page kind (404), the browser user (401, or 303 to `loginUrl` on a GET; 403 for another user), expiry
+   * (410), and that it is still pending (409). Resolves `undefined` when it answered with a redirect.
+   */
+  private async openPending(
+    id: string,
+    kind: ElicitationKind,
+    req: unknown,
+    res?: PageResponse,
+  ): Promise<ElicitationRecord | undefined> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
     const record = await this.service.getRecord(id);
     if (!record || record.kind !== kind) throw new ElicitationNotFoundException();
-    await this.checkBrowserUser(record, req);
+    try {
+      await this.checkBrowserUser(record, req);
+    } catch (error) {
+      if (!(error instanceof SignInRedirect) || !res) throw error;
+      res.status(303);
+      res.header('Location', error.location);
+      res.header('Cache-Control', 'no-store');
+      return undefined;
+    }
     if (record.status === 'expired') throw new ElicitationExpiredException();
     if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);
     return record;
+  }
+
+  /**
+   * A form post: the size cap (413) and the request's origin and CSRF token (403) are checked before the
+   * store is touched, then the same checks as `openPending`.
+   */
+  private async openPost(id: string, kind: ElicitationKind, req: unknown, body: FormBody): Promise<ElicitationRecord> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    const declared = Number(raw<{ headers: Record<string, string | undefined> }>(req as never).headers['content-length']);
+    const parsed = body && typeof body === 'object' ? Buffer.byteLength(new URLSearchParams(body as Record<string, string>).toString()) : 0;
+    if (declared > this.options.limits.maxBodyBytes || parsed > this.options.limits.maxBodyBytes) {
+      throw new PayloadTooLargeException('The form sent too much data. Nothing was saved.');
+    }
+    if (!this.security.verifyPost(id, req, body?._csrf)) {
+      throw new ForbiddenException(
+        'This form has expired or was not sent from this site. Nothing was saved. Reload the page and try again.',
+      );
+    }
+    return (await this.openPending(id, kind, req))!;
   }
 
   private async checkBrowserUser(record: ElicitationRecord, req: unknown): Promise<void> {
@@ -137,6 +208,9 @@ export class ElicitationController {
     if (!resolve) return;
     const user = await resolve(req);
     if (user === undefined || user === null || user === '') {
+      const method = raw<{ method?: string }>(req as never).method;
+      const login = method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
+      if (login) throw new SignInRedirect(login);
       throw new UnauthorizedException('Please sign in to this application, then open the link again.');
     }
     if (user !== record.userId) {
@@ -147,11 +221,9 @@ export class ElicitationController {
   }
 
   private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
-    if (result.ok) return this.page(res, 200, 'done', record, { heading: 'Done', text });
+    if (result.ok) return this.page(res, 200, 'done', { heading: 'Done', text, message: record.message });
     if (result.reason === 'not-found') throw new ElicitationNotFoundException();
-    if (result.reason === 'expired' || result.record.status === 'expired') {
-      throw new ElicitationExpiredException();
-    }
+    if (result.reason === 'expired' || result.record.status === 'expired') throw new ElicitationExpiredException();
     throw new ElicitationFinishedException(result.record.status);
   }
 
@@ -165,36 +237,31 @@ export class ElicitationController {
     };
   }
 
-  private page(
+  /** A page with a form: a fresh CSRF token (and its cookie) for every render. */
+  private form(
     res: PageResponse,
     status: number,
-    name: TemplateName,
+    name: 'api-key' | 'confirm',
     record: ElicitationRecord,
     context: Record<string, unknown>,
     error: string | null = null,
   ): string {
-    const nonce = newNonce();
-    setPageHeaders(res, nonce);
-    res.status(status);
-    return this.renderer.render(name, {
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    return this.page(res, status, name, {
       heading: name === 'api-key' ? 'An API key is needed' : 'Please confirm',
       message: record.message,
       maxLength: MAX_API_KEY_LENGTH,
       error,
+      csrf,
       ...context,
-      nonce,
     });
   }
-}
 
-/** Constraint names in the order their message is the most useful to show. */
-const MESSAGE_PRIORITY = ['isIn', 'isString', 'isNotEmpty', 'maxLength'];
-
-/** One readable message for a failed DTO: the first failing constraint in `MESSAGE_PRIORITY` order. */
-function firstMessage(errors: ValidationError[]): string {
-  const constraints = errors[0]?.constraints ?? {};
-  const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
-  return (key && constraints[key]) || 'Check what you entered.';
+  private page(res: PageResponse, status: number, name: TemplateName, context: Record<string, unknown> & { heading: string }): string {
+    const nonce = this.security.applyHeaders(res);
+    res.status(status);
+    return this.renderer.render(name, { ...context, nonce });
+  }
 }
 
 /** Creates the controller class mounted under `routePrefix` (one class per prefix, so modules can differ). */

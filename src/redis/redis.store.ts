@@ -4,7 +4,14 @@ import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import { ElicitationStore, type ElicitationEventChannel, type FinishChange } from '../stores/elicitation-store.js';
+import {
+  ElicitationStore,
+  type CounterHit,
+  type CreateQuota,
+  type CreateResult,
+  type ElicitationEventChannel,
+  type FinishChange,
+} from '../stores/elicitation-store.js';
 
 /** Options of `RedisElicitationStore`. */
 export interface RedisElicitationStoreOptions {
@@ -38,12 +45,19 @@ function keySpace(prefix: string) {
     record: (id: string) => `${base}:r:${id}`,
     user: (userId: string) => `${base}:u:${userId}`,
     completed: (userId: string, type: string) => `${base}:c:${userId.length}:${userId}:${type}`,
+    /** Creation-rate counter of one user. */
+    rate: (userId: string, window: number) => `${base}:q:${window}:${userId}`,
+    /** Pending ids of one user, and of everyone. */
+    userPending: (userId: string) => `${base}:pu:${userId}`,
+    pending: `${base}:p`,
+    counter: (key: string, window: number) => `${base}:h:${window}:${key}`,
     deadlines: `${base}:d`,
     channel: `${base}:events`,
   };
 }
 
-// Record hash fields: j = immutable part (JSON), s = status, e = expiresAt, p = purgeAt, f = finishedAt, d = data (JSON).
+// Record hash fields: j = immutable part (JSON), s = status, e = expiresAt, p = purgeAt, f = finishedAt, d = data (JSON),
+// c = consumedAt.
 
 /** Extends a key's TTL to at least `want` ms (never shortens it). */
 const EXTEND_TTL = `
@@ -54,14 +68,26 @@ end
 `;
 
 const CREATE = `${EXTEND_TTL}
--- KEYS: record, user index, deadlines. ARGV: id, j, createdAt, expiresAt, purgeAt, now, graceMs
+-- KEYS: record, user index, deadlines, rate counter, user pending set, pending set.
+-- ARGV: id, j, createdAt, expiresAt, purgeAt, now, graceMs, perUserLimit, windowMs, maxPendingPerUser, maxPending
+-- (the four limits are '' when no quota applies). Returns 1, or 0 on id collision, or a refusal code.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[8] ~= '' then
+  local n = redis.call('INCR', KEYS[4])
+  if n == 1 then redis.call('PEXPIRE', KEYS[4], 2 * tonumber(ARGV[9])) end
+  if n > tonumber(ARGV[8]) then return 'rate-limited' end
+  if redis.call('SCARD', KEYS[5]) >= tonumber(ARGV[10]) then return 'user-pending-limit' end
+  if redis.call('SCARD', KEYS[6]) >= tonumber(ARGV[11]) then return 'pending-limit' end
+end
 local keep = tonumber(ARGV[5]) - tonumber(ARGV[6]) + tonumber(ARGV[7])
 redis.call('HSET', KEYS[1], 'j', ARGV[2], 's', 'pending', 'e', ARGV[4], 'p', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 extend(KEYS[2], keep)
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('SADD', KEYS[5], ARGV[1])
+extend(KEYS[5], keep)
+redis.call('SADD', KEYS[6], ARGV[1])
 return 1
 `;
 
@@ -77,8 +103,10 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'd', ARGV[5]) end
 local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[7])
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+local rec = cjson.decode(h[4])
+redis.call('SREM', ARGV[6] .. ':pu:' .. rec.userId, ARGV[1])
+redis.call('SREM', ARGV[6] .. ':p', ARGV[1])
 if ARGV[2] == 'completed' then
-  local rec = cjson.decode(h[4])
   local ckey = ARGV[6] .. ':c:' .. string.len(rec.userId) .. ':' .. rec.userId .. ':' .. rec.type
   redis.call('ZADD', ckey, now, ARGV[1])
   extend(ckey, keep)
@@ -98,7 +126,9 @@ for _, id in ipairs(ids) do
     for i = 1, #h, 2 do
       if h[i] == 's' then s = h[i + 1] elseif h[i] == 'p' then p = tonumber(h[i + 1]) end
     end
-    if s == 'completed' and p > tonumber(ARGV[1]) then return h end
+    local consumed = false
+    for i = 1, #h, 2 do if h[i] == 'c' then consumed = true end end
+    if s == 'completed' and not consumed and p > tonumber(ARGV[1]) then return h end
   end
 end
 return false
@@ -126,6 +156,9 @@ for _, id in ipairs(due) do
     redis.call('ZREM', KEYS[1], id)
   elseif h[1] == 'pending' and tonumber(h[2]) <= now then
     local purgeAt = now + tonumber(ARGV[2])
+    local rec = cjson.decode(h[4])
+    redis.call('SREM', ARGV[3] .. ':pu:' .. rec.userId, id)
+    redis.call('SREM', ARGV[3] .. ':p', id)
     redis.call('HSET', key, 's', 'expired', 'f', now, 'p', purgeAt)
     redis.call('PEXPIRE', key, purgeAt - now + tonumber(ARGV[5]))
     redis.call('ZADD', KEYS[1], purgeAt, id)
@@ -144,8 +177,27 @@ end
 return {#due, expired}
 `;
 
+const CONSUME = `
+-- KEYS: record. ARGV: now. Returns the record with its data and removes the data, once.
+local h = redis.call('HMGET', KEYS[1], 's', 'p', 'c')
+if h[1] ~= 'completed' or tonumber(h[2]) <= tonumber(ARGV[1]) or h[3] then return false end
+local out = redis.call('HGETALL', KEYS[1])
+redis.call('HDEL', KEYS[1], 'd')
+redis.call('HSET', KEYS[1], 'c', ARGV[1])
+return out
+`;
+
+const HIT = `
+-- KEYS: counter of one window. ARGV: its TTL. The first hit sets the TTL.
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {n, redis.call('PTTL', KEYS[1])}
+`;
+
 interface Scripts {
-  elicitCreate(r: string, u: string, d: string, ...argv: (string | number)[]): Promise<number>;
+  elicitCreate(r: string, u: string, d: string, q: string, pu: string, p: string, ...argv: (string | number)[]): Promise<number | CreateResult>;
+  elicitConsume(r: string, now: number): Promise<string[] | null>;
+  elicitHit(key: string, windowMs: number): Promise<[number, number]>;
   elicitFinish(r: string, d: string, ...argv: (string | number)[]): Promise<[string, string[]?]>;
   elicitFindLatest(c: string, ...argv: (string | number)[]): Promise<string[] | null>;
   elicitList(u: string, ...argv: (string | number)[]): Promise<string[][]>;
@@ -178,6 +230,7 @@ function fromHash(h: Record<string, string>): ElicitationRecord {
     finishedAt: h.f === undefined ? undefined : Number(h.f),
     purgeAt: Number(h.p),
     data: h.d === undefined ? undefined : JSON.parse(h.d),
+    consumedAt: h.c === undefined ? undefined : Number(h.c),
     sessionId: j.sessionId,
   };
 }
@@ -233,7 +286,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     return this.redis as unknown as Scripts;
   }
 
-  async create(record: ElicitationRecord): Promise<void> {
+  async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult> {
     const immutable: Immutable = {
       id: record.id,
       kind: record.kind,
@@ -249,6 +302,10 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         this.keys.record(record.id),
         this.keys.user(record.userId),
         this.keys.deadlines,
+        // Fixed windows aligned to multiples of windowMs, so every instance counts in the same one.
+        this.keys.rate(record.userId, quota ? Math.floor(record.createdAt / quota.windowMs) : 0),
+        this.keys.userPending(record.userId),
+        this.keys.pending,
         record.id,
         JSON.stringify(immutable),
         record.createdAt,
@@ -256,9 +313,25 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         record.purgeAt,
         record.createdAt,
         this.graceMs,
+        quota?.perUserLimit ?? '',
+        quota?.windowMs ?? '',
+        quota?.maxPendingPerUser ?? '',
+        quota?.maxPending ?? '',
       ),
     );
-    if (created !== 1) throw new Error(`Elicitation id collision: ${record.id}`);
+    if (created === 0) throw new Error(`Elicitation id collision: ${record.id}`);
+    return created === 1 ? 'created' : (created as CreateResult);
+  }
+
+  async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const flat = await this.run('consume', () => this.scripts.elicitConsume(this.keys.record(id), now));
+    return flat ? toRecord(flat) : undefined;
+  }
+
+  async hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
+    const window = Math.floor(now / windowMs);
+    const [count] = await this.run('hit', () => this.scripts.elicitHit(this.keys.counter(key, window), 2 * windowMs));
+    return { count, resetAt: (window + 1) * windowMs };
   }
 
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
@@ -374,7 +447,9 @@ function defineScripts(redis: RedisClient): void {
   const define = (name: string, numberOfKeys: number, lua: string) => {
     if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
   };
-  define('elicitCreate', 3, CREATE);
+  define('elicitCreate', 6, CREATE);
+  define('elicitConsume', 1, CONSUME);
+  define('elicitHit', 1, HIT);
   define('elicitFinish', 2, FINISH);
   define('elicitFindLatest', 1, FIND_LATEST);
   define('elicitList', 1, LIST);

@@ -17,6 +17,29 @@ export interface FinishChange {
   purgeAt: number;
 }
 
+/** Abuse limits `create` enforces atomically with the write (shared across instances on a shared store). */
+export interface CreateQuota {
+  /** Creations one user may attempt per window (refused attempts count too). */
+  perUserLimit: number;
+  /** The rate window, in milliseconds. */
+  windowMs: number;
+  /** Pending records one user may have. */
+  maxPendingPerUser: number;
+  /** Pending records overall. */
+  maxPending: number;
+}
+
+/** What `create` did: `created`, or which limit refused the record (then nothing was stored). */
+export type CreateResult = 'created' | 'rate-limited' | 'user-pending-limit' | 'pending-limit';
+
+/** A fixed-window counter after one hit. */
+export interface CounterHit {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** When the window ends, epoch milliseconds. */
+  resetAt: number;
+}
+
 /**
  * A channel that carries lifecycle events between app instances sharing one store (Redis pub/sub for
  * the Redis store). Events never carry submitted data.
@@ -39,8 +62,11 @@ export interface ElicitationEventChannel {
  * Run `describeElicitationStoreContract` (from the test suite) against your own implementation.
  */
 export abstract class ElicitationStore {
-  /** Stores a new pending record. The id is new; the store keeps the record until `record.purgeAt`. */
-  abstract create(record: ElicitationRecord): Promise<void>;
+  /**
+   * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
+   * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step.
+   */
+  abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
 
   /**
    * Reads one record. Resolves `undefined` for unknown ids and for records past their `purgeAt`.
@@ -54,7 +80,14 @@ export abstract class ElicitationStore {
    */
   abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
 
-  /** The most recently completed record for this user and type, if any is still retained. */
+  /**
+   * Read-once delivery: atomically returns a completed record with its data and removes the data from the
+   * store (setting `consumedAt`). Resolves `undefined` when the record is unknown, not completed or
+   * already consumed.
+   */
+  abstract consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
+
+  /** The most recently completed, not consumed record for this user and type, if any is still retained. */
   abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
 
   /** All retained records of one user, oldest first. */
@@ -67,6 +100,9 @@ export abstract class ElicitationStore {
    * records, not the number of stored ones.
    */
   abstract sweep(now: number, retentionMs: number): Promise<ElicitationRecord[]>;
+
+  /** Counts one hit on `key` in a fixed window of `windowMs` (for throttling); shared across instances on a shared store. */
+  abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
 
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;

@@ -1,6 +1,12 @@
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { DeadlineHeap } from './deadline-heap.js';
-import { ElicitationStore, type FinishChange } from './elicitation-store.js';
+import {
+  ElicitationStore,
+  type CounterHit,
+  type CreateQuota,
+  type CreateResult,
+  type FinishChange,
+} from './elicitation-store.js';
 
 /**
  * The default store: one process, no dependencies. Records expire lazily on read and through
@@ -14,21 +20,34 @@ export class MemoryElicitationStore extends ElicitationStore {
   /** userId → type → ids, in creation order. */
   private readonly index = new Map<string, Map<string, Set<string>>>();
   private readonly deadlines = new DeadlineHeap();
+  /** Pending records per user, and overall (for the quota). */
+  private readonly pendingByUser = new Map<string, number>();
+  private pendingTotal = 0;
+  /** Fixed-window counters: key → hits and window end. */
+  private readonly counters = new Map<string, CounterHit>();
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {
     return this.records.size;
   }
 
-  async create(record: ElicitationRecord): Promise<void> {
+  async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult> {
     if (this.records.has(record.id)) throw new Error(`Elicitation id collision: ${record.id}`);
+    if (quota) {
+      if (this.count(`create:${record.userId}`, quota.windowMs, record.createdAt).count > quota.perUserLimit) return 'rate-limited';
+      if ((this.pendingByUser.get(record.userId) ?? 0) >= quota.maxPendingPerUser) return 'user-pending-limit';
+      if (this.pendingTotal >= quota.maxPending) return 'pending-limit';
+    }
     this.records.set(record.id, stored(record));
+    this.pendingByUser.set(record.userId, (this.pendingByUser.get(record.userId) ?? 0) + 1);
+    this.pendingTotal++;
     let types = this.index.get(record.userId);
     if (!types) this.index.set(record.userId, (types = new Map()));
     let ids = types.get(record.type);
     if (!ids) types.set(record.type, (ids = new Set()));
     ids.add(record.id);
     this.deadlines.push(record.expiresAt, record.id);
+    return 'created';
   }
 
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
@@ -45,6 +64,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     if (change.status !== 'expired' && change.now >= record.expiresAt) {
       return { ok: false, reason: 'expired', record: { ...record } };
     }
+    this.leavePending(record);
     record.status = change.status;
     record.finishedAt = change.now;
     record.purgeAt = change.purgeAt;
@@ -53,13 +73,28 @@ export class MemoryElicitationStore extends ElicitationStore {
     return { ok: true, record: { ...record } };
   }
 
+  async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const record = this.live(id, now);
+    if (!record || record.status !== 'completed' || record.consumedAt !== undefined) return undefined;
+    const out = { ...record };
+    record.data = undefined;
+    record.consumedAt = now;
+    return out;
+  }
+
+  async hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
+    return { ...this.count(`hit:${key}`, windowMs, now) };
+  }
+
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
     const ids = this.index.get(userId)?.get(type);
     if (!ids) return undefined;
     let latest: ElicitationRecord | undefined;
     for (const id of ids) {
       const record = this.live(id, now);
-      if (record?.status === 'completed' && (!latest || record.finishedAt! >= latest.finishedAt!)) latest = record;
+      if (record?.status === 'completed' && record.consumedAt === undefined && (!latest || record.finishedAt! >= latest.finishedAt!)) {
+        latest = record;
+      }
     }
     return latest && { ...latest };
   }
@@ -85,6 +120,7 @@ export class MemoryElicitationStore extends ElicitationStore {
       const record = this.records.get(id);
       if (!record) continue;
       if (record.status === 'pending' && record.expiresAt <= now) {
+        this.leavePending(record);
         record.status = 'expired';
         record.finishedAt = now;
         record.purgeAt = now + retentionMs;
@@ -95,6 +131,7 @@ export class MemoryElicitationStore extends ElicitationStore {
       }
       // Otherwise the entry is stale (the record finished and was re-queued at its purgeAt).
     }
+    for (const [key, counter] of this.counters) if (counter.resetAt <= now) this.counters.delete(key);
     return expired;
   }
 
@@ -103,6 +140,9 @@ export class MemoryElicitationStore extends ElicitationStore {
     this.records.clear();
     this.index.clear();
     this.deadlines.clear();
+    this.pendingByUser.clear();
+    this.pendingTotal = 0;
+    this.counters.clear();
   }
 
   /** The stored record, or undefined when unknown or due for purging (purged here, lazily). */
@@ -115,7 +155,26 @@ export class MemoryElicitationStore extends ElicitationStore {
     return record;
   }
 
+  /** A fixed-window counter (windows aligned to multiples of windowMs): one more hit on `key`. */
+  private count(key: string, windowMs: number, now: number): CounterHit {
+    let counter = this.counters.get(key);
+    const resetAt = (Math.floor(now / windowMs) + 1) * windowMs;
+    if (!counter || counter.resetAt !== resetAt) this.counters.set(key, (counter = { count: 0, resetAt }));
+    counter.count++;
+    return counter;
+  }
+
+  /** Keeps the pending counts right when a record leaves `pending` (or is forgotten while pending). */
+  private leavePending(record: ElicitationRecord): void {
+    if (record.status !== 'pending') return;
+    const left = (this.pendingByUser.get(record.userId) ?? 1) - 1;
+    if (left > 0) this.pendingByUser.set(record.userId, left);
+    else this.pendingByUser.delete(record.userId);
+    this.pendingTotal--;
+  }
+
   private forget(record: ElicitationRecord): void {
+    this.leavePending(record);
     this.records.delete(record.id);
     const types = this.index.get(record.userId);
     const ids = types?.get(record.type);
@@ -147,6 +206,7 @@ function stored(r: ElicitationRecord): ElicitationRecord {
     finishedAt: r.finishedAt,
     purgeAt: r.purgeAt,
     data: r.data,
+    consumedAt: r.consumedAt,
     sessionId: r.sessionId,
   };
 }

@@ -158,6 +158,60 @@ export function describeElicitationStoreContract(
       expect(await store.listByUser(`nobody-${randomUUID()}`, T0)).toEqual([]);
     });
 
+    it('consumes a completed record once: data returned, then gone, and no longer found by type', async () => {
+      const user = `user-${randomUUID()}`;
+      const record = pendingRecord({ userId: user, type: 'api-key-x' });
+      await store.create(record);
+      expect(await store.consume(record.id, T0 + 1)).toBeUndefined(); // still pending
+      await store.finish(record.id, { status: 'completed', data: { apiKey: 'once' }, now: T0 + 1, purgeAt: T0 + RETENTION });
+      const results = await Promise.all([store.consume(record.id, T0 + 2), store.consume(record.id, T0 + 2)]);
+      const delivered = results.filter((r) => r !== undefined);
+      expect(delivered).toHaveLength(1);
+      expect(delivered[0]).toMatchObject({ id: record.id, status: 'completed', data: { apiKey: 'once' } });
+      const after = (await store.get(record.id, T0 + 3))!;
+      expect(after).toMatchObject({ status: 'completed', consumedAt: T0 + 2 });
+      expect(after.data).toBeUndefined();
+      expect(await store.findLatestCompleted(user, 'api-key-x', T0 + 3)).toBeUndefined();
+      expect(await store.consume(randomUUID(), T0)).toBeUndefined();
+    });
+
+    it('enforces the creation quota atomically, storing nothing when refused', async () => {
+      const user = `user-${randomUUID()}`;
+      const quota = { perUserLimit: 3, windowMs: 1_000, maxPendingPerUser: 100, maxPending: 1_000_000 };
+      const attempts = Array.from({ length: 5 }, () => pendingRecord({ userId: user }));
+      const results = await Promise.all(attempts.map((r) => store.create(r, quota)));
+      expect(results.filter((r) => r === 'created')).toHaveLength(3);
+      expect(results.filter((r) => r === 'rate-limited')).toHaveLength(2);
+      expect(await store.listByUser(user, T0)).toHaveLength(3);
+      // A new window allows creating again.
+      expect(await store.create(pendingRecord({ userId: user, createdAt: T0 + 2_000 }), quota)).toBe('created');
+    });
+
+    it('caps pending records per user and frees a slot when one finishes', async () => {
+      const user = `user-${randomUUID()}`;
+      const quota = { perUserLimit: 100, windowMs: 60_000, maxPendingPerUser: 2, maxPending: 1_000_000 };
+      const a = pendingRecord({ userId: user });
+      await store.create(a, quota);
+      await store.create(pendingRecord({ userId: user }), quota);
+      const refused = pendingRecord({ userId: user });
+      expect(await store.create(refused, quota)).toBe('user-pending-limit');
+      expect(await store.get(refused.id, T0)).toBeUndefined();
+      expect(await store.create(pendingRecord({ userId: `${user}-other` }), quota)).toBe('created');
+      await store.finish(a.id, { status: 'declined', now: T0 + 1, purgeAt: T0 + RETENTION });
+      expect(await store.create(pendingRecord({ userId: user }), quota)).toBe('created');
+    });
+
+    it('counts hits in a fixed window per key', async () => {
+      const key = `ip-${randomUUID()}`;
+      const now = Date.now();
+      const first = await store.hit(key, 60_000, now);
+      const second = await store.hit(key, 60_000, now + 1);
+      expect([first.count, second.count]).toEqual([1, 2]);
+      expect(second.resetAt).toBeGreaterThan(now);
+      expect(second.resetAt).toBeLessThanOrEqual(now + 60_001);
+      expect((await store.hit(`${key}-other`, 60_000, now)).count).toBe(1);
+    });
+
     it('sweeps: expires due pending records once, forgets purged ones, leaves the rest', async () => {
       const due = pendingRecord({ expiresAt: T0 + 10, purgeAt: T0 + 10 + RETENTION });
       const notDue = pendingRecord({ expiresAt: T0 + 1000, purgeAt: T0 + 1000 + RETENTION });

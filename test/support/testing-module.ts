@@ -14,6 +14,8 @@ export async function compileElicitation(options: Partial<ElicitationModuleOptio
         baseUrl: 'https://mcp.example.com',
         resolvePageUser: () => 'alice',
         cleanupIntervalMs: 0,
+        // Unit tests create far more than a user would; the limits have their own tests.
+        limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 },
         ...options,
       }),
     ],

@@ -1,0 +1,815 @@
+/**
+ * Benchmark 2: the Redis store and cross-instance completion, against the real Redis at REDIS_URL.
+ *
+ *   npm run bench            (after cycle.bench: `node dist-demo/bench/redis.bench.js`)
+ *
+ * Measures, on loopback, under its own unique key prefix (every key deleted at the end):
+ *  1. RedisElicitationStore create / finish (complete) / get operations per second at 1 and at 32
+ *     concurrent callers (a fixed count per run), next to a raw ioredis EVALSHA of `return 1` at the
+ *     same concurrency in the same run (the floor of any scripted operation);
+ *  2. Redis round trips per operation for create, get, finish and findLatestCompleted: the commands
+ *     the store's connection sends, seen by MONITOR (Lua-internal commands excluded), and next to it
+ *     the INFO commandstats delta (which also counts every redis.call inside a script);
+ *  3. finish (complete) at 32 callers as a ratio of the raw EVALSHA at 32 callers;
+ *  4. cross-instance completion latency: two demo processes on one Redis, a real SDK 1.x client on A,
+ *     the api-key page submitted on B; from just before the POST to the notification at the client.
+ *
+ * Medians of MEASURED_RUNS runs, each after a warm-up. Prints a table and merges its rows (names start
+ * with "redis") into `bench/results/latest.json`, written earlier by cycle.bench. Targets are reported,
+ * never enforced. Without a Redis at REDIS_URL it says so and exits 0 with no Redis rows.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
+import type { ElicitationRecord } from '../src/index.js';
+import { RedisElicitationStore } from '../src/redis/index.js';
+import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from './support/demo-process.js';
+
+// ---------------------------------------------------------------------------------------------- setup
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const RUN_ID = randomUUID().slice(0, 8);
+/** Key prefix of the store measurements, and of the two demo processes. */
+const PREFIX = `bench-redis-${RUN_ID}`;
+const DEMO_PREFIX = `bench-redis-${RUN_ID}-demo`;
+
+const MEASURED_RUNS = 3;
+/** Operations per run (and per warm-up), per concurrency. */
+const OPS: Record<number, number> = { 1: 4_000, 32: 24_000 };
+/** Slices each run is interleaved in (see throughputRun). */
+const SEGMENTS = 4;
+const CONCURRENCIES = [1, 32] as const;
+/** Operations of each kind counted for round trips. */
+const RT_OPS = 500;
+/** Elicitations in the cross-instance latency measurement, after LATENCY_WARMUP unmeasured ones. */
+const LATENCY_N = 1_000;
+const LATENCY_WARMUP = 100;
+/**
+ * REDIS_BENCH_BREAKDOWN=1 also subscribes to the demo's event channel from this process and splits each
+ * latency at the moment the "completed" PUBLISH reaches a subscriber: POST → PUBLISH (instance B: HTTP,
+ * page handler, store round trips) and PUBLISH → notification (instance A: pub/sub message, SSE write;
+ * the client: SSE parse). Off by default: the extra subscriber runs on the client's event loop.
+ */
+const BREAKDOWN = process.env.REDIS_BENCH_BREAKDOWN === '1';
+/**
+ * Settings for the demo processes: one client makes LATENCY_WARMUP + LATENCY_N elicitations (each a page
+ * GET and POST from 127.0.0.1) within seconds, far above the demo's default abuse limits. Variables a demo
+ * version does not read are ignored.
+ */
+const DEMO_LIMITS_ENV = {
+  ELICITATION_THROTTLE_LIMIT: '1000000',
+  ELICITATION_CREATE_PER_MINUTE: '1000000',
+};
+/** Hard stop, so a hang can never keep CI busy (the whole script normally takes well under 90 s). */
+const WATCHDOG_MS = 150_000;
+
+const RATIO_TARGET = 0.7; // finish at 32 callers / raw EVALSHA at 32 callers, at least
+const ROUND_TRIPS_TARGET = 1; // per operation, exactly
+const LATENCY_P99_TARGET = 10; // ms, at most
+
+const TTL_MS = 10 * 60_000;
+const RETENTION_MS = 10 * 60_000;
+const MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
+const API_KEY = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
+const USERS = 8;
+const TYPES = 4;
+
+// --------------------------------------------------------------------------------- cleanup & watchdog
+
+const connections = new Set<Redis>();
+let cleanedUp = false;
+
+/** Deletes every key of one prefix (its hash-tagged key space). */
+async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+/** Kills the demo processes still running (synchronous: safe in an exit handler). */
+function killChildren(): void {
+  for (const child of liveChildren) child.kill('SIGKILL');
+}
+
+/** Kills the demo processes, deletes this run's keys and closes every connection. Runs once. */
+async function cleanUp(): Promise<void> {
+  if (cleanedUp) return;
+  cleanedUp = true;
+  killChildren();
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 });
+  redis.on('error', () => undefined);
+  try {
+    const deleted = (await deletePrefix(redis, PREFIX)) + (await deletePrefix(redis, DEMO_PREFIX));
+    console.log(`  deleted ${deleted} keys of {${PREFIX}} and {${DEMO_PREFIX}}`);
+  } catch (error) {
+    console.error(`  could not delete the keys of {${PREFIX}} / {${DEMO_PREFIX}}: ${String(error)}`);
+  } finally {
+    redis.disconnect();
+    for (const c of connections) c.disconnect();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`redis.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
+  const hardStop = setTimeout(() => process.exit(1), 5_000);
+  hardStop.unref();
+  void cleanUp().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+watchdog.unref();
+process.once('exit', killChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
+}
+
+function connect(options: Record<string, unknown> = {}): Redis {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5_000, commandTimeout: 10_000, ...options });
+  redis.on('error', () => undefined);
+  connections.add(redis);
+  return redis;
+}
+
+async function redisAnswers(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+// ------------------------------------------------------------------------------------------- helpers
+
+/** `global.gc`, exposed on the fly when the script was started without `--expose-gc`. */
+const gc: () => void = (() => {
+  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+/** A full collection before each measured run, so garbage of the previous one is not collected during it. */
+function fullGc(): void {
+  gc();
+  gc();
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function seconds(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/** Runs `op(lo..hi-1)` with `concurrency` callers, each awaiting its call before taking the next index. Returns seconds. */
+async function timed(lo: number, hi: number, concurrency: number, op: (i: number) => Promise<void>): Promise<number> {
+  let next = lo;
+  const caller = async () => {
+    for (let i = next++; i < hi; i = next++) await op(i);
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: Math.min(concurrency, hi - lo) }, caller));
+  return seconds(start);
+}
+
+function newRecord(i: number, now: number): ElicitationRecord {
+  const service = `svc${i % TYPES}`;
+  return {
+    id: randomUUID(),
+    kind: 'api-key',
+    userId: `bench-user-${i % USERS}`,
+    type: `api-key-${service}`,
+    message: MESSAGE,
+    metadata: { service },
+    status: 'pending',
+    createdAt: now,
+    expiresAt: now + TTL_MS,
+    purgeAt: now + TTL_MS + RETENTION_MS,
+    sessionId: randomUUID(),
+  };
+}
+
+/** store.create, failing on any outcome other than a stored record (it resolves `void` or `'created'`, by version). */
+async function create(store: RedisElicitationStore, record: ElicitationRecord): Promise<void> {
+  const result: unknown = await store.create(record);
+  if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${String(result)}`);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// --------------------------------------------------------------------- 1 + 3: store throughput vs raw
+
+type OpName = 'create' | 'finish' | 'get' | 'raw';
+type Figures = Record<OpName, Record<number, number[]>>;
+
+/**
+ * One run at one concurrency: n records created, finished, read, and n raw EVALSHAs, interleaved in
+ * SEGMENTS slices (create, finish, get, raw on slice 1, then slice 2, ...) so that a burst of load
+ * from elsewhere on the machine hits every operation alike. Returns ops/s of each.
+ */
+async function throughputRun(
+  store: RedisElicitationStore,
+  raw: Redis,
+  sha: string,
+  cleaner: Redis,
+  concurrency: number,
+): Promise<Record<OpName, number>> {
+  const n = OPS[concurrency];
+  const now = Date.now();
+  const records = Array.from({ length: n }, (_, i) => newRecord(i, now));
+  fullGc();
+  const spent: Record<OpName, number> = { create: 0, finish: 0, get: 0, raw: 0 };
+  for (let s = 0; s < SEGMENTS; s++) {
+    const lo = Math.floor((s * n) / SEGMENTS);
+    const hi = Math.floor(((s + 1) * n) / SEGMENTS);
+    spent.create += await timed(lo, hi, concurrency, (i) => create(store, records[i]));
+    spent.finish += await timed(lo, hi, concurrency, async (i) => {
+      const t = Date.now();
+      const result = await store.finish(records[i].id, { status: 'completed', data: { apiKey: API_KEY }, now: t, purgeAt: t + RETENTION_MS });
+      if (!result.ok) throw new Error(`finish ${records[i].id}: ${result.reason}`);
+    });
+    spent.get += await timed(lo, hi, concurrency, async (i) => {
+      const record = await store.get(records[i].id, Date.now());
+      if (record?.status !== 'completed') throw new Error(`get ${records[i].id}: ${record?.status}`);
+    });
+    spent.raw += await timed(lo, hi, concurrency, async () => {
+      if ((await raw.evalsha(sha, 0)) !== 1) throw new Error('raw EVALSHA did not return 1');
+    });
+  }
+  // Every run starts from an empty key space.
+  await deletePrefix(cleaner, PREFIX);
+  return { create: n / spent.create, finish: n / spent.finish, get: n / spent.get, raw: n / spent.raw };
+}
+
+async function measureThroughput(store: RedisElicitationStore, raw: Redis, sha: string, cleaner: Redis): Promise<Figures> {
+  const figures: Figures = { create: {}, finish: {}, get: {}, raw: {} };
+  for (const c of CONCURRENCIES) for (const op of Object.keys(figures) as OpName[]) figures[op][c] = [];
+  for (let run = 0; run <= MEASURED_RUNS; run++) {
+    for (const c of CONCURRENCIES) {
+      const r = await throughputRun(store, raw, sha, cleaner, c);
+      const label = run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`;
+      console.log(
+        `  ops/s ${label}, ${String(c).padStart(2)} caller${c > 1 ? 's' : ' '}: create ${fmt(r.create)}, finish ${fmt(r.finish)}, ` +
+          `get ${fmt(r.get)}, raw EVALSHA ${fmt(r.raw)} (finish/raw ${(r.finish / r.raw).toFixed(3)})`,
+      );
+      if (run === 0) continue;
+      for (const op of Object.keys(r) as OpName[]) figures[op][c].push(r[op]);
+    }
+  }
+  return figures;
+}
+
+// ----------------------------------------------------------------------------------- 2: round trips
+
+type RtOp = 'create' | 'get' | 'finish' | 'findLatestCompleted';
+
+interface RoundTrips {
+  /** Commands the store's connection sent per operation (MONITOR), or null when MONITOR is refused. */
+  roundTrips: number | null;
+  /** INFO commandstats: calls of every command per operation, Lua-internal ones included. */
+  commandstats: number;
+  /** The commandstats delta per command, per operation (for the log). */
+  perCommand: Record<string, number>;
+}
+
+function parseCommandstats(info: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const line of info.split(/\r?\n/)) {
+    const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
+    if (m) calls.set(m[1], Number(m[2]));
+  }
+  return calls;
+}
+
+/**
+ * Counts what N operations of one kind cost in Redis. Between two INFO calls on `infoConn`: the
+ * commandstats delta (minus the first INFO itself), and the commands MONITOR saw from the store's own
+ * connection (source = its local port; Lua-internal commands show as source "lua" and are not counted).
+ */
+async function countRoundTrips(
+  infoConn: Redis,
+  monitor: MonitorTap | null,
+  n: number,
+  op: (i: number) => Promise<void>,
+): Promise<RoundTrips> {
+  const marksBefore = monitor?.marks.length ?? 0;
+  const before = parseCommandstats(await infoConn.info('commandstats'));
+  for (let i = 0; i < n; i++) await op(i);
+  const after = parseCommandstats(await infoConn.info('commandstats'));
+  let total = 0;
+  const perCommand: Record<string, number> = {};
+  for (const [name, calls] of after) {
+    const delta = calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0);
+    if (delta > 0) {
+      total += delta;
+      perCommand[name] = delta / n;
+    }
+  }
+  let roundTrips: number | null = null;
+  if (monitor) {
+    await monitor.waitForMarks(marksBefore + 2);
+    roundTrips = (monitor.marks[marksBefore + 1] - monitor.marks[marksBefore]) / n;
+  }
+  return { roundTrips, commandstats: total / n, perCommand };
+}
+
+/** A MONITOR connection counting the store connection's commands, with a mark at each INFO of `infoConn`. */
+interface MonitorTap {
+  /** The store-connection command count at each INFO seen from the INFO connection. */
+  marks: number[];
+  waitForMarks(count: number): Promise<void>;
+  close(): void;
+}
+
+async function openMonitor(storePort: number, infoPort: number): Promise<MonitorTap | null> {
+  const base = connect();
+  let monitor: Redis;
+  try {
+    monitor = (await base.monitor()) as unknown as Redis;
+  } catch (error) {
+    console.warn(`  MONITOR refused (${String(error)}): round trips are not counted, only commandstats`);
+    base.disconnect();
+    return null;
+  }
+  connections.add(monitor);
+  const storeSuffix = `:${storePort}`;
+  const infoSuffix = `:${infoPort}`;
+  let storeCommands = 0;
+  const marks: number[] = [];
+  let wake: (() => void) | undefined;
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source.endsWith(storeSuffix)) storeCommands++;
+    else if (source.endsWith(infoSuffix) && String(args[0]).toLowerCase() === 'info') {
+      marks.push(storeCommands);
+      wake?.();
+    }
+  });
+  return {
+    marks,
+    waitForMarks: async (count) => {
+      const deadline = Date.now() + 5_000;
+      while (marks.length < count) {
+        if (Date.now() > deadline) throw new Error('MONITOR did not report the INFO marks within 5 s');
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+    close: () => {
+      monitor.disconnect();
+      base.disconnect();
+    },
+  };
+}
+
+async function measureRoundTrips(store: RedisElicitationStore, cleaner: Redis): Promise<Record<RtOp, RoundTrips>> {
+  const infoConn = connect();
+  await infoConn.ping();
+  const storeRedis = store.redis as Redis;
+  await store.ping();
+  const storePort = storeRedis.stream?.localPort;
+  const infoPort = infoConn.stream?.localPort;
+  const monitor = storePort && infoPort ? await openMonitor(storePort, infoPort) : null;
+  try {
+    const userId = 'bench-rt-user';
+    const type = 'api-key-rt';
+    const make = (count: number) => {
+      const now = Date.now();
+      return Array.from({ length: count }, (_, i) => ({ ...newRecord(i, now), userId, type }));
+    };
+    const complete = (id: string) => {
+      const t = Date.now();
+      return store.finish(id, { status: 'completed', data: { apiKey: API_KEY }, now: t, purgeAt: t + RETENTION_MS });
+    };
+    // Warm-up: every script once, so each later call is one EVALSHA (the first can be EVALSHA → NOSCRIPT → EVAL).
+    for (const r of make(20)) {
+      await create(store, r);
+      await store.get(r.id, Date.now());
+      await complete(r.id);
+      await store.findLatestCompleted(userId, type, Date.now());
+    }
+    await deletePrefix(cleaner, PREFIX);
+    // One completed answer for findLatestCompleted to find.
+    const [answer] = make(1);
+    await create(store, answer);
+    await complete(answer.id);
+
+    const records = make(RT_OPS);
+    const out = {} as Record<RtOp, RoundTrips>;
+    out.create = await countRoundTrips(infoConn, monitor, RT_OPS, (i) => create(store, records[i]));
+    out.get = await countRoundTrips(infoConn, monitor, RT_OPS, async (i) => {
+      if (!(await store.get(records[i].id, Date.now()))) throw new Error('get: record missing');
+    });
+    out.finish = await countRoundTrips(infoConn, monitor, RT_OPS, async (i) => {
+      if (!(await complete(records[i].id)).ok) throw new Error('finish failed');
+    });
+    out.findLatestCompleted = await countRoundTrips(infoConn, monitor, RT_OPS, async () => {
+      if (!(await store.findLatestCompleted(userId, type, Date.now()))) throw new Error('findLatestCompleted found nothing');
+    });
+    for (const [op, r] of Object.entries(out)) {
+      const detail = Object.entries(r.perCommand)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, per]) => `${name} ${per.toFixed(2)}`)
+        .join(', ');
+      console.log(
+        `  ${op}: ${r.roundTrips === null ? 'round trips not counted' : `${r.roundTrips.toFixed(3)} round trips/op`}; ` +
+          `commandstats ${r.commandstats.toFixed(2)} calls/op (${detail})`,
+      );
+    }
+    return out;
+  } finally {
+    monitor?.close();
+    await deletePrefix(cleaner, PREFIX);
+  }
+}
+
+// ----------------------------------------------------------------------- 4: cross-instance latency
+
+/** name/value of the hidden inputs of a page (HTML entities of the values decoded). */
+function hiddenFields(html: string): Array<[string, string]> {
+  const attr = (tag: string, name: string) => new RegExp(`\\b${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
+  const decode = (v: string) =>
+    v.replace(/&(#x[0-9a-f]+|#\d+|amp|quot|lt|gt|apos);/gi, (_, e: string) => {
+      const named: Record<string, string> = { amp: '&', quot: '"', lt: '<', gt: '>', apos: "'" };
+      if (e[0] !== '#') return named[e.toLowerCase()];
+      return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
+    });
+  const fields: Array<[string, string]> = [];
+  for (const [tag] of html.matchAll(/<input\b[^>]*>/gi)) {
+    const type = attr(tag, 'type');
+    const name = attr(tag, 'name');
+    if (!type || !name || (type[2] ?? type[3] ?? type[4]).toLowerCase() !== 'hidden') continue;
+    const value = attr(tag, 'value');
+    fields.push([decode(name[2] ?? name[3] ?? name[4]), decode(value ? (value[2] ?? value[3] ?? value[4]) : '')]);
+  }
+  return fields;
+}
+
+interface Latency {
+  samples: number[];
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+async function measureLatency(): Promise<Latency> {
+  const env = { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: DEMO_PREFIX, ...DEMO_LIMITS_ENV };
+  const processes: DemoProcess[] = [];
+  let client: Client | undefined;
+  let transport: StreamableHTTPClientTransport | undefined;
+  try {
+    const started = await Promise.allSettled([startDemoProcess(env), startDemoProcess(env)]);
+    for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    const [a, b] = processes;
+    console.log(`  instance A ${a.url}, instance B ${b.url} (prefix {${DEMO_PREFIX}})`);
+
+    /** elicitationId → called with performance.now() when its "completed" PUBLISH arrives (breakdown only). */
+    const published = new Map<string, (at: number) => void>();
+    if (BREAKDOWN) {
+      const subscriber = connect();
+      subscriber.on('message', (_channel: string, message: string) => {
+        const at = performance.now();
+        const { event } = JSON.parse(message) as { event?: { type?: string; elicitationId?: string } };
+        if (event?.type === 'completed' && event.elicitationId) published.get(event.elicitationId)?.(at);
+      });
+      await subscriber.subscribe(`{${DEMO_PREFIX}}:events`);
+    }
+    const split: Array<[number, number]> = [];
+
+    client = new Client({ name: 'redis-bench-client', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    /** elicitationId → called with performance.now() when its notification arrives. */
+    const waiters = new Map<string, (at: number) => void>();
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => {
+      const at = performance.now();
+      waiters.get(params.elicitationId)?.(at);
+    });
+    transport = new StreamableHTTPClientTransport(new URL(a.mcpUrl), {
+      requestInit: { headers: { Authorization: 'Bearer alice' } },
+    });
+    await client.connect(transport);
+    // Let the standalone GET SSE stream open: completion notifications travel on it.
+    await new Promise((r) => setTimeout(r, 200));
+
+    const one = async (i: number): Promise<number> => {
+      const service = `bench${i}`;
+      const error = await client!.callTool({ name: 'connect-service', arguments: { service } }).then(
+        (r) => new Error(`connect-service ${service} did not ask for the key: ${JSON.stringify(r)}`),
+        (e: unknown) => e,
+      );
+      if (!(error instanceof UrlElicitationRequiredError)) throw error;
+      const { elicitationId } = error.elicitations[0];
+      let timer: NodeJS.Timeout | undefined;
+      const notified = new Promise<number>((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no completion notification for ${elicitationId} within 5 s`)), 5_000);
+        waiters.set(elicitationId, resolve);
+      });
+      const publishedAt = BREAKDOWN ? new Promise<number>((resolve) => published.set(elicitationId, resolve)) : undefined;
+      // The browser's page load (untimed): its hidden form fields and cookies (a CSRF token, when the pages
+      // use one) go into the POST like a browser would send them.
+      const pageUrl = `${b.url}/elicit/${elicitationId}/api-key`;
+      const page = await fetch(pageUrl, { headers: { Cookie: 'demo_user=alice' } });
+      const html = await page.text();
+      if (page.status !== 200) throw new Error(`GET ${pageUrl} answered ${page.status}: ${html.slice(0, 300)}`);
+      const form = new URLSearchParams(hiddenFields(html));
+      form.set('apiKey', 'k');
+      form.set('action', 'submit');
+      const cookies = ['demo_user=alice', ...page.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
+      const body = form.toString();
+
+      // ---- timed span: from just before the POST is sent to the notification at the client
+      const t0 = performance.now();
+      const post = fetch(pageUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookies },
+        body,
+      });
+      post.catch(() => undefined); // awaited below; never an unhandled rejection if the notification fails first
+      let t1: number;
+      try {
+        t1 = await notified;
+      } finally {
+        clearTimeout(timer);
+        waiters.delete(elicitationId);
+      }
+      // ---- end of the timed span
+      const res = await post;
+      const answer = await res.text();
+      if (res.status !== 200) throw new Error(`POST ${pageUrl} answered ${res.status}: ${answer.slice(0, 300)}`);
+      if (publishedAt) {
+        const tp = await publishedAt;
+        published.delete(elicitationId);
+        split.push([tp - t0, t1 - tp]);
+      }
+      return t1 - t0;
+    };
+
+    const warmStart = process.hrtime.bigint();
+    for (let i = 0; i < LATENCY_WARMUP; i++) await one(i);
+    console.log(`  warm-up: ${LATENCY_WARMUP} elicitations in ${seconds(warmStart).toFixed(1)}s`);
+    fullGc();
+    const samples: number[] = [];
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < LATENCY_N; i++) samples.push(await one(LATENCY_WARMUP + i));
+    const sorted = [...samples].sort((x, y) => x - y);
+    const result = { samples, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+    const thirds = [0, 1, 2].map((k) => {
+      const part = samples.slice(Math.floor((k * LATENCY_N) / 3), Math.floor(((k + 1) * LATENCY_N) / 3)).sort((x, y) => x - y);
+      return `p50 ${percentile(part, 50).toFixed(2)} / p99 ${percentile(part, 99).toFixed(2)}`;
+    });
+    console.log(
+      `  ${LATENCY_N} elicitations in ${seconds(start).toFixed(1)}s: POST on B → notification on A ` +
+        `p50 ${result.p50.toFixed(2)} ms, p90 ${percentile(sorted, 90).toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
+        `max ${result.max.toFixed(2)} ms; by thirds: ${thirds.join(', ')} ms`,
+    );
+    console.log(`  slowest 10: ${sorted.slice(-10).map((v) => v.toFixed(1)).join(', ')} ms`);
+    if (BREAKDOWN) {
+      const measured = split.slice(LATENCY_WARMUP);
+      for (const [k, label] of [[0, 'POST sent → PUBLISH seen (B)'], [1, 'PUBLISH seen → notification (A + client)']] as const) {
+        const part = measured.map((x) => x[k]).sort((x, y) => x - y);
+        console.log(
+          `  breakdown ${label}: p50 ${percentile(part, 50).toFixed(2)} ms, p90 ${percentile(part, 90).toFixed(2)} ms, ` +
+            `p99 ${percentile(part, 99).toFixed(2)} ms, max ${part[part.length - 1].toFixed(2)} ms`,
+        );
+      }
+    }
+    return result;
+  } finally {
+    await transport?.terminateSession().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await Promise.all(processes.map((p) => p.stop()));
+  }
+}
+
+// ------------------------------------------------------------------------------------------- report
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  ratio: number | null;
+  target?: string;
+  met?: boolean;
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+function formatValue(value: number | null, unit: string): string {
+  if (value === null) return '-';
+  if (unit === 'ops/s') return fmt(value);
+  if (unit === 'ms') return value.toFixed(2);
+  return value.toFixed(3);
+}
+
+function printTable(rows: Row[]): void {
+  const header = ['name', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'];
+  const cells = rows.map((r) => [
+    r.name,
+    formatValue(r.value, r.unit),
+    r.unit,
+    formatValue(r.baseline, r.unit),
+    r.ratio === null ? '-' : r.ratio.toFixed(3),
+    r.target ?? '-',
+    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) =>
+    c.map((v, i) => (i === 1 || i === 3 || i === 4 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
+
+/** Rows of this script: every name starts with this. */
+const OWN = /^redis\b/;
+
+/** Merges `rows` into bench/results/latest.json: same-name rows replaced, our stale rows dropped, the others kept. */
+function mergeResults(rows: Row[]): string {
+  const outDir = join(packageRoot(), 'bench', 'results');
+  mkdirSync(outDir, { recursive: true });
+  const outFile = join(outDir, 'latest.json');
+  let existing: Row[] = [];
+  if (existsSync(outFile)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(outFile, 'utf8'));
+      if (Array.isArray(parsed)) existing = parsed as Row[];
+    } catch {
+      console.warn(`  ${outFile} is not valid JSON: replacing it`);
+    }
+  }
+  const names = new Set(rows.map((r) => r.name));
+  const kept = existing.filter((r) => !names.has(r.name) && !OWN.test(r.name));
+  writeFileSync(outFile, `${JSON.stringify([...kept, ...rows], null, 2)}\n`);
+  return outFile;
+}
+
+function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency): Row[] {
+  const rows: Row[] = [];
+  const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
+  for (const c of CONCURRENCIES) {
+    const raw = median(figures.raw[c]);
+    for (const [op, label] of [
+      ['create', 'create'],
+      ['finish', 'finish (complete)'],
+      ['get', 'get'],
+    ] as const) {
+      const value = median(figures[op][c]);
+      const ratio = value / raw;
+      const row: Row = { name: `redis store ${label}, ${callers(c)}`, value: round(value, 0), unit: 'ops/s', baseline: round(raw, 0), ratio: round(ratio, 4) };
+      if (op === 'finish' && c === 32) Object.assign(row, { target: `ratio >= ${RATIO_TARGET.toFixed(2)}`, met: ratio >= RATIO_TARGET });
+      rows.push(row);
+    }
+  }
+  for (const c of CONCURRENCIES) {
+    rows.push({ name: `redis baseline: raw ioredis EVALSHA 'return 1', ${callers(c)}`, value: round(median(figures.raw[c]), 0), unit: 'ops/s', baseline: null, ratio: null });
+  }
+  for (const op of ['create', 'get', 'finish', 'findLatestCompleted'] as const) {
+    const r = rt[op];
+    if (r.roundTrips !== null) {
+      rows.push({
+        name: `redis round trips per ${op}`,
+        value: round(r.roundTrips, 3),
+        unit: 'round trips/op',
+        baseline: null,
+        ratio: null,
+        target: `== ${ROUND_TRIPS_TARGET.toFixed(1)}`,
+        met: Math.abs(r.roundTrips - ROUND_TRIPS_TARGET) < 1e-9,
+      });
+    }
+  }
+  for (const op of ['create', 'get', 'finish', 'findLatestCompleted'] as const) {
+    rows.push({ name: `redis commandstats calls per ${op} (incl. inside Lua)`, value: round(rt[op].commandstats, 3), unit: 'calls/op', baseline: null, ratio: null });
+  }
+  rows.push({ name: 'redis cross-instance completion latency p50', value: round(latency.p50, 3), unit: 'ms', baseline: null, ratio: null });
+  rows.push({
+    name: 'redis cross-instance completion latency p99',
+    value: round(latency.p99, 3),
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+    target: `<= ${LATENCY_P99_TARGET}`,
+    met: latency.p99 <= LATENCY_P99_TARGET,
+  });
+  rows.push({ name: 'redis cross-instance completion latency max', value: round(latency.max, 3), unit: 'ms', baseline: null, ratio: null });
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  if (!(await redisAnswers())) {
+    console.log(`redis.bench: no Redis answers at ${REDIS_URL}: skipped (set REDIS_URL to run it). No Redis rows written.`);
+    const outFile = join(packageRoot(), 'bench', 'results', 'latest.json');
+    if (existsSync(outFile)) mergeResults([]);
+    cleanedUp = true;
+    return;
+  }
+  const info = await (async () => {
+    const c = connect();
+    const server = await c.info('server');
+    c.disconnect();
+    connections.delete(c);
+    return /redis_version:(\S+)/.exec(server)?.[1] ?? '?';
+  })();
+  console.log(
+    `redis.bench: node ${process.version}, Redis ${info} at ${REDIS_URL}, prefix {${PREFIX}}; ` +
+      `${CONCURRENCIES.map((c) => `${fmt(OPS[c])} ops at ${c}`).join(', ')} caller(s) x (1 warm-up + ${MEASURED_RUNS} runs), ` +
+      `${RT_OPS} ops per round-trip count, ${LATENCY_N} cross-instance completions after ${LATENCY_WARMUP} warm-up`,
+  );
+
+  if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
+  const host = (() => {
+    try {
+      return new URL(REDIS_URL).hostname;
+    } catch {
+      return '';
+    }
+  })();
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) {
+    console.warn(`  note: ${REDIS_URL} is not a loopback address; the figures include the network and are not comparable`);
+  }
+
+  const store = new RedisElicitationStore(REDIS_URL, { keyPrefix: PREFIX });
+  connections.add(store.redis as Redis);
+  // The floor: a plain ioredis client with its defaults (no per-command timeout), as an app would make one.
+  const raw = new Redis(REDIS_URL);
+  raw.on('error', () => undefined);
+  connections.add(raw);
+  const cleaner = connect();
+  const sha = (await raw.script('LOAD', 'return 1')) as string;
+  let exitCode = 0;
+  try {
+    console.log('\n1+3. store throughput (ops/s) next to a raw EVALSHA of "return 1":');
+    let phase = process.hrtime.bigint();
+    const took = () => {
+      const t = seconds(phase);
+      phase = process.hrtime.bigint();
+      return `  (${t.toFixed(1)}s)`;
+    };
+    const figures = await measureThroughput(store, raw, sha, cleaner);
+    console.log(took());
+    console.log('\n2. Redis cost per operation:');
+    const rt = await measureRoundTrips(store, cleaner);
+    console.log(took());
+    console.log('\n4. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
+    const latency = await measureLatency();
+    console.log(took());
+
+    const rows = buildRows(figures, rt, latency);
+    console.log(
+      `\nMedians of ${MEASURED_RUNS} runs (ops/s: ratio = value / raw EVALSHA at the same concurrency; ` +
+        'round trips: commands the store connection sent, per MONITOR; latency: percentiles of all samples):\n',
+    );
+    printTable(rows);
+    const outFile = mergeResults(rows);
+    console.log(`\nMerged ${rows.length} rows into ${relative(process.cwd(), outFile) || outFile}.`);
+  } catch (error) {
+    console.error(`redis.bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    exitCode = 1;
+  } finally {
+    await store.onModuleDestroy().catch(() => undefined);
+    await cleanUp();
+  }
+  console.log(`redis.bench: ${seconds(started).toFixed(1)}s total.`);
+  process.exitCode = exitCode;
+}
+
+await main();

@@ -1,0 +1,87 @@
+/**
+ * Starts the compiled demo app (`dist-demo/examples/demo/main.js`) in its own OS process, for the
+ * benchmarks. A copy of the few lines of `e2e/support/demo-process.ts` they need (tsconfig.demo.json,
+ * which builds the benchmarks, does not include `e2e/`).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled demo entry point: dist-demo/bench/support → dist-demo/examples/demo/main.js. */
+export const DEMO_MAIN = fileURLToPath(new URL('../../examples/demo/main.js', import.meta.url));
+
+/** A demo app running in its own OS process. */
+export interface DemoProcess {
+  url: string;
+  mcpUrl: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the process printed (for failure messages). */
+  output(): string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Every demo process started and not yet exited, so an emergency exit can kill them synchronously. */
+export const liveChildren = new Set<ChildProcess>();
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the demo on 127.0.0.1 with `env` and waits (at most `readyMs`) until it prints that it is ready. */
+export async function startDemoProcess(env: Record<string, string>, readyMs = 20_000): Promise<DemoProcess> {
+  if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [DEMO_MAIN], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  liveChildren.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      liveChildren.delete(child);
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in ${readyMs / 1000} s:\n${out}`)), readyMs);
+      const check = () => {
+        if (out.includes('MCP elicitation demo ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', check);
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`demo on port ${port} exited with ${child.exitCode ?? child.signalCode}:\n${out}`));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, mcpUrl: `${url}/mcp`, port, child, output: () => out, stop };
+}

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import helmet from 'helmet';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { CsrfTokens } from '../security/csrf.js';
+
+/** Name of the CSRF nonce cookie (scoped to one elicitation's path). */
+export const CSRF_COOKIE = 'elicit_csrf';
+
+type RawReq = IncomingMessage;
+type RawRes = ServerResponse & { locals?: Record<string, unknown> };
+
+/** The Node request/response under an Express or Fastify one. */
+export function raw<T>(value: { raw?: T } | T): T {
+  return ((value as { raw?: T }).raw ?? value) as T;
+}
+
+/**
+ * Security of the module's pages: headers (through helmet, applied to our responses only), per-render CSRF
+ * tokens with their cookie, and the same-origin check of form posts.
+ */
+@Injectable()
+export class PageSecurity {
+  private readonly csrf: CsrfTokens;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly secure: boolean;
+  private readonly headers: (req: RawReq, res: RawRes, next: (err?: unknown) => void) => void;
+
+  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
+    this.csrf = new CsrfTokens(options.encryptionKeys[0]);
+    const base = new URL(options.baseUrl);
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.secure = base.protocol === 'https:';
+    this.headers = helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          styleSrc: [(_req, res) => `'nonce-${(res as RawRes).locals?.cspNonce}'`],
+          imgSrc: ["'self'", 'https:', 'data:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+        },
+      },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      strictTransportSecurity: this.secure ? { maxAge: 15552000 } : false,
+      crossOriginEmbedderPolicy: false,
+    }) as never;
+  }
+
+  /** Sets every page header; returns the nonce the page's inline style must carry. */
+  applyHeaders(res: { header(name: string, value: string): unknown }): string {
+    const nonce = randomBytes(16).toString('base64url');
+    const nodeRes = raw<RawRes>(res as never);
+    nodeRes.locals = { ...(nodeRes.locals ?? {}), cspNonce: nonce };
+    // The header middlewares read nothing from the request; the CSP nonce comes from res.locals.
+    this.headers({} as RawReq, nodeRes, () => undefined);
+    res.header('Content-Type', 'text/html; charset=utf-8');
+    res.header('Cache-Control', 'no-store');
+    return nonce;
+  }
+
+  /** Issues a CSRF token for this render and sets its nonce cookie, scoped to this elicitation's pages. */
+  issueCsrf(elicitationId: string, expiresAt: number, res: { header(name: string, value: string): unknown }): string {
+    const { nonce, token } = this.csrf.issue(elicitationId);
+    const maxAge = Math.max(Math.ceil((expiresAt - Date.now()) / 1000), 1);
+    const path = `${this.basePath}/${this.options.routePrefix}/${elicitationId}`;
+    res.header(
+      'Set-Cookie',
+      `${CSRF_COOKIE}=${nonce}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure ? '; Secure' : ''}`,
+    );
+    return token;
+  }
+
+  /**
+   * True when a form post may be trusted: not cross-site by `Sec-Fetch-Site` or `Origin` (a `null` Origin,
+   * which browsers send under `Referrer-Policy: no-referrer`, is left to the token), and carrying the token
+   * issued for this elicitation with the nonce in its cookie.
+   */
+  verifyPost(elicitationId: string, req: unknown, token: unknown): boolean {
+    const headers = raw<RawReq>(req as never).headers;
+    const site = headers['sec-fetch-site'];
+    if (site === 'cross-site' || site === 'same-site') return false;
+    const origin = headers.origin;
+    if (origin !== undefined && origin !== 'null' && origin !== this.origin) return false;
+    return this.csrf.verify(elicitationId, readCookie(headers.cookie, CSRF_COOKIE), token);
+  }
+
+  /** Where to send an unidentified browser: `loginUrl` with `returnTo` = this page's own path. */
+  loginRedirect(elicitationId: string, page: string): string | undefined {
+    if (!this.options.loginUrl) return undefined;
+    const returnTo = `${this.basePath}/${this.options.routePrefix}/${elicitationId}/${page}`;
+    const login = new URL(this.options.loginUrl, this.origin);
+    login.searchParams.set('returnTo', returnTo);
+    return /^https?:\/\//.test(this.options.loginUrl) ? login.href : `${login.pathname}${login.search}`;
+  }
+}
+
+/** One cookie's value from a Cookie header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
