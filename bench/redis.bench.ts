@@ -31,7 +31,7 @@ import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } fr
 import { Redis } from 'ioredis';
 import type { ElicitationRecord } from '../src/index.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
-import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from './support/demo-process.js';
+import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 

@@ -4,7 +4,7 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
-import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
+import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
@@ -125,7 +125,7 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     await first.close().catch(() => undefined);
     await a.stop('SIGKILL');
 
-    const restarted = await startDemoProcess(env, a.port);
+    const restarted = await startDemoProcess(env, { port: a.port });
     processes.push(restarted);
     await request(restarted.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200, /"status":"pending"/);
     expect((await submit(restarted, on(restarted, elicitations[0].url), { apiKey: 'aws-key' }, 'dave')).status).toBe(200);

@@ -55,6 +55,20 @@ function firstMessage(errors: ValidationError[]): string {
   return (key && constraints[key]) || 'Check what you entered.';
 }
 
+/**
+ * Size of a parsed form body as url-encoded text (for bodies sent without a Content-Length). A body that
+ * `URLSearchParams` cannot take (a JSON array, or a nested value without a usable `toString`, such as the
+ * form field `a[toString]=x`) is measured as JSON instead of throwing (which answered 500).
+ */
+function parsedBodyBytes(body: unknown): number {
+  if (!body || typeof body !== 'object') return 0;
+  try {
+    return Buffer.byteLength(new URLSearchParams(body as Record<string, string>).toString());
+  } catch {
+    return Buffer.byteLength(JSON.stringify(body) ?? '');
+  }
+}
+
 /** Thrown when an unidentified browser should sign in first; the page answers 303 to the login page. */
 class SignInRedirect {
   constructor(readonly location: string) {}
@@ -191,7 +205,7 @@ export class ElicitationController {
   private async openPost(id: string, kind: ElicitationKind, req: unknown, body: FormBody): Promise<ElicitationRecord> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
     const declared = Number(raw<{ headers: Record<string, string | undefined> }>(req as never).headers['content-length']);
-    const parsed = body && typeof body === 'object' ? Buffer.byteLength(new URLSearchParams(body as Record<string, string>).toString()) : 0;
+    const parsed = parsedBodyBytes(body);
     if (declared > this.options.limits.maxBodyBytes || parsed > this.options.limits.maxBodyBytes) {
       throw new PayloadTooLargeException('The form sent too much data. Nothing was saved.');
     }

@@ -1,15 +1,19 @@
 /**
- * Starts the compiled demo app (`dist-demo/examples/demo/main.js`) in its own OS process, for the
- * benchmarks. A copy of the few lines of `e2e/support/demo-process.ts` they need (tsconfig.demo.json,
- * which builds the benchmarks, does not include `e2e/`).
+ * Starts the compiled demo app (`dist-demo/examples/demo/main.js`, from `npm run build:demo`) in its own OS
+ * process: for the multi-instance tests and the benchmarks, which need real separate processes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** The compiled demo entry point: dist-demo/bench/support → dist-demo/examples/demo/main.js. */
-export const DEMO_MAIN = fileURLToPath(new URL('../../examples/demo/main.js', import.meta.url));
+/**
+ * The compiled entry point. This file runs from source under jest (examples/demo/) and compiled in
+ * dist-demo/examples/demo/ for the benchmarks; either way main.js is found.
+ */
+export const DEMO_MAIN = fileURLToPath(
+  new URL(import.meta.url.includes('/dist-demo/') ? './main.js' : '../../dist-demo/examples/demo/main.js', import.meta.url),
+);
 
 /** A demo app running in its own OS process. */
 export interface DemoProcess {
@@ -20,7 +24,7 @@ export interface DemoProcess {
   /** Everything the process printed (for failure messages). */
   output(): string;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
-  stop(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Every demo process started and not yet exited, so an emergency exit can kill them synchronously. */
@@ -38,10 +42,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the demo on 127.0.0.1 with `env` and waits (at most `readyMs`) until it prints that it is ready. */
-export async function startDemoProcess(env: Record<string, string>, readyMs = 20_000): Promise<DemoProcess> {
+/**
+ * Starts the demo on 127.0.0.1 with `env` (on `port`, or a free one) and waits at most `readyMs` until it
+ * prints that it is ready. A process that fails to start is stopped before the error is thrown.
+ */
+export async function startDemoProcess(
+  env: Record<string, string>,
+  { port, readyMs = 20_000 }: { port?: number; readyMs?: number } = {},
+): Promise<DemoProcess> {
   if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
-  const port = await freePort();
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [DEMO_MAIN], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
@@ -57,9 +67,9 @@ export async function startDemoProcess(env: Record<string, string>, readyMs = 20
       resolve();
     }),
   );
-  const stop = async () => {
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
+    child.kill(signal);
     const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited;
     clearTimeout(killer);
@@ -67,13 +77,12 @@ export async function startDemoProcess(env: Record<string, string>, readyMs = 20
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in ${readyMs / 1000} s:\n${out}`)), readyMs);
-      const check = () => {
+      child.stdout!.on('data', () => {
         if (out.includes('MCP elicitation demo ready')) {
           clearTimeout(timer);
           resolve();
         }
-      };
-      child.stdout!.on('data', check);
+      });
       void exited.then(() => {
         clearTimeout(timer);
         reject(new Error(`demo on port ${port} exited with ${child.exitCode ?? child.signalCode}:\n${out}`));
