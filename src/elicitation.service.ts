@@ -48,8 +48,8 @@ export interface CreateUrlElicitationInput {
   type?: string;
   /**
    * Page settings and your own data (never secrets), at most `limits.maxMetadataBytes` as JSON. The confirm
-   * page reads `title`, `warning`, `confirmLabel` and `cancelLabel`; `secretFields: string[]` marks answers
-   * that are encrypted at rest (api-key answers always are).
+   * page reads `title`, `warning`, `confirmLabel` and `cancelLabel`; `secretFields: string[]` names answer
+   * fields that are secrets (never shown again on a page). Every answer is encrypted at rest.
    */
   metadata?: Record<string, unknown>;
   /** Lifetime of this elicitation in milliseconds. @default the module's `ttlMs` */
@@ -238,10 +238,9 @@ export class ElicitationService implements OnModuleDestroy {
       throw new ElicitationInputError('data', `is larger than limits.maxResultBytes (${this.options.limits.maxResultBytes} bytes)`);
     }
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
-    // Whether the answer is secret depends on the record; one read, then the atomic transition.
-    const record = await this.store.get(id, Date.now());
-    const stored = record && isSecret(record) ? { $sealed: this.box.seal(json, id) } : data;
-    const result = await this.transition(id, 'completed', stored);
+    // Every answer is sealed at rest (bound to its elicitation id): secrets need it, and sealing them all
+    // spares a read to find out which ones are secret.
+    const result = await this.transition(id, 'completed', { $sealed: this.box.seal(json, id) });
     // Callers get the answer as given, never its sealed form.
     if (result.ok) result.record.data = data;
     else if (result.reason === 'already-finished' && result.record.data) result.record.data = this.reveal(result.record);
@@ -475,12 +474,6 @@ export class ElicitationService implements OnModuleDestroy {
       sessionId: session,
     };
   }
-}
-
-/** Whether a record's answer is a secret, sealed at rest: api-key answers and fields marked secret. */
-function isSecret(record: ElicitationRecord): boolean {
-  const fields = record.metadata.secretFields;
-  return record.kind === 'api-key' || (Array.isArray(fields) && fields.length > 0);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -153,7 +153,7 @@ describe('secrets at rest and read-once delivery', () => {
     expect(again).toMatchObject({ ok: false, reason: 'already-finished', record: { data: { apiKey: SECRET } } });
   });
 
-  it('seals fields marked secret, and leaves a confirm answer in the clear', async () => {
+  it('seals every answer at rest, confirm answers and fields marked secret included', async () => {
     ref = await compileElicitation();
     const service = ref.get(ElicitationService);
     const store = ref.get(ElicitationStore);
@@ -162,7 +162,8 @@ describe('secrets at rest and read-once delivery', () => {
     expect(JSON.stringify(await store.get(marked.elicitationId, Date.now()))).not.toContain('4242');
     const plain = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'alice' });
     await service.complete(plain.elicitationId, { confirmed: true });
-    expect((await store.get(plain.elicitationId, Date.now()))!.data).toEqual({ confirmed: true });
+    expect((await store.get(plain.elicitationId, Date.now()))!.data).toEqual({ $sealed: expect.stringMatching(/^v1\./) });
+    expect(await service.getResult(plain.elicitationId)).toEqual({ status: 'completed', data: { confirmed: true } });
   });
 
   it('delivers a secret once with consume, then it is gone from the store', async () => {
