@@ -110,7 +110,15 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       // Mallory's browser cannot even render the page, and a form rendered for erin is refused to her too.
       await browser('mallory').get(elicitations[0].url).expect(403);
       expect((await browser('mallory').postWithFormOf('erin', elicitations[0].url, { apiKey: 'attacker-key' })).status).toBe(403);
-      await request(demo.url).get(new URL(elicitations[0].url).pathname).expect(401);
+      // An unidentified browser is sent to the demo sign-in, and from there back to this very page.
+      const path = new URL(elicitations[0].url).pathname;
+      const redirect = await request(demo.url).get(path).expect(303);
+      expect(redirect.headers.location).toBe(`/demo/login?returnTo=${encodeURIComponent(path)}`);
+      const form = await request(demo.url).get(redirect.headers.location).expect(200);
+      expect(form.text).toContain(`name="returnTo" value="${path}"`);
+      const signedIn = await request(demo.url).get(`/demo/login?user=erin&returnTo=${encodeURIComponent(path)}`).expect(303);
+      expect(signedIn.headers.location).toBe(path);
+      await request(demo.url).get('/demo/login?user=erin&returnTo=//evil.example/').expect(200);
       const status = await request(demo.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200);
       expect(status.body.status).toBe('pending');
     });

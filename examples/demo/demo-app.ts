@@ -88,6 +88,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         throttle: options.throttleLimit ? { limit: options.throttleLimit } : undefined,
         limits: options.createPerMinute ? { createPerMinute: options.createPerMinute, maxPendingPerUser: options.createPerMinute } : undefined,
         resolvePageUser: userFromCookie,
+        loginUrl: '/demo/login',
       }),
     ],
     controllers: [McpController, DemoLoginController],
