@@ -19,11 +19,15 @@ import { ElicitationInputError } from './errors/elicitation-input.error.js';
 import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
 import { assertSafeExternalUrl } from './security/url-policy.js';
 import { SecretBox } from './security/secret-box.js';
+import { buildForm, isFormDefinition, type FormDefinition } from './forms/define-form.js';
+import type { FormSchema } from './forms/form-schema.js';
 import { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 import { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
-const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'external'];
+const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'external'];
+/** Largest hosted-form schema, as JSON (kept apart from the metadata cap). */
+const MAX_FORM_SCHEMA_BYTES = 32 * 1024;
 const MAX_MESSAGE_LENGTH = 2000;
 const MAX_TYPE_LENGTH = 200;
 const MAX_TIMER_MS = 2_147_483_647;
@@ -40,6 +44,11 @@ export interface CreateUrlElicitationInput {
   kind: ElicitationKind;
   /** For `kind: 'external'`: the third-party URL, checked against the `externalUrlPolicy` (UnsafeUrlError). */
   url?: string;
+  /**
+   * For `kind: 'form'`: the form the hosted page renders and validates (`defineForm`/`formFromClass`, or a
+   * raw schema, linted here). The completed answer is the validated content.
+   */
+  form?: FormDefinition<unknown> | FormSchema;
   /** Why you ask, shown on the page. Plain text (rendered escaped), at most 2000 characters. */
   message: string;
   /** The verified user the elicitation is for; only this user may answer it. */
@@ -140,6 +149,16 @@ export class ElicitationService implements OnModuleDestroy {
       record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, this.options.externalUrlPolicy)).href;
     } else if (input.url !== undefined) {
       throw new ElicitationInputError('url', 'is only for kind "external"');
+    }
+    if (record.kind === 'form') {
+      if (!input.form) throw new ElicitationInputError('form', 'is required for kind "form"');
+      const form = isFormDefinition(input.form) ? input.form : buildForm(input.form);
+      if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
+        throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
+      }
+      record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
+    } else if (input.form !== undefined) {
+      throw new ElicitationInputError('form', 'is only for kind "form"');
     }
     const { limits } = this.options;
     const created = await this.store.create(record, {

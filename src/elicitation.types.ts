@@ -1,5 +1,8 @@
-/** The page a URL-mode elicitation sends the user to (`external`: a third-party page, e.g. OAuth consent). */
-export type ElicitationKind = 'api-key' | 'confirm' | 'external';
+/**
+ * The page a URL-mode elicitation sends the user to: `api-key`, `confirm`, `form` (a hosted form built from
+ * a restricted schema) or `external` (a third-party page, e.g. OAuth consent).
+ */
+export type ElicitationKind = 'api-key' | 'confirm' | 'form' | 'external';
 
 /** Every state an elicitation can be in. `pending` is the only state a record ever leaves. */
 export type ElicitationStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';

@@ -38,7 +38,10 @@ export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.sched
 export {
   McpElicitation,
   ToolElicitation,
+  type ElicitOptions,
+  type ElicitResult,
   type FormElicitationResult,
+  type FormFallback,
   type SdkRequestExtra,
   type SdkServerOrMcpServer,
   type UrlElicitationAsk,
@@ -56,3 +59,6 @@ export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/eli
 export { UnsafeUrlError, type UnsafeUrlReason } from './errors/unsafe-url.error.js';
 export { assertSafeExternalUrl, lintUrlQuery, type ExternalUrlPolicy } from './security/url-policy.js';
 export { ElicitationThrottledException } from './http/elicitation-throttler.guard.js';
+export * from './forms/index.js';
+export { FormSchemaError } from './errors/form-schema.error.js';
+export { ElicitationValidationError, type FieldIssue } from './errors/elicitation-validation.error.js';

@@ -15,7 +15,11 @@ import {
 import type { ElicitationData, ElicitationEvent, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
+import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
+import { FormSchemaError } from '../errors/form-schema.error.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
+import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
+import type { FormSchema } from '../forms/form-schema.js';
 
 /** The part of the SDK 1.x low-level `Server` the binding uses. */
 export interface SdkServerLike {
@@ -44,11 +48,34 @@ export interface UrlElicitationRequest extends CreatedElicitation {
 /** What a tool asks for through the URL pages. The user and session come from the request. */
 export type UrlElicitationAsk = Omit<CreateUrlElicitationInput, 'userId' | 'session'>;
 
-/** The answer of a form-mode elicitation (pass-through of the SDK result). */
+/** The answer of a form-mode elicitation (pass-through of the SDK result, see `elicitForm`). */
 export interface FormElicitationResult {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, string | number | boolean | string[]>;
 }
+
+/** The answer of `elicit`: accepted content is validated and typed; decline and cancel carry nothing. */
+export type ElicitResult<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
+
+/** What `elicit` does when the client cannot show forms. */
+export type FormFallback = 'error' | 'hosted';
+
+/** Options of `elicit`. */
+export interface ElicitOptions {
+  /** How long the user has to answer, in milliseconds. @default 600000 (10 minutes) */
+  timeoutMs?: number;
+  /** Aborting cancels the question (the tool call's own signal is always honoured too). */
+  signal?: AbortSignal;
+  /**
+   * For a client without form support: `'error'` fails the tool with a readable message (the default);
+   * `'hosted'` asks through the hosted form page (URL mode) when the client supports URL mode.
+   * Forms with `secretFields` always use the hosted page: the spec forbids secrets in form mode.
+   * @default 'error'
+   */
+  fallback?: FormFallback;
+}
+
+const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 
 type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
 
@@ -274,7 +301,45 @@ export class ToolElicitation {
   }
 
   /**
-   * Form mode, passed through to the SDK for now: sends `elicitation/create` in form mode on this
+   * Asks the user to fill a form and resolves the answer, validated and typed: `accept` with the content
+   * (defaults applied), `decline` or `cancel`. Form mode rides this tool call's own stream; a client
+   * without form support gets the `fallback`. An accepted answer that does not match the form (missing
+   * required field, unknown key, wrong type, format, bound or option; also `accept` without content) throws
+   * `ElicitationValidationError` listing the fields: never a silent pass.
+   */
+  async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitOptions = {}): Promise<ElicitResult<T>> {
+    const definition = (isFormDefinition(form) ? form : buildForm<T>(form)) as FormDefinition<T>;
+    const { timeoutMs = DEFAULT_FORM_TIMEOUT_MS, fallback = 'error' } = options;
+    const signal = anySignal(this.extra.signal, options.signal);
+    const hosted = definition.secretFields.length > 0 || (!this.isSupported('form') && fallback === 'hosted');
+    if (hosted) {
+      if (!this.isSupported('url')) {
+        if (definition.secretFields.length > 0) {
+          throw new FormSchemaError(
+            definition.secretFields[0],
+            'is a secret, which may only be collected on the hosted form page (URL mode), and this client does not support URL mode',
+          );
+        }
+        throw new ElicitationUnsupportedError('form');
+      }
+      const outcome = await this.requestUrl<Record<string, unknown>>({ kind: 'form', form: definition, message, timeoutMs });
+      if (outcome.status === 'completed') return { action: 'accept', content: outcome.data as T };
+      return outcome.status === 'declined' ? { action: 'decline' } : { action: 'cancel' };
+    }
+    this.assertSupported('form');
+    const result = await this.server.elicitInput(
+      { mode: 'form', message, requestedSchema: definition.schema },
+      { relatedRequestId: this.extra.requestId, signal, timeout: timeoutMs },
+    );
+    if (result.action === 'decline') return { action: 'decline' };
+    if (result.action !== 'accept') return { action: 'cancel' };
+    const checked = definition.validate(result.content);
+    if (!checked.ok) throw new ElicitationValidationError(checked.issues);
+    return { action: 'accept', content: checked.value };
+  }
+
+  /**
+   * Form mode, passed through to the SDK (no validation beyond the SDK's; prefer `elicit`): sends `elicitation/create` in form mode on this
    * call's own stream and resolves the client's answer. The default timeout is 10 minutes.
    */
   async elicitForm(
@@ -293,4 +358,19 @@ export class ToolElicitation {
   private assertSupported(mode: 'form' | 'url'): void {
     if (!this.isSupported(mode)) throw new ElicitationUnsupportedError(mode);
   }
+}
+
+/** One signal aborted when any of the given ones is. */
+function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  const controller = new AbortController();
+  for (const s of present) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
 }
