@@ -17,7 +17,7 @@ const profile = defineForm({
   required: ['name', 'email'],
 });
 
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0].text;
+const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content)[0].text;
 
 describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
   let ref: TestingModule;
