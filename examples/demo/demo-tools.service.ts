@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { McpElicitation } from '../../src/index.js';
+import { defineForm, McpElicitation } from '../../src/index.js';
+import { profileForm } from './profile-form.js';
+import { registerConformanceTools } from './conformance-tools.js';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+/** The delete-file confirmation (form mode). */
+const deleteForm = defineForm({
+  type: 'object',
+  properties: { confirmed: { type: 'boolean', title: 'Delete the file', default: false } },
+  required: ['confirmed'],
+});
 
 /** Builds one MCP server (one per session) with the three demo tools. */
 @Injectable()
@@ -56,14 +65,28 @@ export class DemoToolsService {
         inputSchema: { path: z.string().min(1).max(500).describe('File to delete') },
       },
       async ({ path }, extra) => {
-        const answer = await this.elicitation.forRequest(server, extra).elicitForm(`Delete ${path}?`, {
-          type: 'object',
-          properties: { confirmed: { type: 'boolean', title: 'Delete the file', description: `Permanently delete ${path}`, default: false } },
-          required: ['confirmed'],
-        });
-        return text(answer.action === 'accept' && answer.content?.confirmed === true ? `Deleted ${path}` : 'Cancelled');
+        const answer = await this.elicitation.forRequest(server, extra).elicit(`Delete ${path}?`, deleteForm);
+        return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
       },
     );
+
+    server.registerTool(
+      'configure-profile',
+      {
+        description: 'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
+      },
+      async (extra) => {
+        const answer = await this.elicitation
+          .forRequest(server, extra)
+          .elicit('Set up your profile', profileForm, { fallback: 'hosted' });
+        if (answer.action !== 'accept') return text(answer.action === 'decline' ? 'Profile not changed' : 'Cancelled');
+        const p = answer.content;
+        return text(`Profile saved for ${p.displayName} (${p.plan ?? 'free'} plan, interests: ${p.interests.join(', ')})`);
+      },
+    );
+
+    // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
+    if (process.env.MCP_CONFORMANCE === '1') registerConformanceTools(server, this.elicitation);
 
     return server;
   }

@@ -1,0 +1,116 @@
+/**
+ * Tools the official MCP conformance suite (`@modelcontextprotocol/conformance`, server mode) calls in
+ * the scenarios `tools-call-elicitation`, `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`.
+ * Registered only when the demo runs with `MCP_CONFORMANCE=1` (see `npm run conformance`).
+ *
+ * Each one asks the client for input through the library's form mode (`forRequest(server, extra).elicit(...)`:
+ * linted schema, strictly validated answer), which needs no user identity: the conformance client
+ * sends no `Authorization` header. The scenarios check the `elicitation/create` request the client
+ * receives (its `requestedSchema`) and that the tool returns content.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ElicitResult, FormSchema, McpElicitation, SdkRequestExtra } from '../../src/index.js';
+
+/** Bounded wait for the client's answer (the suite's own per-scenario timeout is 30 s). */
+const TIMEOUT_MS = 30_000;
+
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+const describe = (answer: ElicitResult<unknown>) =>
+  `action=${answer.action}, content=${JSON.stringify(answer.action === 'accept' ? answer.content : {})}`;
+
+/** Registers `test_elicitation`, `test_elicitation_sep1034_defaults` and `test_elicitation_sep1330_enums`. */
+export function registerConformanceTools(server: McpServer, elicitation: McpElicitation): void {
+  const ask = (extra: SdkRequestExtra, message: string, requestedSchema: FormSchema) =>
+    elicitation.forRequest(server, extra).elicit(message, requestedSchema, { timeoutMs: TIMEOUT_MS });
+
+  // tools-call-elicitation: the client answers { username, email } and expects content back.
+  server.registerTool(
+    'test_elicitation',
+    {
+      description: 'Conformance: asks the user for a username and an email address (form-mode elicitation).',
+      inputSchema: { message: z.string().describe('The message to show the user') },
+    },
+    async ({ message }, extra) => {
+      const answer = await ask(extra, message, {
+        type: 'object',
+        properties: {
+          username: { type: 'string', description: "User's response" },
+          email: { type: 'string', description: "User's email address" },
+        },
+        required: ['username', 'email'],
+      });
+      return text(`User response: ${describe(answer)}`);
+    },
+  );
+
+  // elicitation-sep1034-defaults: a default on every primitive type (SEP-1034).
+  server.registerTool(
+    'test_elicitation_sep1034_defaults',
+    { description: 'Conformance: form-mode elicitation whose fields all carry default values (SEP-1034).' },
+    async (extra) => {
+      const answer = await ask(extra, 'Please review and update the form fields with defaults', {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+      });
+      return text(`Elicitation completed: ${describe(answer)}`);
+    },
+  );
+
+  // elicitation-sep1330-enums: the five enum shapes of SEP-1330.
+  server.registerTool(
+    'test_elicitation_sep1330_enums',
+    { description: 'Conformance: form-mode elicitation with every enum variant (SEP-1330).' },
+    async (extra) => {
+      const answer = await ask(extra, 'Please select options from the enum fields', {
+        type: 'object',
+        properties: {
+          untitledSingle: {
+            type: 'string',
+            description: 'Untitled single-select',
+            enum: ['option1', 'option2', 'option3'],
+          },
+          titledSingle: {
+            type: 'string',
+            description: 'Titled single-select',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Legacy titled enum (enumNames, deprecated)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Untitled multi-select',
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Titled multi-select',
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
+        },
+      });
+      return text(`Elicitation completed: ${describe(answer)}`);
+    },
+  );
+}

@@ -1,0 +1,236 @@
+#!/usr/bin/env node
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against the
+// demo app: starts dist-demo/examples/demo/main.js with MCP_CONFORMANCE=1 on a free loopback port, runs
+// the CLI once per scenario, prints `conformance: N passed, M failed` and exits non-zero on any failure.
+// The app is stopped in every case. Build the demo first (`npm run conformance` does).
+//
+// A scenario passes when the CLI exits 0 and its checks.json holds at least one SUCCESS and no FAILURE
+// (so a scenario the CLI skips as "not applicable" counts as failed, not passed). WARNINGs are shown.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
+  'dns-rebinding-protection',
+];
+/** The demo serves MCP 2025-11-25 (SDK 1.x, stateful sessions); run every scenario on that wire. */
+const SPEC_VERSION = '2025-11-25';
+const STARTUP_TIMEOUT_MS = 30_000;
+/** The CLI's own per-scenario timeout, and the hard limit after which its process is killed. */
+const SCENARIO_TIMEOUT_MS = 30_000;
+const SCENARIO_KILL_MS = 60_000;
+const TOTAL_TIMEOUT_MS = 5 * 60_000;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const appMain = join(root, 'dist-demo', 'examples', 'demo', 'main.js');
+const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const hook = join(root, 'scripts', 'conformance', 'node20-globsync.mjs');
+
+const children = new Set();
+const results = [];
+/** Set once the run is being cut short (signal, overall timeout): nothing new is started. */
+let stopping = false;
+let outRoot;
+let app;
+let appLog = '';
+
+/** The closing line (also printed when the run is cut short: unrun scenarios count as failed). */
+function summaryLine() {
+  const passed = results.filter((r) => r.passed).length;
+  return `conformance: ${passed} passed, ${SCENARIOS.length - passed} failed`;
+}
+
+/** Starts a child process that is killed (with its tracking) when the run ends. */
+function start(command, args, options) {
+  if (stopping) throw new Error('stopping');
+  const child = spawn(command, args, options);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  child.once('error', (error) => {
+    children.delete(child);
+    console.error(`conformance: could not run ${command}: ${error.message}`);
+  });
+  return child;
+}
+
+/** Resolves with the exit code when the child exits or fails to start (or was already gone). */
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? 1);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code ?? 1));
+    child.once('error', () => resolve(1));
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function stop(child, graceMs = 5_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited(child);
+  clearTimeout(timer);
+}
+
+/** Cuts the run short: stops every child and removes the results directory. */
+async function abort() {
+  stopping = true;
+  await Promise.all([...children].map((c) => stop(c)));
+  if (outRoot) rmSync(outRoot, { recursive: true, force: true });
+}
+
+// Ctrl-C / CI cancel: never leave the app running.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    console.error(`\nconformance: ${signal}, stopping`);
+    console.log(summaryLine());
+    void abort().finally(() => process.exit(130));
+  });
+}
+
+/** Starts the demo and resolves its MCP URL from the "MCP elicitation demo ready" line. */
+function startApp() {
+  const env = {
+    ...process.env,
+    MCP_CONFORMANCE: '1',
+    HOST: '127.0.0.1',
+    PORT: '0', // the demo picks a free port and prints it in the ready line
+    PUBLIC_URL: '',
+    ELICITATION_STORE: 'memory',
+  };
+  app = start(process.execPath, [appMain], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not get ready within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+    const onData = (chunk) => {
+      appLog += chunk;
+      const match = /MCP elicitation demo ready\b.*?(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(appLog);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    app.stdout.setEncoding('utf8').on('data', onData);
+    app.stderr.setEncoding('utf8').on('data', onData);
+    app.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the demo exited before it was ready (${signal ?? `exit ${code}`})`));
+    });
+  });
+}
+
+/** Every checks.json under `dir`. */
+function findChecks(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findChecks(path));
+    else if (entry.name === 'checks.json') found.push(path);
+  }
+  return found;
+}
+
+/** Runs one scenario; returns its verdict and check counts. */
+async function runScenario(scenario, mcpUrl, outRoot) {
+  const outDir = join(outRoot, scenario);
+  console.log(`\n=== conformance scenario ${scenario} ===`);
+  const child = start(
+    process.execPath,
+    [
+      '--import', hook, cli, 'server',
+      '--url', mcpUrl,
+      '--scenario', scenario,
+      '--spec-version', SPEC_VERSION,
+      '--timeout', String(SCENARIO_TIMEOUT_MS),
+      '-o', outDir,
+    ],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    void stop(child);
+  }, SCENARIO_KILL_MS);
+  const code = await exited(child);
+  clearTimeout(timer);
+
+  const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0 };
+  const files = existsSync(outDir) ? findChecks(outDir) : [];
+  for (const file of files) {
+    for (const check of JSON.parse(readFileSync(file, 'utf8'))) {
+      if (check.status in counts) counts[check.status]++;
+    }
+  }
+  const problems = [];
+  if (killed) problems.push(`killed after ${SCENARIO_KILL_MS} ms`);
+  else if (code !== 0) problems.push(`CLI exit ${code}`);
+  if (files.length === 0) problems.push('no checks.json (scenario skipped or crashed)');
+  else if (counts.SUCCESS === 0) problems.push('no successful check');
+  if (counts.FAILURE > 0) problems.push(`${counts.FAILURE} failed check(s)`);
+  return { scenario, passed: problems.length === 0, counts, problems };
+}
+
+async function main() {
+  for (const [what, path] of [['demo build', appMain], ['conformance CLI', cli]]) {
+    if (!existsSync(path)) throw new Error(`${what} not found at ${path} (run npm ci and npm run build:demo)`);
+  }
+  outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+  try {
+    const mcpUrl = await startApp();
+    console.log(`conformance: demo app ready at ${mcpUrl} (MCP_CONFORMANCE=1, spec ${SPEC_VERSION})`);
+    for (const scenario of SCENARIOS) {
+      if (stopping) break;
+      if (app.exitCode !== null || app.signalCode !== null) {
+        results.push({ scenario, passed: false, counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 }, problems: ['the demo app is no longer running'] });
+        continue;
+      }
+      results.push(await runScenario(scenario, mcpUrl, outRoot));
+    }
+  } finally {
+    await stop(app);
+  }
+  if (stopping) return 1; // cut short: the signal or timeout handler has reported
+
+  console.log('\n=== conformance summary ===');
+  for (const r of results) {
+    const { SUCCESS, FAILURE, WARNING } = r.counts;
+    const detail = `${SUCCESS} checks passed, ${FAILURE} failed${WARNING ? `, ${WARNING} warnings` : ''}`;
+    console.log(`${r.passed ? 'PASS' : 'FAIL'} ${r.scenario}: ${detail}${r.problems.length ? ` (${r.problems.join('; ')})` : ''}`);
+  }
+  const failed = results.filter((r) => !r.passed).length;
+  if (failed > 0) {
+    console.log(`\nconformance: results kept in ${outRoot}`);
+    if (appLog) console.log(`--- demo app output ---\n${appLog.trimEnd()}\n--- end of demo app output ---`);
+  } else {
+    rmSync(outRoot, { recursive: true, force: true });
+  }
+  console.log(summaryLine());
+  return failed === 0 && results.length === SCENARIOS.length ? 0 : 1;
+}
+
+const deadline = setTimeout(() => {
+  console.error(`\nconformance: gave up after ${TOTAL_TIMEOUT_MS} ms`);
+  console.log(summaryLine());
+  void abort().finally(() => process.exit(1));
+}, TOTAL_TIMEOUT_MS);
+
+main()
+  .then((code) => {
+    clearTimeout(deadline);
+    process.exitCode = code;
+  })
+  .catch(async (error) => {
+    if (stopping) return; // the signal or timeout handler reports and exits
+    clearTimeout(deadline);
+    console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
+    if (appLog) console.error(`--- demo app output ---\n${appLog.trimEnd()}\n--- end of demo app output ---`);
+    await abort();
+    console.log(summaryLine());
+    process.exitCode = 1;
+  });
