@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
+import { profileForm } from '../examples/demo/profile-form.js';
+import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
+
+const FULL = {
+  displayName: 'Mona',
+  email: 'mona@example.com',
+  homepage: 'https://mona.dev',
+  birthday: '1990-02-28',
+  availableFrom: '2026-12-01T09:00:00Z',
+  age: 36,
+  hoursPerWeek: 32.5,
+  newsletter: true,
+  theme: 'dark',
+  language: 'fr',
+  plan: 'team',
+  interests: ['ai', 'ops'],
+  roles: ['dev', 'ops'],
+};
+
+describe('form mode end to end: configure-profile over Streamable HTTP with the real SDK client', () => {
+  let demo: DemoApp;
+  const clients: TestClient[] = [];
+
+  beforeAll(async () => {
+    demo = await startDemoApp({ port: 0, logger: false });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await demo.app.close();
+  });
+
+  const ask = async (answer: ElicitResult, elicitation: { form?: Record<string, unknown>; url?: Record<string, unknown> } = { form: {} }) => {
+    let request: Record<string, unknown> | undefined;
+    const c = await connectClient(demo.mcpUrl, {
+      user: 'mona',
+      elicitation,
+      onElicit: async (params) => {
+        request = params as Record<string, unknown>;
+        return answer;
+      },
+    });
+    clients.push(c);
+    const result = await c.client.callTool({ name: 'configure-profile', arguments: {} });
+    return { result, request };
+  };
+
+  it('sends the whole restricted schema and accepts an answer using every field kind', async () => {
+    const { result, request } = await ask({ action: 'accept', content: FULL });
+    expect(request).toMatchObject({ mode: 'form', message: 'Set up your profile', requestedSchema: profileForm.schema });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('Profile saved for Mona (team plan, interests: ai, ops)');
+  });
+
+  it('applies schema defaults for omitted optional fields', async () => {
+    const { result } = await ask({ action: 'accept', content: { displayName: 'Min', email: 'min@example.com', interests: ['web'] } });
+    expect(textOf(result)).toBe('Profile saved for Min (free plan, interests: web)');
+  });
+
+  it.each([
+    ['decline', 'Profile not changed'],
+    ['cancel', 'Cancelled'],
+  ] as const)('reports %s', async (action, expected) => {
+    const { result } = await ask({ action });
+    expect(textOf(result)).toBe(expected);
+  });
+
+  it.each([
+    ['a missing required field', { email: 'a@b.io', interests: ['ai'] }, /displayName/],
+    ['an extra key', { ...FULL, admin: true }, /admin is not a field of this form/],
+    ['a wrong type', { ...FULL, age: 'thirty' }, /age/],
+    ['out of bounds', { ...FULL, age: 7 }, /age/],
+    ['a bad e-mail', { ...FULL, email: 'nope' }, /email/],
+    ['a bad enum value', { ...FULL, theme: 'neon' }, /theme/],
+    ['too many items', { ...FULL, interests: ['ai', 'web', 'ops'] }, /interests/],
+  ])('refuses %s with a tool error naming the field', async (_, content, field) => {
+    const { result } = await ask({ action: 'accept', content: content as Record<string, string> });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(field);
+    expect(textOf(result)).not.toMatch(/Profile saved/);
+  });
+
+  it('refuses an accept without content (which the SDK lets through)', async () => {
+    const { result } = await ask({ action: 'accept' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/\(answer\) must be an object of field values/);
+  });
+
+  it('tells a client with no elicitation support clearly', async () => {
+    const { result } = await ask({ action: 'accept' }, null as never);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/does not support/);
+  });
+});
