@@ -94,3 +94,50 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     expect(textOf(result)).toMatch(/does not support/);
   });
 });
+
+describe('hosted form fallback end to end: a URL-only client answers configure-profile on the page', () => {
+  let demo: DemoApp;
+
+  beforeAll(async () => {
+    demo = await startDemoApp({ port: 0, logger: false });
+  });
+  afterAll(async () => {
+    await demo.app.close();
+  });
+
+  it('opens the hosted form, re-prompts invalid input, stores the typed answer and resumes the tool', async () => {
+    const { submitForm } = await import('./support/page-form.js');
+    const request = (await import('supertest')).default;
+    const cookie = { Cookie: 'demo_user=nina' };
+    let pagePath = '';
+    let browser: Promise<void> | undefined;
+    /** The user in the browser: opens the page, submits once wrong, then right. */
+    const fillThePage = async () => {
+      const page = await request(demo.url).get(pagePath).set(cookie).expect(200);
+      expect(page.text).toContain('Display name');
+      const invalid = await submitForm(demo.url, pagePath, { displayName: 'Nina', email: 'not-an-email', interests: 'ai' }, cookie);
+      expect(invalid.status).toBe(400);
+      expect(invalid.text).toContain('must be an e-mail address');
+      const ok = await submitForm(demo.url, pagePath, { displayName: 'Nina', email: 'nina@example.com', interests: 'web', plan: 'enterprise' }, cookie);
+      expect(ok.status).toBe(200);
+    };
+    const c = await connectClient(demo.mcpUrl, {
+      user: 'nina',
+      elicitation: { url: {} },
+      onElicit: async (params) => {
+        if (params.mode !== 'url') throw new Error('expected the hosted page (URL mode)');
+        pagePath = new URL(params.url).pathname;
+        browser = new Promise((r) => setTimeout(r, 20)).then(fillThePage);
+        return { action: 'accept' };
+      },
+    });
+    try {
+      const result = await c.client.callTool({ name: 'configure-profile', arguments: {} }, undefined, { timeout: 15_000 });
+      await browser;
+      expect(pagePath).toMatch(/^\/elicit\/[0-9a-f-]{36}\/form$/);
+      expect(textOf(result)).toBe('Profile saved for Nina (enterprise plan, interests: web)');
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -15,6 +15,11 @@ export interface ElicitationLimits {
   maxMetadataBytes?: number;
   /** Largest stored answer (as JSON), in bytes. @default 1048576 */
   maxResultBytes?: number;
+  /**
+   * Invalid submissions the hosted form page (`kind: 'form'`) accepts per elicitation: the one that
+   * reaches it declines the elicitation. Counted in the store, so shared across instances. @default 3
+   */
+  maxFormAttempts?: number;
 }
 
 /** Per-IP throttling of the pages and the status route (through `@nestjs/throttler`). */
@@ -84,7 +89,7 @@ export interface ElicitationModuleOptions {
   logoUrl?: string;
   /**
    * A folder with your own `.hbs` templates; any file there replaces the built-in one of the same name
-   * (`layout`, `api-key`, `confirm`, `done`, `error`).
+   * (`layout`, `api-key`, `confirm`, `form`, `done`, `error`).
    * @default the package's `templates/` folder
    */
   templatesDir?: string;

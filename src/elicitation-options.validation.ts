@@ -219,6 +219,7 @@ function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicita
     maxBodyBytes: count('maxBodyBytes', 16 * 1024),
     maxMetadataBytes: count('maxMetadataBytes', 4 * 1024),
     maxResultBytes: count('maxResultBytes', 1024 * 1024),
+    maxFormAttempts: count('maxFormAttempts', 3),
   };
 }
 

@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
@@ -33,7 +34,11 @@ export class ElicitationPageFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let text = 'Something went wrong on our side. Please try again later.';
-    if (exception instanceof ElicitationStoreUnavailableError) {
+    if (exception instanceof ElicitationInputError && exception.field === 'data') {
+      // The answer exceeds limits.maxResultBytes (smaller than the body cap): refused, nothing stored.
+      status = HttpStatus.PAYLOAD_TOO_LARGE;
+      text = 'The answer is too large to store. Nothing was saved.';
+    } else if (exception instanceof ElicitationStoreUnavailableError) {
       status = HttpStatus.SERVICE_UNAVAILABLE;
       text = 'This service is temporarily unavailable. Nothing was saved. Please try again in a moment.';
       this.logger.warn(exception.message);

@@ -31,9 +31,12 @@ import { ElicitationExpiredException } from '../errors/elicitation-expired.excep
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { ElicitationStore } from '../stores/elicitation-store.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { fieldViews, formPlanOf, initialInput, readSubmission, type FormPlan, type KeptInput } from './form-view.js';
 import { PageSecurity, raw } from './page-security.js';
 import { TemplateRenderer, type TemplateName } from './template-renderer.js';
 
@@ -75,7 +78,7 @@ class SignInRedirect {
 }
 
 /**
- * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/external`) and the status route
+ * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`) and the status route
  * (`/:id/status`), all throttled per IP. Mounted under the `routePrefix` by `createElicitationController`.
  */
 @UseGuards(ElicitationThrottlerGuard)
@@ -85,6 +88,7 @@ export class ElicitationController {
     private readonly renderer: TemplateRenderer,
     private readonly security: PageSecurity,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    private readonly store: ElicitationStore,
   ) {}
 
   /** Polled by MCP clients. Status only: never any submitted data. */
@@ -152,6 +156,59 @@ export class ElicitationController {
     }
     if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
     return this.finished(res, record, await this.service.complete(id, { confirmed: true }), 'Thank you. Your confirmation was received.');
+  }
+
+  /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
+  @Get(':id/form')
+  @UseFilters(ElicitationPageFilter)
+  async formPage(@Param('id') id: string, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
+    const record = await this.openPending(id, 'form', req, res);
+    if (!record) return '';
+    const plan = formPlanOf(record.metadata);
+    return this.hostedForm(res, 200, record, plan, initialInput(plan));
+  }
+
+  /**
+   * A hosted form post: `action=cancel` declines; otherwise the post is read into typed content and checked
+   * with the form's compiled validator. Valid: completes with the content (defaults applied). Invalid: 400
+   * with the form again (messages next to their fields, the input kept, secrets never), counted per
+   * elicitation; the `limits.maxFormAttempts`-th invalid post declines the elicitation (a 400 page that says so).
+   */
+  @Post(':id/form')
+  @UseFilters(ElicitationPageFilter)
+  async submitHostedForm(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: unknown,
+    @Res({ passthrough: true }) res: PageResponse,
+  ) {
+    const record = await this.openPost(id, 'form', req, body);
+    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
+    const plan = formPlanOf(record.metadata);
+    const { content, kept } = readSubmission(plan, body ?? {});
+    const result = plan.validate(content);
+    if (result.ok) return this.finished(res, record, await this.service.complete(id, result.value), 'Thank you. Your answers were received.');
+    // One window that spans the record's whole life, the same on every instance: the stores align fixed
+    // windows to multiples of windowMs, so a window of the record's lifetime read at its expiry never
+    // rolls over (and is forgotten after expiry), whereas "the time left" would start a new count each post.
+    const lifetime = Math.max(record.expiresAt - record.createdAt, 1);
+    const { count } = await this.store.hit(`form-attempts:${id}`, lifetime, record.expiresAt);
+    const max = this.options.limits.maxFormAttempts;
+    if (count >= max) {
+      const declined = await this.service.decline(id);
+      // Finished meanwhile (answered in another tab, expired): the usual 409/410 page.
+      if (!declined.ok) return this.finished(res, record, declined, '');
+      return this.page(res, 400, 'error', {
+        heading: 'Too many invalid attempts',
+        text: `This request was declined after ${max} invalid attempt${max === 1 ? '' : 's'}. Nothing was saved. If you still want to answer, ask the assistant again.`,
+        statusCode: 400,
+      });
+    }
+    const left = max - count;
+    const summary =
+      `Check the ${result.issues.length === 1 ? 'field' : `${result.issues.length} fields`} marked below. ` +
+      `After ${left} more invalid attempt${left === 1 ? '' : 's'} this request will be declined.`;
+    return this.hostedForm(res, 400, record, plan, kept, result.issues, summary);
   }
 
   /**
@@ -268,6 +325,28 @@ export class ElicitationController {
       error,
       csrf,
       ...context,
+    });
+  }
+
+  /** The hosted form page: a fresh CSRF token, the prepared fields, and the summary of a failed post. */
+  private hostedForm(
+    res: PageResponse,
+    status: number,
+    record: ElicitationRecord,
+    plan: FormPlan,
+    input: KeptInput,
+    issues: FieldIssue[] = [],
+    error: string | null = null,
+  ): string {
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    const fields = fieldViews(plan, input, issues);
+    return this.page(res, status, 'form', {
+      heading: 'Please fill in this form',
+      message: record.message,
+      fields,
+      hasRequired: fields.some((f) => f.required),
+      error,
+      csrf,
     });
   }
 

@@ -8,7 +8,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
-export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'done', 'error'] as const;
+export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'done', 'error'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** The package's own `templates/` folder, found from this file whether run from `src/` or `dist/`. */

@@ -122,6 +122,7 @@ describe('security options', () => {
       maxBodyBytes: 16_384,
       maxMetadataBytes: 4_096,
       maxResultBytes: 1_048_576,
+      maxFormAttempts: 3,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
     expect(resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), throttle: false }, 'elicit').options.throttle).toBe(false);
