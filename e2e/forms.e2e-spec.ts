@@ -76,7 +76,7 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     ['a bad enum value', { ...FULL, theme: 'neon' }, /theme/],
     ['too many items', { ...FULL, interests: ['ai', 'web', 'ops'] }, /interests/],
   ])('refuses %s with a tool error naming the field', async (_, content, field) => {
-    const { result } = await ask({ action: 'accept', content: content as Record<string, string> });
+    const { result } = await ask({ action: "accept", content: content as unknown as Record<string, string> });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(field);
     expect(textOf(result)).not.toMatch(/Profile saved/);

@@ -23,7 +23,7 @@ import { buildForm, isFormDefinition, type FormDefinition } from './forms/define
 import type { FormSchema } from './forms/form-schema.js';
 import { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 import { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
-import { ElicitationStore } from './stores/elicitation-store.js';
+import { ElicitationStore, type CreateQuota } from './stores/elicitation-store.js';
 
 const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'external'];
 /** Largest hosted-form schema, as JSON (kept apart from the metadata cap). */
@@ -111,6 +111,8 @@ export class ElicitationService implements OnModuleDestroy {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly unsubscribe: () => void;
   private readonly box: SecretBox;
+  /** The abuse limits `create` enforces (per-user rate per minute, pending caps). */
+  private readonly quota: CreateQuota;
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
@@ -119,6 +121,13 @@ export class ElicitationService implements OnModuleDestroy {
   ) {
     this.unsubscribe = events.subscribe((event) => this.wakeWaiters(event));
     this.box = new SecretBox(options.encryptionKeys);
+    const { limits } = options;
+    this.quota = {
+      perUserLimit: limits.createPerMinute,
+      windowMs: 60_000,
+      maxPendingPerUser: limits.maxPendingPerUser,
+      maxPending: limits.maxPending,
+    };
   }
 
   /** Every lifecycle event, as an RxJS stream. Events never carry submitted data. */
@@ -144,32 +153,31 @@ export class ElicitationService implements OnModuleDestroy {
   /** Creates a pending URL-mode elicitation for `userId` and returns its page URL. */
   async createUrlElicitation(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
     const record = this.buildRecord(input, Date.now());
-    if (record.kind === 'external') {
-      if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'is required for kind "external"');
-      record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, this.options.externalUrlPolicy)).href;
-    } else if (input.url !== undefined) {
-      throw new ElicitationInputError('url', 'is only for kind "external"');
+    await this.attachKindData(record, input);
+    const created = await this.store.create(record, this.quota);
+    if (created !== 'created') throw new ElicitationQuotaError(created);
+    this.publish('created', record, record.createdAt);
+    return { elicitationId: record.id, url: this.urlFor(record.id, record.kind), expiresAt: new Date(record.expiresAt) };
+  }
+
+  /** What only some kinds carry: the checked external target, or the hosted form's schema. */
+  private async attachKindData(record: ElicitationRecord, input: CreateUrlElicitationInput): Promise<void> {
+    if ((input.url !== undefined) !== (record.kind === 'external')) {
+      throw new ElicitationInputError('url', record.kind === 'external' ? 'is required for kind "external"' : 'is only for kind "external"');
     }
-    if (record.kind === 'form') {
-      if (!input.form) throw new ElicitationInputError('form', 'is required for kind "form"');
-      const form = isFormDefinition(input.form) ? input.form : buildForm(input.form);
+    if ((input.form !== undefined) !== (record.kind === 'form')) {
+      throw new ElicitationInputError('form', record.kind === 'form' ? 'is required for kind "form"' : 'is only for kind "form"');
+    }
+    if (record.kind === 'external') {
+      if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'must be a URL string');
+      record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, this.options.externalUrlPolicy)).href;
+    } else if (record.kind === 'form') {
+      const form = isFormDefinition(input.form) ? input.form : buildForm(input.form!);
       if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
         throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
       }
       record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
-    } else if (input.form !== undefined) {
-      throw new ElicitationInputError('form', 'is only for kind "form"');
     }
-    const { limits } = this.options;
-    const created = await this.store.create(record, {
-      perUserLimit: limits.createPerMinute,
-      windowMs: 60_000,
-      maxPendingPerUser: limits.maxPendingPerUser,
-      maxPending: limits.maxPending,
-    });
-    if (created !== 'created') throw new ElicitationQuotaError(created);
-    this.publish('created', record, record.createdAt);
-    return { elicitationId: record.id, url: this.urlFor(record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
 
   /** The public status of an elicitation (no submitted data), or `undefined` when unknown. */
