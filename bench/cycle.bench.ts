@@ -13,14 +13,11 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { relative } from 'node:path';
 import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ElicitationModule, ElicitationService, ElicitationStore, MemoryElicitationStore } from '../src/index.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -53,18 +50,7 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-/** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
-const gc: () => void = (() => {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
 
-function fullGc(): void {
-  // Twice: the first pass can leave objects that only die once finalizers/weak callbacks ran.
-  gc();
-  gc();
-}
 
 @Module({
   imports: [
@@ -89,15 +75,7 @@ async function openContext(): Promise<{ app: INestApplicationContext; service: E
   return { app, service, store };
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
-function seconds(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
 
 // -------------------------------------------------------------------------------------------- cycles
 
@@ -311,56 +289,10 @@ async function measureHeap(): Promise<{ library: number[]; baseline: number[]; f
 
 // ------------------------------------------------------------------------------------------- report
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  /** The figure of the plain-Map floor this row compares with (null for the baselines themselves). */
-  baseline: number | null;
-  /** value / baseline (null for the baselines themselves). */
-  ratio: number | null;
-  target?: string;
-  met?: boolean;
-}
 
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
 
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
 
-function printTable(rows: Row[]): void {
-  const header = ['name', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'];
-  const cells = rows.map((r) => [
-    r.name,
-    r.unit === 'cycles/s' ? fmt(r.value) : r.value.toFixed(1),
-    r.unit,
-    r.baseline === null ? '-' : r.unit === 'cycles/s' ? fmt(r.baseline) : r.baseline.toFixed(1),
-    r.ratio === null ? '-' : r.ratio.toFixed(3),
-    r.target ?? '-',
-    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) =>
-    c.map((v, i) => (i === 1 || i === 3 || i === 4 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) console.log(line(c));
-}
 
-/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
@@ -431,10 +363,7 @@ async function main(): Promise<void> {
   console.log(`\nMedians (ratio = value / baseline; for cycles/s higher is better, for bytes lower is better):\n`);
   printTable(rows);
 
-  const outDir = join(packageRoot(), 'bench', 'results');
-  mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, 'latest.json');
-  writeFileSync(outFile, `${JSON.stringify(rows, null, 2)}\n`);
+  const outFile = mergeResults(rows, /^(cycle|baseline|heap per)/);
   console.log(`\nWrote ${relative(process.cwd(), outFile) || outFile} in ${seconds(started).toFixed(1)}s total.`);
 }
 

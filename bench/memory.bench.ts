@@ -27,11 +27,7 @@
  * enforced. A watchdog ends the script after WATCHDOG_MS.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { relative } from 'node:path';
 import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
@@ -44,6 +40,7 @@ import {
   type ElicitationRecord,
   type ResolvedElicitationOptions,
 } from '../src/index.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -90,19 +87,6 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, WATCHDOG_MS);
 watchdog.unref();
-
-/** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
-const gc: () => void = (() => {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
-
-function fullGc(): void {
-  // Twice: the first pass can leave objects that only die once finalizers/weak callbacks ran.
-  gc();
-  gc();
-}
 
 function heapUsed(): number {
   fullGc();
@@ -181,21 +165,10 @@ function createApiKey(service: ElicitationService, ttlMs?: number) {
   });
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-function seconds(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
-
 function ms(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 // ---------------------------------------------------------------------------------------------- 1. heap
@@ -518,81 +491,12 @@ function measureForm(): number[] {
 
 // ------------------------------------------------------------------------------------------- report
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  /** The figure this row compares with (null when none). */
-  baseline: number | null;
-  /** value / baseline (null when no baseline). */
-  ratio: number | null;
-  target?: string;
-  met?: boolean;
-}
 
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
 
-function cell(n: number, unit: string): string {
-  if (unit.endsWith('/s') || unit === 'entries' || (unit === 'bytes' && Math.abs(n) >= 10_000)) return fmt(n);
-  if (unit === 'ms' || unit === 'µs') return n.toFixed(3);
-  return n.toFixed(1);
-}
-
-function printTable(rows: Row[]): void {
-  const header = ['name', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'];
-  const cells = rows.map((r) => [
-    r.name,
-    cell(r.value, r.unit),
-    r.unit,
-    r.baseline === null ? '-' : cell(r.baseline, r.unit),
-    r.ratio === null ? '-' : r.ratio.toFixed(4),
-    r.target ?? '-',
-    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) =>
-    c.map((v, i) => (i === 1 || i === 3 || i === 4 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) console.log(line(c));
-}
-
-/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
 
 /** Rows of this script: every name starts with one of these. */
 const OWN = /^(memory store|form validation)\b/;
 
-/** Merges `rows` into bench/results/latest.json: same-name rows replaced, our stale rows dropped, the others kept. */
-function mergeResults(rows: Row[]): string {
-  const outDir = join(packageRoot(), 'bench', 'results');
-  mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, 'latest.json');
-  let existing: Row[] = [];
-  if (existsSync(outFile)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (Array.isArray(parsed)) existing = parsed as Row[];
-    } catch {
-      console.warn(`  ${outFile} is not valid JSON: replacing it`);
-    }
-  }
-  const names = new Set(rows.map((r) => r.name));
-  const kept = existing.filter((r) => !names.has(r.name) && !OWN.test(r.name));
-  writeFileSync(outFile, `${JSON.stringify([...kept, ...rows], null, 2)}\n`);
-  return outFile;
-}
 
 function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigures, smallSweep: number[], form: number[]): Row[] {
   const rows: Row[] = [];
@@ -725,7 +629,7 @@ async function main(): Promise<void> {
       `the per-due-record baseline the full scan's cost per record):\n`,
   );
   printTable(rows);
-  const outFile = mergeResults(rows);
+  const outFile = mergeResults(rows, OWN);
   console.log(`\nMerged into ${relative(process.cwd(), outFile) || outFile} in ${seconds(started).toFixed(1)}s total.`);
 }
 

@@ -19,12 +19,9 @@
  * never enforced. Without a Redis at REDIS_URL it says so and exits 0 with no Redis rows.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
@@ -32,6 +29,7 @@ import { Redis } from 'ioredis';
 import type { ElicitationRecord } from '../src/index.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -156,33 +154,14 @@ async function redisAnswers(): Promise<boolean> {
 
 // ------------------------------------------------------------------------------------------- helpers
 
-/** `global.gc`, exposed on the fly when the script was started without `--expose-gc`. */
-const gc: () => void = (() => {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
 
-/** A full collection before each measured run, so garbage of the previous one is not collected during it. */
-function fullGc(): void {
-  gc();
-  gc();
-}
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-function seconds(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
 
 /** Runs `op(lo..hi-1)` with `concurrency` callers, each awaiting its call before taking the next index. Returns seconds. */
 async function timed(lo: number, hi: number, concurrency: number, op: (i: number) => Promise<void>): Promise<number> {
@@ -218,7 +197,6 @@ async function create(store: RedisElicitationStore, record: ElicitationRecord): 
   if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${String(result)}`);
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 // --------------------------------------------------------------------- 1 + 3: store throughput vs raw
 
@@ -607,80 +585,14 @@ async function measureLatency(): Promise<Latency> {
 
 // ------------------------------------------------------------------------------------------- report
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  baseline: number | null;
-  ratio: number | null;
-  target?: string;
-  met?: boolean;
-}
 
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
 
-function formatValue(value: number | null, unit: string): string {
-  if (value === null) return '-';
-  if (unit === 'ops/s') return fmt(value);
-  if (unit === 'ms') return value.toFixed(2);
-  return value.toFixed(3);
-}
 
-function printTable(rows: Row[]): void {
-  const header = ['name', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'];
-  const cells = rows.map((r) => [
-    r.name,
-    formatValue(r.value, r.unit),
-    r.unit,
-    formatValue(r.baseline, r.unit),
-    r.ratio === null ? '-' : r.ratio.toFixed(3),
-    r.target ?? '-',
-    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) =>
-    c.map((v, i) => (i === 1 || i === 3 || i === 4 ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) console.log(line(c));
-}
 
-/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
 
 /** Rows of this script: every name starts with this. */
 const OWN = /^redis\b/;
 
-/** Merges `rows` into bench/results/latest.json: same-name rows replaced, our stale rows dropped, the others kept. */
-function mergeResults(rows: Row[]): string {
-  const outDir = join(packageRoot(), 'bench', 'results');
-  mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, 'latest.json');
-  let existing: Row[] = [];
-  if (existsSync(outFile)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (Array.isArray(parsed)) existing = parsed as Row[];
-    } catch {
-      console.warn(`  ${outFile} is not valid JSON: replacing it`);
-    }
-  }
-  const names = new Set(rows.map((r) => r.name));
-  const kept = existing.filter((r) => !names.has(r.name) && !OWN.test(r.name));
-  writeFileSync(outFile, `${JSON.stringify([...kept, ...rows], null, 2)}\n`);
-  return outFile;
-}
 
 function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency): Row[] {
   const rows: Row[] = [];
@@ -737,8 +649,7 @@ async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   if (!(await redisAnswers())) {
     console.log(`redis.bench: no Redis answers at ${REDIS_URL}: skipped (set REDIS_URL to run it). No Redis rows written.`);
-    const outFile = join(packageRoot(), 'bench', 'results', 'latest.json');
-    if (existsSync(outFile)) mergeResults([]);
+    mergeResults([], OWN);
     cleanedUp = true;
     return;
   }
@@ -799,7 +710,7 @@ async function main(): Promise<void> {
         'round trips: commands the store connection sent, per MONITOR; latency: percentiles of all samples):\n',
     );
     printTable(rows);
-    const outFile = mergeResults(rows);
+    const outFile = mergeResults(rows, OWN);
     console.log(`\nMerged ${rows.length} rows into ${relative(process.cwd(), outFile) || outFile}.`);
   } catch (error) {
     console.error(`redis.bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
