@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ElicitationModule } from '../../src/index.js';
+import { BenchController } from './bench.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
 import { DemoToolsService } from './demo-tools.service.js';
@@ -33,6 +35,10 @@ export interface DemoAppOptions {
   createPerMinute?: number;
   /** 32-byte key (base64 or hex) for secrets at rest and CSRF tokens; instances sharing a store need the same. */
   encryptionKey?: string;
+  /** HTTP platform: Nest's Express adapter or its Fastify adapter (with `@fastify/formbody`). @default 'express' */
+  adapter?: 'express' | 'fastify';
+  /** BENCHMARK ONLY: also serve the `/bench/*` routes of `bench.controller.ts`. Never in a deployed app. @default false */
+  bench?: boolean;
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -64,6 +70,10 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   const displayHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   const url = (options.publicUrl ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', new URL(url).hostname.toLowerCase()]);
+  const adapter = options.adapter ?? 'express';
+  if (adapter !== 'express' && adapter !== 'fastify') {
+    throw new Error(`ELICITATION_ADAPTER must be "express" or "fastify", got "${String(adapter)}"`);
+  }
   const storeKind = options.store ?? 'memory';
   if (storeKind !== 'memory' && storeKind !== 'redis') {
     throw new Error(`ELICITATION_STORE must be "memory" or "redis", got "${String(storeKind)}"`);
@@ -86,17 +96,38 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         store,
         encryptionKey: options.encryptionKey,
         throttle: options.throttleLimit ? { limit: options.throttleLimit } : undefined,
-        limits: options.createPerMinute ? { createPerMinute: options.createPerMinute, maxPendingPerUser: options.createPerMinute } : undefined,
+        limits: options.createPerMinute
+          ? {
+              createPerMinute: options.createPerMinute,
+              maxPendingPerUser: options.createPerMinute,
+              maxPending: Math.max(options.createPerMinute, 100_000),
+            }
+          : undefined,
         resolvePageUser: userFromCookie,
         loginUrl: '/demo/login',
       }),
     ],
-    controllers: [McpController, DemoLoginController],
+    controllers: [McpController, DemoLoginController, ...(options.bench ? [BenchController] : [])],
     providers: [DemoToolsService, { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts }],
   })
   class DemoAppModule {}
 
-  const app = await NestFactory.create(DemoAppModule, { logger: options.logger });
+  let app: INestApplication;
+  if (adapter === 'fastify') {
+    // Loaded only when asked for, so the Express demo never loads Fastify.
+    const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+    const { default: formbody } = await import('@fastify/formbody');
+    // Urlencoded page posts are parsed by @fastify/formbody (registered below), JSON (MCP) by Fastify's own
+    // parser: Nest's parsers are left out, as the two would register the same content type twice.
+    const fastifyApp = await NestFactory.create<NestFastifyApplication>(DemoAppModule, new FastifyAdapter(), {
+      logger: options.logger,
+      bodyParser: false,
+    });
+    await fastifyApp.register(formbody);
+    app = fastifyApp;
+  } else {
+    app = await NestFactory.create(DemoAppModule, { logger: options.logger });
+  }
   app.enableShutdownHooks();
   await app.listen(port, host);
   return { app, url, mcpUrl: `${url}/mcp` };

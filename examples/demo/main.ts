@@ -14,9 +14,14 @@ const { mcpUrl, url } = await startDemoApp({
   throttleLimit: env.ELICITATION_THROTTLE_LIMIT ? Number(env.ELICITATION_THROTTLE_LIMIT) : undefined,
   encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
   createPerMinute: env.ELICITATION_CREATE_PER_MINUTE ? Number(env.ELICITATION_CREATE_PER_MINUTE) : undefined,
+  adapter: (env.ELICITATION_ADAPTER || 'express') as 'express' | 'fastify',
+  // Benchmark-only routes (bench/http.bench.ts): never set in a deployed app.
+  bench: env.ELICITATION_BENCH === '1',
 });
 
-console.log(`\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store). MCP endpoint (Streamable HTTP): ${mcpUrl}`);
+console.log(
+  `\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store, ${env.ELICITATION_ADAPTER || 'express'}). MCP endpoint (Streamable HTTP): ${mcpUrl}`,
+);
 console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
     'call connect-service, approve-deploy or delete-file, and open the link the client shows.\n',

@@ -9,6 +9,33 @@ import { DemoToolsService } from './demo-tools.service.js';
 
 type McpRequest = IncomingMessage & { body?: unknown; auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> } };
 
+/** The parts of a Fastify request and reply used here (the demo runs on Express or Fastify). */
+interface FastifyRequestLike {
+  raw: IncomingMessage;
+  body?: unknown;
+}
+interface FastifyReplyLike {
+  raw: ServerResponse;
+  hijack(): unknown;
+}
+
+/**
+ * The Node request and response the SDK transport works on, and the parsed JSON body. On Express they are
+ * the request and response themselves; on Fastify the reply is hijacked first (Fastify then sends nothing
+ * itself, the transport writes to `reply.raw`, SSE streams included), and the body comes from the Fastify
+ * request (the raw request's stream was already read by Fastify's parser).
+ */
+function nodeRequestResponse(request: McpRequest | FastifyRequestLike, response: ServerResponse | FastifyReplyLike) {
+  if (typeof (response as FastifyReplyLike).hijack === 'function') {
+    const reply = response as FastifyReplyLike;
+    reply.hijack();
+    const fastifyRequest = request as FastifyRequestLike;
+    return { req: fastifyRequest.raw as McpRequest, res: reply.raw, body: fastifyRequest.body };
+  }
+  const req = request as McpRequest;
+  return { req, res: response as ServerResponse, body: req.body };
+}
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
@@ -22,7 +49,7 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
   );
 }
 
-/** MCP Streamable HTTP at `/mcp` with stateful sessions: POST, the GET stream, DELETE. */
+/** MCP Streamable HTTP at `/mcp` with stateful sessions: POST, the GET stream, DELETE (on Express or Fastify). */
 @Controller('mcp')
 export class McpController implements OnApplicationShutdown {
   private readonly sessions = new Map<string, Session>();
@@ -38,7 +65,8 @@ export class McpController implements OnApplicationShutdown {
   }
 
   @All()
-  async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
+  async handle(@Req() request: McpRequest | FastifyRequestLike, @Res() response: ServerResponse | FastifyReplyLike): Promise<void> {
+    const { req, res, body } = nodeRequestResponse(request, response);
     if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
     const user = userFromBearer(req);
     if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
@@ -48,9 +76,9 @@ export class McpController implements OnApplicationShutdown {
       const session = this.sessions.get(sessionId);
       if (!session) return jsonRpcError(res, 404, 'Session not found');
       if (session.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
-      return session.transport.handleRequest(req, res, req.body);
+      return session.transport.handleRequest(req, res, body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, 'Bad request: no valid session id (send initialize first)');
     }
 
@@ -63,7 +91,7 @@ export class McpController implements OnApplicationShutdown {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await transport.handleRequest(req, res, body);
   }
 
   async onApplicationShutdown(): Promise<void> {
