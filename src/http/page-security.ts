@@ -1,16 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import helmet from 'helmet';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { CsrfTokens } from '../security/csrf.js';
+import { randomPool } from '../security/random-pool.js';
+
+/** Stands for the per-response nonce in the CSP computed once at start-up. */
+const NONCE_PLACEHOLDER = 'ELICITATION-NONCE';
 
 /** Name of the CSRF nonce cookie (scoped to one elicitation's path). */
 export const CSRF_COOKIE = 'elicit_csrf';
 
 type RawReq = IncomingMessage;
-type RawRes = ServerResponse & { locals?: Record<string, unknown> };
+type RawRes = ServerResponse;
 
 /** The Node request/response under an Express or Fastify one. */
 export function raw<T>(value: { raw?: T } | T): T {
@@ -27,7 +30,10 @@ export class PageSecurity {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly secure: boolean;
-  private readonly headers: (req: RawReq, res: RawRes, next: (err?: unknown) => void) => void;
+  /** The page headers helmet chose, computed once; the CSP carries a placeholder for each response's nonce. */
+  private readonly fixedHeaders: Array<[string, string]> = [];
+  /** Headers helmet removes (e.g. X-Powered-By). */
+  private readonly removedHeaders: string[] = [];
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
     this.csrf = new CsrfTokens(options.encryptionKeys[0]);
@@ -35,12 +41,12 @@ export class PageSecurity {
     this.origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.secure = base.protocol === 'https:';
-    this.headers = helmet({
+    const headers = helmet({
       contentSecurityPolicy: {
         useDefaults: false,
         directives: {
           defaultSrc: ["'none'"],
-          styleSrc: [(_req, res) => `'nonce-${(res as RawRes).locals?.cspNonce}'`],
+          styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
           imgSrc: ["'self'", 'https:', 'data:'],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
@@ -51,16 +57,21 @@ export class PageSecurity {
       referrerPolicy: { policy: 'no-referrer' },
       strictTransportSecurity: this.secure ? { maxAge: 15552000 } : false,
       crossOriginEmbedderPolicy: false,
-    }) as never;
+    }) as unknown as (req: RawReq, res: RawRes, next: () => void) => void;
+    // Run helmet once against a recorder: its headers do not depend on the request, and applying the
+    // recorded set costs a fraction of running the middleware chain on every page (see bench/http.bench.ts).
+    headers({} as RawReq, {
+      setHeader: (name: string, value: string) => void this.fixedHeaders.push([name, String(value)]),
+      removeHeader: (name: string) => void this.removedHeaders.push(name),
+    } as unknown as RawRes, () => undefined);
   }
 
   /** Sets every page header; returns the nonce the page's inline style must carry. */
   applyHeaders(res: { header(name: string, value: string): unknown }): string {
-    const nonce = randomBytes(16).toString('base64url');
+    const nonce = randomPool.take(16).toString('base64url');
+    for (const [name, value] of this.fixedHeaders) res.header(name, value.replace(NONCE_PLACEHOLDER, nonce));
     const nodeRes = raw<RawRes>(res as never);
-    nodeRes.locals = { ...(nodeRes.locals ?? {}), cspNonce: nonce };
-    // The header middlewares read nothing from the request; the CSP nonce comes from res.locals.
-    this.headers({} as RawReq, nodeRes, () => undefined);
+    for (const name of this.removedHeaders) nodeRes.removeHeader?.(name);
     res.header('Content-Type', 'text/html; charset=utf-8');
     res.header('Cache-Control', 'no-store');
     return nonce;

@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { randomPool } from './random-pool.js';
 
 /**
  * Per-render CSRF tokens for the pages: the page sets a random nonce in an HttpOnly, SameSite=Strict cookie
@@ -15,7 +16,7 @@ export class CsrfTokens {
 
   /** A fresh nonce (for the cookie) and its token (for the form). */
   issue(elicitationId: string): { nonce: string; token: string } {
-    const nonce = randomBytes(16).toString('base64url');
+    const nonce = randomPool.take(16).toString('base64url');
     return { nonce, token: this.sign(elicitationId, nonce) };
   }
 

@@ -1,10 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { randomPool } from './random-pool.js';
 
 /** Sealed values start with this tag; anything else is refused by `open`. */
 const VERSION = 'v1';
+/** IVs are 12 random bytes, drawn from the shared random pool. */
 const IV_BYTES = 12;
-/** IVs are random; they are drawn from a pool filled 4 KiB at a time (one getrandom call per 341 seals). */
-const POOL_BYTES = IV_BYTES * 341;
 
 /**
  * AES-256-GCM with a key ring. `seal` encrypts with the first key and binds the ciphertext to `context`
@@ -16,8 +16,6 @@ const POOL_BYTES = IV_BYTES * 341;
  */
 export class SecretBox {
   private readonly keys: Array<{ id: string; key: Buffer }>;
-  private pool = Buffer.alloc(0);
-  private poolOffset = 0;
 
   constructor(keys: Buffer[]) {
     if (keys.length === 0) throw new Error('SecretBox needs at least one key');
@@ -29,21 +27,11 @@ export class SecretBox {
 
   seal(plaintext: string, context: string): string {
     const { id, key } = this.keys[0];
-    const iv = this.nextIv();
+    const iv = randomPool.take(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [VERSION, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
-  }
-
-  private nextIv(): Buffer {
-    if (this.poolOffset + IV_BYTES > this.pool.length) {
-      this.pool = randomBytes(POOL_BYTES);
-      this.poolOffset = 0;
-    }
-    const iv = this.pool.subarray(this.poolOffset, this.poolOffset + IV_BYTES);
-    this.poolOffset += IV_BYTES;
-    return iv;
   }
 
   /** Decrypts a sealed value; throws when it was tampered with, sealed for another context or by an unknown key. */
