@@ -10,14 +10,13 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Controller, Get, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { ElicitationModule } from '../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { as, startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
 
 const BASE_URL = 'http://127.0.0.1:3000';
@@ -36,9 +35,6 @@ const DNS: Record<string, string[]> = {
   'mapped.example.com': ['::ffff:192.168.1.1'],
 };
 const resolveHost = async (host: string): Promise<string[]> => DNS[host] ?? [];
-
-/** Test identity: the browser user is whatever the `x-test-user` header says. */
-const headerUser = (req: { headers: Record<string, string | undefined> }) => req.headers['x-test-user'];
 
 /** The host app's own route, which the module's throttle must never touch. */
 @Controller('host')
@@ -65,25 +61,10 @@ async function startApp(
   options: Partial<ElicitationModuleOptions> = {},
   extra: { logger?: LoggerService; controllers?: Type[] } = {},
 ): Promise<Started> {
-  const builder = Test.createTestingModule({
-    imports: [
-      ElicitationModule.forRoot({
-        baseUrl: BASE_URL,
-        resolvePageUser: headerUser,
-        cleanupIntervalMs: 0,
-        throttle: false,
-        encryptionKey: ENCRYPTION_KEY,
-        externalUrlPolicy: { resolveHost },
-        limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 },
-        ...options,
-      } as ElicitationModuleOptions),
-    ],
-    controllers: extra.controllers ?? [],
-  });
-  if (extra.logger) builder.setLogger(extra.logger);
-  const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication({ logger: extra.logger ?? false });
-  await app.listen(0, '127.0.0.1');
+  const { app } = await startPageApp(
+    { baseUrl: BASE_URL, encryptionKey: ENCRYPTION_KEY, externalUrlPolicy: { resolveHost }, ...options },
+    { ...extra, listen: true },
+  );
   const server = app.getHttpServer() as http.Server;
   const store = app.get(ElicitationStore);
   const spy = jest.spyOn(store, 'get');
@@ -100,8 +81,6 @@ async function startApp(
 }
 
 const pathOf = (url: string) => new URL(url).pathname;
-/** The browser user header of the test identity. */
-const as = (user?: string): Record<string, string> => (user ? { 'x-test-user': user } : {});
 
 /** Handlebars' escaping, written out independently: what a payload must look like in the page. */
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;', '`': '&#x60;', '=': '&#x3D;' };

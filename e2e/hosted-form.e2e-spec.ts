@@ -6,14 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { ElicitationModule } from '../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../src/elicitation-options.validation.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { buildForm } from '../src/forms/define-form.js';
 import type { FormSchema } from '../src/forms/form-schema.js';
+import { startPageApp } from './support/page-app.js';
 import { csrfFor, type CsrfPair } from './support/page-form.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -63,25 +62,9 @@ const SCHEMA = {
 
 const FIELD_ORDER = Object.keys(SCHEMA.properties);
 
-/** Test identity: the browser user is whatever the `x-test-user` header says. */
-const headerUser = (req: { headers: Record<string, string | undefined> }) => req.headers['x-test-user'];
-
 async function startApp(options: Partial<ElicitationModuleOptions> = {}) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      ElicitationModule.forRoot({
-        baseUrl: 'http://127.0.0.1:3000',
-        resolvePageUser: headerUser,
-        cleanupIntervalMs: 0,
-        throttle: false,
-        ...options,
-        limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, ...options.limits },
-      } as ElicitationModuleOptions),
-    ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.init();
-  return { app, service: app.get(ElicitationService), server: app.getHttpServer() };
+  const { app, service } = await startPageApp(options);
+  return { app, service, server: app.getHttpServer() };
 }
 
 const path = (url: string) => new URL(url).pathname;

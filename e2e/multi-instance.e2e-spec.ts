@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import request from 'supertest';

@@ -2,36 +2,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { ElicitationModule } from '../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk-live-0123456789-PLANTED-SECRET';
 
-/** Test identity: the browser user is whatever the `x-test-user` header says. */
-const headerUser = (req: { headers: Record<string, string | undefined> }) => req.headers['x-test-user'];
-
-async function startApp(options: Partial<ElicitationModuleOptions> & { routePrefix?: string } = {}) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      ElicitationModule.forRoot({
-        baseUrl: 'http://127.0.0.1:3000',
-        resolvePageUser: headerUser,
-        cleanupIntervalMs: 0,
-        // These tests send far more than a browser would from one IP; throttling has its own test.
-        throttle: false,
-        limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 },
-        ...options,
-      } as ElicitationModuleOptions),
-    ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.init();
+async function startApp(options: Partial<ElicitationModuleOptions> & { routePrefix?: string; controllers?: boolean } = {}) {
+  const { app } = await startPageApp(options);
   const server = app.getHttpServer();
   return {
     app,

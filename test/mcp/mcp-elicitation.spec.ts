@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import {
-  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ErrorCode,
   McpError,

@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { describe } from '@jest/globals';
+import type { describe } from '@jest/globals';
+import { describeOrSkip } from './describe-or-skip.js';
 
 export const HOST = '127.0.0.1';
 
@@ -60,11 +61,7 @@ export async function freePort(): Promise<number> {
  */
 export function describeWithRedisBinaries(binaries: string[] = ['redis-server']): typeof describe {
   const missing = binaries.filter((b) => spawnSync(b, ['--version'], { stdio: 'ignore', timeout: 5_000 }).error);
-  if (missing.length === 0 || process.env.REQUIRE_REDIS === '1') return describe;
-  return ((name: string, fn: () => void) => {
-    console.warn(`SKIPPED "${name}": ${missing.join(' and ')} not installed (install redis-server 7, or set REQUIRE_REDIS=1 to fail instead).`);
-    return describe.skip(name, fn);
-  }) as typeof describe;
+  return describeOrSkip(missing.length ? `${missing.join(' and ')} not installed (install redis-server 7)` : undefined, 'REQUIRE_REDIS');
 }
 
 /** A redis-server this test started. */

@@ -1,4 +1,5 @@
-import { describe } from '@jest/globals';
+import type { describe } from '@jest/globals';
+import { describeOrSkip } from './describe-or-skip.js';
 import { Redis } from 'ioredis';
 
 /** The Redis the tests use: `REDIS_URL`, default the local server. */
@@ -24,13 +25,10 @@ export const redisAvailable = await probe(REDIS_URL);
  * `describe` for tests that need a real Redis. Without one they are skipped with a visible message,
  * unless `REQUIRE_REDIS=1` (set by .ci/run), where they run and fail.
  */
-export const describeRedis: typeof describe =
-  redisAvailable || process.env.REQUIRE_REDIS === '1'
-    ? describe
-    : (((name: string, fn: () => void) => {
-        console.warn(`SKIPPED "${name}": no Redis answers at ${REDIS_URL} (set REDIS_URL, or REQUIRE_REDIS=1 to fail instead).`);
-        return describe.skip(name, fn);
-      }) as typeof describe);
+export const describeRedis: typeof describe = describeOrSkip(
+  redisAvailable ? undefined : `no Redis answers at ${REDIS_URL} (set REDIS_URL)`,
+  'REQUIRE_REDIS',
+);
 
 /** Deletes every key of the given key prefixes (the store's hash-tagged key space). */
 export async function deletePrefix(client: Redis, prefix: string): Promise<void> {
