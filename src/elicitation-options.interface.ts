@@ -68,6 +68,20 @@ export interface ElicitationModuleOptions {
    */
   cleanupIntervalMs?: number;
   /**
+   * Lifetime of a sealed `requestState` (protocol 2026-07-28): how long a client may take to retry a
+   * tool call that answered `input_required`. Each retry gets a fresh state, so this bounds one round,
+   * not the whole conversation.
+   * @default 600000 (10 minutes)
+   */
+  requestStateTtlMs?: number;
+  /**
+   * Protocol 2026-07-28, URL mode: when a client retries while the user is still on the page, how long
+   * the retry waits for the page to be submitted before it answers `input_required` again (with only a
+   * fresh `requestState`, so the client retries once more). `0` answers at once.
+   * @default 5000
+   */
+  pendingRetryWaitMs?: number;
+  /**
    * Where elicitations live. Pass an instance of any `ElicitationStore` implementation.
    * @default a new `MemoryElicitationStore`
    */

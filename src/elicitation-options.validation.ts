@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import {
   DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_PENDING_RETRY_WAIT_MS,
+  DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_PRIMARY_COLOR,
   DEFAULT_TITLE,
   DEFAULT_TTL_MS,
@@ -83,6 +85,8 @@ export function resolveElicitationOptions(
   const ttlMs = positiveMs('ttlMs', raw.ttlMs, DEFAULT_TTL_MS);
   const retentionMs = positiveMs('retentionMs', raw.retentionMs, ttlMs);
   const cleanupIntervalMs = positiveMs('cleanupIntervalMs', raw.cleanupIntervalMs, DEFAULT_CLEANUP_INTERVAL_MS, true);
+  const requestStateTtlMs = positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS);
+  const pendingRetryWaitMs = positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true);
 
   const title = raw.title ?? DEFAULT_TITLE;
   if (typeof title !== 'string' || !title.trim() || title.length > 200) {
@@ -156,6 +160,8 @@ export function resolveElicitationOptions(
       ttlMs,
       retentionMs,
       cleanupIntervalMs,
+      requestStateTtlMs,
+      pendingRetryWaitMs,
       title,
       primaryColor,
       logoUrl: raw.logoUrl,

@@ -2,6 +2,10 @@
 export const DEFAULT_TTL_MS = 10 * 60_000;
 /** Default interval of the expiry sweep: 60 seconds. */
 export const DEFAULT_CLEANUP_INTERVAL_MS = 60_000;
+/** Default lifetime of a sealed `requestState` (protocol 2026-07-28): 10 minutes. */
+export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
+/** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */
+export const DEFAULT_PENDING_RETRY_WAIT_MS = 5_000;
 /** Default URL segment the pages and status route are mounted under. */
 export const DEFAULT_ROUTE_PREFIX = 'elicit';
 /** Default page title. */

@@ -23,7 +23,14 @@ export {
   type WaitOptions,
 } from './elicitation.service.js';
 export type * from './elicitation.types.js';
-export { ELICITATION_RESOLVED_OPTIONS, DEFAULT_TTL_MS, DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_ROUTE_PREFIX } from './elicitation.constants.js';
+export {
+  ELICITATION_RESOLVED_OPTIONS,
+  DEFAULT_TTL_MS,
+  DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_ROUTE_PREFIX,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_PENDING_RETRY_WAIT_MS,
+} from './elicitation.constants.js';
 export {
   ElicitationStore,
   type CounterHit,
@@ -37,7 +44,10 @@ export { ElicitationEvents, type ElicitationEventListener } from './events/elici
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
 export {
   McpElicitation,
-  ToolElicitation,
+  LegacyToolElicitation,
+  type ElicitingToolHandler,
+  type SdkV2Context,
+  type ToolElicitation,
   type ElicitOptions,
   type ElicitResult,
   type FormElicitationResult,
@@ -47,6 +57,10 @@ export {
   type UrlElicitationAsk,
   type UrlElicitationRequest,
 } from './mcp/mcp-elicitation.js';
+export { ModernToolElicitation } from './mcp/modern-tool-elicitation.js';
+export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
+export { RequestStateError, type RequestStateRejection } from './mcp/request-state.js';
+export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
 export { ElicitationConfigError } from './errors/elicitation-config.error.js';
 export { ElicitationInputError } from './errors/elicitation-input.error.js';
 export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';

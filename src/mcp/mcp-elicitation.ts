@@ -7,11 +7,7 @@ import {
 } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import {
-  ElicitationService,
-  type CreateUrlElicitationInput,
-  type CreatedElicitation,
-} from '../elicitation.service.js';
+import { ElicitationService, type CreatedElicitation } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationEvent, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
@@ -20,8 +16,15 @@ import { FormSchemaError } from '../errors/form-schema.error.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
 import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
+import { ElicitationStore } from '../stores/elicitation-store.js';
+import { InputRequiredSignal, type InputRequiredResult } from './input-required.js';
+import { ModernToolElicitation, type DeclaredElicitation, type ModernDeps } from './modern-tool-elicitation.js';
+import { RequestStateCodec, RequestStateError, type RequestStatePayload } from './request-state.js';
+import type { ElicitOptions, ElicitResult, ToolElicitation, UrlElicitationAsk } from './tool-elicitation.js';
 
-/** The part of the SDK 1.x low-level `Server` the binding uses. */
+export type { ElicitOptions, ElicitResult, FormFallback, ToolElicitation, UrlElicitationAsk } from './tool-elicitation.js';
+
+/** The part of the SDK low-level `Server` (1.x, or 2.x on a 2025-11-25 connection) the binding uses. */
 export interface SdkServerLike {
   getClientCapabilities(): { elicitation?: { form?: object; url?: object } } | undefined;
   elicitInput(params: Record<string, unknown>, options?: Record<string, unknown>): Promise<{ action: string; content?: Record<string, unknown> }>;
@@ -29,10 +32,10 @@ export interface SdkServerLike {
   onclose?: () => void;
 }
 
-/** An SDK 1.x `McpServer` (its `.server`) or the low-level `Server` itself. */
+/** An SDK `McpServer` (its `.server`) or the low-level `Server` itself. */
 export type SdkServerOrMcpServer = SdkServerLike | { server: SdkServerLike };
 
-/** The part of the SDK handler `extra` the binding reads. */
+/** The part of the SDK 1.x handler `extra` the binding reads. */
 export interface SdkRequestExtra {
   requestId: string | number;
   signal?: AbortSignal;
@@ -40,13 +43,33 @@ export interface SdkRequestExtra {
   authInfo?: unknown;
 }
 
+/** The part of the SDK 2.x handler context (`ctx`) the binding reads. */
+export interface SdkV2Context {
+  sessionId?: string;
+  mcpReq: {
+    id: string | number;
+    method: string;
+    signal?: AbortSignal;
+    envelope?: Record<string, unknown>;
+    inputResponses?: Record<string, unknown>;
+    requestState(): unknown;
+  };
+  http?: { authInfo?: unknown };
+}
+
+/** The constructor of an SDK's `UrlElicitationRequiredError` (-32042). */
+export type UrlRequiredErrorClass = new (
+  elicitations: Array<{ mode: 'url'; elicitationId: string; url: string; message: string }>,
+  message?: string,
+) => Error;
+
+/** A tool body written once for both protocol eras: the arguments, the elicitation, the SDK's own context. */
+export type ElicitingToolHandler<A, R> = (args: A, elicitation: ToolElicitation, context: unknown) => R | Promise<R>;
+
 /** A URL elicitation as the -32042 error and `elicitation/create` carry it. */
 export interface UrlElicitationRequest extends CreatedElicitation {
   message: string;
 }
-
-/** What a tool asks for through the URL pages. The user and session come from the request. */
-export type UrlElicitationAsk = Omit<CreateUrlElicitationInput, 'userId' | 'session'>;
 
 /** The answer of a form-mode elicitation (pass-through of the SDK result, see `elicitForm`). */
 export interface FormElicitationResult {
@@ -54,38 +77,25 @@ export interface FormElicitationResult {
   content?: Record<string, string | number | boolean | string[]>;
 }
 
-/** The answer of `elicit`: accepted content is validated and typed; decline and cancel carry nothing. */
-export type ElicitResult<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
-
-/** What `elicit` does when the client cannot show forms. */
-export type FormFallback = 'error' | 'hosted';
-
-/** Options of `elicit`. */
-export interface ElicitOptions {
-  /** How long the user has to answer, in milliseconds. @default 600000 (10 minutes) */
-  timeoutMs?: number;
-  /** Aborting cancels the question (the tool call's own signal is always honoured too). */
-  signal?: AbortSignal;
-  /**
-   * For a client without form support: `'error'` fails the tool with a readable message (the default);
-   * `'hosted'` asks through the hosted form page (URL mode) when the client supports URL mode.
-   * Forms with `secretFields` always use the hosted page: the spec forbids secrets in form mode.
-   * @default 'error'
-   */
-  fallback?: FormFallback;
-}
-
 const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
-type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+type SdkV1Types = typeof import('@modelcontextprotocol/sdk/types.js');
+type SdkV2Server = typeof import('@modelcontextprotocol/server');
 
 /**
- * The MCP binding for `@modelcontextprotocol/sdk` 1.x (spec 2025-11-25). Inject it, then call
- * `forRequest(server, extra)` inside a tool handler.
+ * The MCP binding, for both SDK lines and both protocol eras:
+ *
+ * - `tool(server, name, handler)` wraps a tool body written once: on a 2025-11-25 connection (SDK 1.x,
+ *   or SDK 2.x serving a legacy session) questions are pushed and awaited; on a 2026-07-28 request
+ *   (SDK 2.x) an unanswered question ends the call with `input_required` and a sealed `requestState`,
+ *   and the retry resumes it. `serverOptions()` goes into SDK 2.x `new McpServer(info, options)` so a
+ *   bad state is refused with a JSON-RPC error before the tool runs.
+ * - `forRequest(server, extra)` gives the 2025-11-25 mechanics directly (SDK 1.x).
  *
  * It also sends `notifications/elicitation/complete` to the session that created an elicitation when
- * it finishes (only that session), and forgets the session/elicitation pairing when the elicitation
- * ends or its session closes, so a closed session is never kept in memory.
+ * it finishes (only that session; 2025-11-25), and forgets the session/elicitation pairing when the
+ * elicitation ends or its session closes, so a closed session is never kept in memory.
  */
 @Injectable()
 export class McpElicitation implements OnModuleInit, OnModuleDestroy {
@@ -95,23 +105,33 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   /** server (one per MCP session) → the elicitation ids it waits on. */
   private readonly bySession = new Map<SdkServerLike, Set<string>>();
   private readonly hooked = new WeakSet<SdkServerLike>();
-  private sdk: SdkTypes | undefined;
+  private readonly codec: RequestStateCodec;
+  private readonly modern: ModernDeps;
+  private sdkV1: SdkV1Types | undefined;
+  private sdkV2: SdkV2Server | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
     readonly service: ElicitationService,
     private readonly events: ElicitationEvents,
+    private readonly store: ElicitationStore,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
-  ) {}
+  ) {
+    this.codec = new RequestStateCodec(options.encryptionKeys);
+    this.modern = {
+      service,
+      codec: this.codec,
+      requestStateTtlMs: options.requestStateTtlMs,
+      pendingRetryWaitMs: options.pendingRetryWaitMs,
+      maxFormAttempts: options.limits.maxFormAttempts,
+    };
+  }
 
   async onModuleInit(): Promise<void> {
     this.unsubscribe = this.events.subscribe((event) => this.onEvent(event));
-    try {
-      // Loaded lazily: the SDK is an optional peer, and -32042 must be the SDK copy McpServer checks.
-      this.sdk = await import('@modelcontextprotocol/sdk/types.js');
-    } catch {
-      this.sdk = undefined;
-    }
+    // Loaded lazily: both SDK lines are optional peers, and -32042 must be the copy McpServer checks.
+    this.sdkV1 = await import('@modelcontextprotocol/sdk/types.js').catch(() => undefined);
+    this.sdkV2 = await import('@modelcontextprotocol/server').catch(() => undefined);
   }
 
   onModuleDestroy(): void {
@@ -120,10 +140,71 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
     this.bySession.clear();
   }
 
-  /** The elicitation helpers for one tool call. */
-  forRequest(server: SdkServerOrMcpServer, extra: SdkRequestExtra): ToolElicitation {
+  /**
+   * Wraps a tool body written once for both eras into an SDK tool callback (1.x or 2.x, with or without
+   * an input schema). `name` must be the tool's registered name: a 2026-07-28 `requestState` is bound to
+   * it and to the arguments.
+   */
+  tool<A = unknown, R = unknown>(
+    server: SdkServerOrMcpServer,
+    name: string,
+    handler: ElicitingToolHandler<A, R>,
+  ): (...params: unknown[]) => Promise<R | InputRequiredResult> {
+    return async (...params: unknown[]) => {
+      // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
+      const [args, context] = params.length >= 2 && params[1] !== undefined ? [params[0] as A, params[1]] : [undefined as A, params[0]];
+      if (!isV2Context(context)) return handler(args, this.forRequest(server, context as SdkRequestExtra), context);
+      if (!context.mcpReq.envelope) return handler(args, this.legacyV2(server, context), context);
+      const elicitation = await this.modernElicitation(context, name, args);
+      try {
+        return await handler(args, elicitation, context);
+      } catch (error) {
+        if (error instanceof InputRequiredSignal) return error.result;
+        throw error;
+      }
+    };
+  }
+
+  /**
+   * Registers a tool written once for both eras on an SDK `McpServer` (1.x or 2.x): `config` is what
+   * the SDK's `registerTool` takes (give `inputSchema` as a zod object, which both lines accept).
+   */
+  registerTool<A = unknown, R = unknown>(
+    server: { registerTool(name: string, config: never, callback: never): unknown },
+    name: string,
+    config: Record<string, unknown>,
+    handler: ElicitingToolHandler<A, R>,
+  ): void {
+    const register = server.registerTool as (name: string, config: unknown, callback: unknown) => unknown;
+    register.call(server, name, config, this.tool(server as unknown as SdkServerOrMcpServer, name, handler));
+  }
+
+  /**
+   * Options for SDK 2.x `new McpServer(info, { ...elicitation.serverOptions() })`: the `requestState`
+   * hook that opens the sealed state before the tool runs, so a tampered, expired, replayed or
+   * other user's state gets a JSON-RPC error (-32602) and the tool never runs.
+   */
+  serverOptions(): { requestState: { verify: (state: string, ctx: unknown) => Promise<RequestStatePayload> } } {
+    return { requestState: { verify: (state, ctx) => this.verifyRequestState(state, ctx as SdkV2Context) } };
+  }
+
+  /**
+   * Opens a `requestState` and redeems it: AEAD seal, expiry, the same verified user and method, and
+   * single use (a state seen before is refused, across instances on a shared store). Throws
+   * `RequestStateError` (the reason is for logs; clients get one generic error).
+   */
+  async verifyRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
+    const now = Date.now();
+    const payload = this.codec.open(state, { user: this.mcpUser(ctx) ?? '', method: ctx.mcpReq.method, now });
+    const redeemed = await this.store.hit(`request-state:${payload.j}`, Math.max(1, payload.e - now) + 1000, now);
+    if (redeemed.count > 1) throw new RequestStateError('replayed');
+    return payload;
+  }
+
+  /** The elicitation helpers for one tool call on a 2025-11-25 connection (SDK 1.x). */
+  forRequest(server: SdkServerOrMcpServer, extra: SdkRequestExtra): LegacyToolElicitation {
     const low = 'server' in server ? server.server : server;
-    return new ToolElicitation(this, low, extra, () => this.options.resolveMcpUser(extra) ?? undefined);
+    return new LegacyToolElicitation(this, low, extra, () => this.options.resolveMcpUser(extra) ?? undefined, this.urlRequiredError('v1'));
   }
 
   /** Forgets every pairing of this session (called automatically when the SDK server closes). */
@@ -140,12 +221,49 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
     return { sessions: this.bySession.size, elicitations: this.notifiers.size };
   }
 
-  /** @internal The SDK's error module, or a clear error when the SDK is not installed. */
-  sdkTypes(): SdkTypes {
-    if (!this.sdk) {
-      throw new Error('nestjs-mcp-elicitation: install @modelcontextprotocol/sdk (1.23 or later) to use the MCP binding.');
-    }
-    return this.sdk;
+  /** SDK 2.x serving a 2025-11-25 session: the push mechanics, with the 2.x context read as a 1.x extra. */
+  private legacyV2(server: SdkServerOrMcpServer, ctx: SdkV2Context): LegacyToolElicitation {
+    const low = 'server' in server ? server.server : server;
+    const extra: SdkRequestExtra = { requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, sessionId: ctx.sessionId, authInfo: ctx.http?.authInfo };
+    return new LegacyToolElicitation(this, low, extra, () => this.options.resolveMcpUser(extra) ?? undefined, this.urlRequiredError('v2'));
+  }
+
+  /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
+  private async modernElicitation(ctx: SdkV2Context, name: string, args: unknown): Promise<ModernToolElicitation> {
+    const raw = ctx.mcpReq.requestState();
+    // With serverOptions() the SDK already verified the state; without it, it is verified here.
+    const state = typeof raw === 'string' ? await this.verifyRequestState(raw, ctx) : (raw as RequestStatePayload | undefined);
+    if (state) RequestStateCodec.checkCall(state, name, args);
+    const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
+    return new ModernToolElicitation(this.modern, {
+      user: this.mcpUser(ctx),
+      elicitation: capabilities?.elicitation,
+      inputResponses: ctx.mcpReq.inputResponses,
+      state,
+      method: ctx.mcpReq.method,
+      name,
+      args,
+      signal: ctx.mcpReq.signal,
+    });
+  }
+
+  private mcpUser(ctx: SdkV2Context): string | undefined {
+    return this.options.resolveMcpUser({ requestId: ctx.mcpReq.id, sessionId: ctx.sessionId, authInfo: ctx.http?.authInfo }) ?? undefined;
+  }
+
+  /** The -32042 error class of an SDK line, or a clear error when that line is not installed. */
+  private urlRequiredError(line: 'v1' | 'v2'): UrlRequiredErrorClass {
+    const sdk = line === 'v1' ? this.sdkV1 : this.sdkV2;
+    if (sdk) return sdk.UrlElicitationRequiredError as unknown as UrlRequiredErrorClass;
+    return class MissingSdk extends Error {
+      constructor() {
+        super(
+          line === 'v1'
+            ? 'nestjs-mcp-elicitation: install @modelcontextprotocol/sdk (1.23 or later) to use the MCP binding with SDK 1.x.'
+            : 'nestjs-mcp-elicitation: install @modelcontextprotocol/server (2.x) to use the MCP binding with SDK 2.x.',
+        );
+      }
+    };
   }
 
   /** @internal Pairs an elicitation with the session that will be notified when it finishes. */
@@ -188,16 +306,21 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
 }
 
 /**
- * Elicitation inside one tool call. The same tool code serves both protocol eras through
- * `requireAnswer` ("find the answer, or suspend the call until the user has given it"); the other
- * methods are the 2025-11-25 mechanics for tools that want them directly.
+ * Elicitation inside one tool call on a 2025-11-25 connection: questions are pushed to the client
+ * (`elicitation/create` on the call's own stream) and awaited inside the call; `requireAnswer` suspends
+ * the call with -32042 instead. `create`, `throwRequired` and `elicitForm` are the raw mechanics for
+ * tools that want them directly.
  */
-export class ToolElicitation {
+export class LegacyToolElicitation implements ToolElicitation {
+  readonly era = '2025-11-25' as const;
+
   constructor(
     private readonly binding: McpElicitation,
     private readonly server: SdkServerLike,
     private readonly extra: SdkRequestExtra,
     private readonly resolveUser: () => string | undefined,
+    /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
+    private readonly urlRequiredError: UrlRequiredErrorClass,
   ) {}
 
   /** The verified user of this call. Throws `ElicitationIdentityError` when there is none. */
@@ -235,8 +358,7 @@ export class ToolElicitation {
    */
   throwRequired(elicitations: UrlElicitationRequest[], message = 'This request needs more information from you.'): never {
     this.assertSupported('url');
-    const { UrlElicitationRequiredError } = this.binding.sdkTypes();
-    throw new UrlElicitationRequiredError(
+    throw new this.urlRequiredError(
       elicitations.map((e) => ({ mode: 'url' as const, elicitationId: e.elicitationId, url: e.url, message: e.message })),
       message,
     );
@@ -373,4 +495,9 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
     s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
   }
   return controller.signal;
+}
+
+/** Whether a tool callback's context comes from SDK 2.x (it has `mcpReq`; 1.x has `requestId`). */
+function isV2Context(context: unknown): context is SdkV2Context {
+  return !!context && typeof context === 'object' && typeof (context as SdkV2Context).mcpReq?.requestState === 'function';
 }

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpElicitation, ToolElicitation } from '../../src/mcp/mcp-elicitation.js';
+import type { LegacyToolElicitation as ToolElicitation, McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 
 export type Caps = Record<string, object> | undefined;
 
