@@ -3,14 +3,15 @@
  * the scenarios `tools-call-elicitation`, `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`.
  * Registered only when the demo runs with `MCP_CONFORMANCE=1` (see `npm run conformance`).
  *
- * Each one asks the client for input through the library's form mode (`forRequest(server, extra).elicit(...)`:
+ * Each one asks the client for input through the library's form mode (`elicitation.elicit(...)`:
  * linted schema, strictly validated answer), which needs no user identity: the conformance client
  * sends no `Authorization` header. The scenarios check the `elicitation/create` request the client
  * receives (its `requestedSchema`) and that the tool returns content.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ElicitResult, FormSchema, McpElicitation, SdkRequestExtra } from '../../src/index.js';
+import type { ElicitResult, FormSchema, McpElicitation, ToolElicitation } from '../../src/index.js';
 
 /** Bounded wait for the client's answer (the suite's own per-scenario timeout is 30 s). */
 const TIMEOUT_MS = 30_000;
@@ -21,19 +22,20 @@ const describe = (answer: ElicitResult<unknown>) =>
   `action=${answer.action}, content=${JSON.stringify(answer.action === 'accept' ? answer.content : {})}`;
 
 /** Registers `test_elicitation`, `test_elicitation_sep1034_defaults` and `test_elicitation_sep1330_enums`. */
-export function registerConformanceTools(server: McpServer, elicitation: McpElicitation): void {
-  const ask = (extra: SdkRequestExtra, message: string, requestedSchema: FormSchema) =>
-    elicitation.forRequest(server, extra).elicit(message, requestedSchema, { timeoutMs: TIMEOUT_MS });
+export function registerConformanceTools(server: McpServer | ModernMcpServer, elicitation: McpElicitation): void {
+  const ask = (el: ToolElicitation, message: string, requestedSchema: FormSchema) =>
+    el.elicit(message, requestedSchema, { timeoutMs: TIMEOUT_MS });
 
   // tools-call-elicitation: the client answers { username, email } and expects content back.
-  server.registerTool(
+  elicitation.registerTool(
+    server,
     'test_elicitation',
     {
       description: 'Conformance: asks the user for a username and an email address (form-mode elicitation).',
-      inputSchema: { message: z.string().describe('The message to show the user') },
+      inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
     },
-    async ({ message }, extra) => {
-      const answer = await ask(extra, message, {
+    async ({ message }: { message: string }, el) => {
+      const answer = await ask(el, message, {
         type: 'object',
         properties: {
           username: { type: 'string', description: "User's response" },
@@ -46,11 +48,12 @@ export function registerConformanceTools(server: McpServer, elicitation: McpElic
   );
 
   // elicitation-sep1034-defaults: a default on every primitive type (SEP-1034).
-  server.registerTool(
+  elicitation.registerTool(
+    server,
     'test_elicitation_sep1034_defaults',
     { description: 'Conformance: form-mode elicitation whose fields all carry default values (SEP-1034).' },
-    async (extra) => {
-      const answer = await ask(extra, 'Please review and update the form fields with defaults', {
+    async (_args, el) => {
+      const answer = await ask(el, 'Please review and update the form fields with defaults', {
         type: 'object',
         properties: {
           name: { type: 'string', description: 'User name', default: 'John Doe' },
@@ -65,11 +68,12 @@ export function registerConformanceTools(server: McpServer, elicitation: McpElic
   );
 
   // elicitation-sep1330-enums: the five enum shapes of SEP-1330.
-  server.registerTool(
+  elicitation.registerTool(
+    server,
     'test_elicitation_sep1330_enums',
     { description: 'Conformance: form-mode elicitation with every enum variant (SEP-1330).' },
-    async (extra) => {
-      const answer = await ask(extra, 'Please select options from the enum fields', {
+    async (_args, el) => {
+      const answer = await ask(el, 'Please select options from the enum fields', {
         type: 'object',
         properties: {
           untitledSingle: {
@@ -113,4 +117,13 @@ export function registerConformanceTools(server: McpServer, elicitation: McpElic
       return text(`Elicitation completed: ${describe(answer)}`);
     },
   );
+}
+
+/**
+ * The tools, prompt and diagnostics the 2026-07-28 scenarios call (`input-required-result-*`,
+ * `server-stateless`). Registered on the SDK 2.x server only.
+ */
+export function registerModernConformanceTools(server: ModernMcpServer, elicitation: McpElicitation): void {
+  void server;
+  void elicitation;
 }

@@ -19,6 +19,10 @@ export interface DemoAppOptions {
   publicUrl?: string;
   /** Lifetime of elicitations in milliseconds. @default the module's default (10 minutes) */
   ttlMs?: number;
+  /** Lifetime of a sealed 2026-07-28 `requestState` in milliseconds. @default the module's default (10 minutes) */
+  requestStateTtlMs?: number;
+  /** How long a 2026-07-28 retry waits for a pending page before asking the client to retry. @default the module's default (5 s) */
+  pendingRetryWaitMs?: number;
   /** Sweep interval in milliseconds. @default the module's default (60 s) */
   cleanupIntervalMs?: number;
   /** Nest logger setting. @default Nest's console logger */
@@ -92,6 +96,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         baseUrl: url,
         ttlMs: options.ttlMs,
         cleanupIntervalMs: options.cleanupIntervalMs,
+        requestStateTtlMs: options.requestStateTtlMs,
+        pendingRetryWaitMs: options.pendingRetryWaitMs,
         title: 'nestjs-mcp-elicitation demo',
         store,
         encryptionKey: options.encryptionKey,

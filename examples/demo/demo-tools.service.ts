@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { defineForm, McpElicitation } from '../../src/index.js';
+import { defineForm, McpElicitation, type ElicitingToolHandler } from '../../src/index.js';
 import { profileForm } from './profile-form.js';
-import { registerConformanceTools } from './conformance-tools.js';
+import { registerConformanceTools, registerModernConformanceTools } from './conformance-tools.js';
+
+const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+type ToolResult = ReturnType<typeof text>;
 
 /** The delete-file confirmation (form mode). */
 const deleteForm = defineForm({
@@ -14,80 +18,105 @@ const deleteForm = defineForm({
   required: ['confirmed'],
 });
 
-/** Builds one MCP server (one per session) with the three demo tools. */
+/** One demo tool, written once: the same body serves 2025-11-25 sessions and 2026-07-28 requests. */
+interface DemoTool {
+  name: string;
+  description: string;
+  inputSchema?: z.ZodObject;
+  run: ElicitingToolHandler<any, ToolResult>;
+}
+
+const connectService = z.object({ service: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).describe('Service name, e.g. github') });
+const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
+const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
+
+const DEMO_TOOLS: DemoTool[] = [
+  {
+    name: 'connect-service',
+    description: 'Connects to a third-party service with your API key (asked for on a web page, never through the chat).',
+    inputSchema: connectService,
+    // Asks for the key on the api-key page unless this user already gave one. 2025-11-25: the call fails
+    // with -32042 and the client retries after the completion notification; 2026-07-28: the call answers
+    // input_required and the client's retry finds the key.
+    run: async ({ service }: z.infer<typeof connectService>, elicitation) => {
+      await elicitation.requireAnswer({
+        kind: 'api-key',
+        type: `api-key-${service}`,
+        message: `Enter your ${service} API key so the assistant can connect to ${service} for you.`,
+        metadata: { service },
+      });
+      return text(`Connected to ${service}`);
+    },
+  },
+  {
+    name: 'approve-deploy',
+    description: 'Deploys an app after you confirm on a web page.',
+    inputSchema: approveDeploy,
+    run: async ({ app }: z.infer<typeof approveDeploy>, elicitation) => {
+      const outcome = await elicitation.requestUrl({
+        kind: 'confirm',
+        type: 'deploy-approval',
+        message: `Deploy ${app} to production?`,
+        metadata: { title: `Deploy ${app}`, warning: 'This replaces the version running now.', confirmLabel: 'Deploy', cancelLabel: 'Cancel' },
+      });
+      return text(outcome.status === 'completed' ? `Deployed ${app}` : 'Deployment cancelled');
+    },
+  },
+  {
+    name: 'delete-file',
+    description: 'Deletes a file after you confirm in the client (form mode). The demo deletes nothing.',
+    inputSchema: deleteFile,
+    run: async ({ path }: z.infer<typeof deleteFile>, elicitation) => {
+      const answer = await elicitation.elicit(`Delete ${path}?`, deleteForm);
+      return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
+    },
+  },
+  {
+    name: 'configure-profile',
+    description: 'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
+    run: async (_args, elicitation) => {
+      const answer = await elicitation.elicit('Set up your profile', profileForm, { fallback: 'hosted' });
+      if (answer.action !== 'accept') return text(answer.action === 'decline' ? 'Profile not changed' : 'Cancelled');
+      const p = answer.content;
+      return text(`Profile saved for ${p.displayName} (${p.plan ?? 'free'} plan, interests: ${p.interests.join(', ')})`);
+    },
+  },
+];
+
+/**
+ * Builds the demo's MCP servers with the same tools: an SDK 1.x server per 2025-11-25 session, and an
+ * SDK 2.x server per 2026-07-28 request (stateless; `serverOptions()` verifies sealed `requestState`).
+ */
 @Injectable()
 export class DemoToolsService {
   constructor(private readonly elicitation: McpElicitation) {}
 
+  /** A server for one 2025-11-25 session (SDK 1.x). */
   createServer(): McpServer {
-    const server = new McpServer({ name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' });
-
-    server.registerTool(
-      'connect-service',
-      {
-        description: 'Connects to a third-party service with your API key (asked for on a web page, never through the chat).',
-        inputSchema: { service: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).describe('Service name, e.g. github') },
-      },
-      async ({ service }, extra) => {
-        // Asks for the key through a URL elicitation (-32042) unless this user already gave one;
-        // the client retries after the completion notification and lands here with the key stored.
-        await this.elicitation.forRequest(server, extra).requireAnswer({
-          kind: 'api-key',
-          type: `api-key-${service}`,
-          message: `Enter your ${service} API key so the assistant can connect to ${service} for you.`,
-          metadata: { service },
-        });
-        return text(`Connected to ${service}`);
-      },
-    );
-
-    server.registerTool(
-      'approve-deploy',
-      {
-        description: 'Deploys an app after you confirm on a web page.',
-        inputSchema: { app: z.string().min(1).max(80).describe('App to deploy') },
-      },
-      async ({ app }, extra) => {
-        const outcome = await this.elicitation.forRequest(server, extra).requestUrl({
-          kind: 'confirm',
-          type: 'deploy-approval',
-          message: `Deploy ${app} to production?`,
-          metadata: { title: `Deploy ${app}`, warning: 'This replaces the version running now.', confirmLabel: 'Deploy', cancelLabel: 'Cancel' },
-        });
-        return text(outcome.status === 'completed' ? `Deployed ${app}` : 'Deployment cancelled');
-      },
-    );
-
-    server.registerTool(
-      'delete-file',
-      {
-        description: 'Deletes a file after you confirm in the client (form mode). The demo deletes nothing.',
-        inputSchema: { path: z.string().min(1).max(500).describe('File to delete') },
-      },
-      async ({ path }, extra) => {
-        const answer = await this.elicitation.forRequest(server, extra).elicit(`Delete ${path}?`, deleteForm);
-        return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
-      },
-    );
-
-    server.registerTool(
-      'configure-profile',
-      {
-        description: 'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
-      },
-      async (extra) => {
-        const answer = await this.elicitation
-          .forRequest(server, extra)
-          .elicit('Set up your profile', profileForm, { fallback: 'hosted' });
-        if (answer.action !== 'accept') return text(answer.action === 'decline' ? 'Profile not changed' : 'Cancelled');
-        const p = answer.content;
-        return text(`Profile saved for ${p.displayName} (${p.plan ?? 'free'} plan, interests: ${p.interests.join(', ')})`);
-      },
-    );
-
+    const server = new McpServer(SERVER_INFO);
+    this.register(server);
     // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
     if (process.env.MCP_CONFORMANCE === '1') registerConformanceTools(server, this.elicitation);
-
     return server;
+  }
+
+  /** A server for one 2026-07-28 request (SDK 2.x). */
+  createModernServer(): ModernMcpServer {
+    const server = new ModernMcpServer(SERVER_INFO, {
+      ...this.elicitation.serverOptions(),
+      capabilities: process.env.MCP_CONFORMANCE === '1' ? { logging: {} } : {},
+    });
+    this.register(server);
+    if (process.env.MCP_CONFORMANCE === '1') {
+      registerConformanceTools(server, this.elicitation);
+      registerModernConformanceTools(server, this.elicitation);
+    }
+    return server;
+  }
+
+  private register(server: McpServer | ModernMcpServer): void {
+    for (const tool of DEMO_TOOLS) {
+      this.elicitation.registerTool(server, tool.name, { description: tool.description, inputSchema: tool.inputSchema }, tool.run);
+    }
   }
 }

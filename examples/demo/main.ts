@@ -8,6 +8,8 @@ const { mcpUrl, url } = await startDemoApp({
   port: env.PORT ? Number(env.PORT) : 3000,
   publicUrl: env.PUBLIC_URL || undefined,
   ttlMs: ttl,
+  requestStateTtlMs: env.ELICITATION_REQUEST_STATE_TTL_MS ? Number(env.ELICITATION_REQUEST_STATE_TTL_MS) : undefined,
+  pendingRetryWaitMs: env.ELICITATION_PENDING_RETRY_WAIT_MS ? Number(env.ELICITATION_PENDING_RETRY_WAIT_MS) : undefined,
   store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
@@ -20,7 +22,8 @@ const { mcpUrl, url } = await startDemoApp({
 });
 
 console.log(
-  `\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store, ${env.ELICITATION_ADAPTER || 'express'}). MCP endpoint (Streamable HTTP): ${mcpUrl}`,
+  `\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store, ${env.ELICITATION_ADAPTER || 'express'}). ` +
+    `MCP endpoint (Streamable HTTP, protocol 2026-07-28 and 2025-11-25 on one route): ${mcpUrl}`,
 );
 console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +

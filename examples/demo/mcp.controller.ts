@@ -4,6 +4,8 @@ import { All, Controller, Inject, type OnApplicationShutdown, Req, Res } from '@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
 
@@ -49,15 +51,28 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
   );
 }
 
-/** MCP Streamable HTTP at `/mcp` with stateful sessions: POST, the GET stream, DELETE (on Express or Fastify). */
+/**
+ * MCP Streamable HTTP at `/mcp`, both protocol eras on one route (on Express or Fastify):
+ * - 2026-07-28 requests (the `_meta` envelope / `MCP-Protocol-Version: 2026-07-28`) are served
+ *   statelessly by an SDK 2.x handler: a fresh server per request, state only in the sealed
+ *   `requestState` and the elicitation store, so any instance can take any retry;
+ * - 2025-11-25 traffic (`initialize`, then `Mcp-Session-Id`: POST, the GET stream, DELETE) is served on
+ *   stateful SDK 1.x sessions, which can push `elicitation/create` and the completion notification.
+ */
 @Controller('mcp')
 export class McpController implements OnApplicationShutdown {
   private readonly sessions = new Map<string, Session>();
+  private readonly modernHandler: McpHttpHandler;
+  private readonly modern: NodeMcpRequestHandler;
 
   constructor(
     private readonly tools: DemoToolsService,
     @Inject(DEMO_ALLOWED_HOSTS) private readonly allowedHosts: Set<string>,
-  ) {}
+  ) {
+    // legacy: 'reject' — legacy traffic never reaches this handler (it is routed to the sessions below).
+    this.modernHandler = createMcpHandler(() => this.tools.createModernServer(), { legacy: 'reject' });
+    this.modern = toNodeHandler(this.modernHandler);
+  }
 
   /** Number of open sessions (tests check that closed ones are forgotten). */
   get openSessions(): number {
@@ -70,6 +85,9 @@ export class McpController implements OnApplicationShutdown {
     if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
     const user = userFromBearer(req);
     if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
+    if (req.method === 'POST' && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      return this.modern(req, res, body);
+    }
 
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -95,6 +113,7 @@ export class McpController implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.modernHandler.close().catch(() => undefined);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));

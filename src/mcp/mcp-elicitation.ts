@@ -19,7 +19,7 @@ import type { FormSchema } from '../forms/form-schema.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 import { InputRequiredSignal, type InputRequiredResult } from './input-required.js';
 import { ModernToolElicitation, type DeclaredElicitation, type ModernDeps } from './modern-tool-elicitation.js';
-import { RequestStateCodec, RequestStateError, type RequestStatePayload } from './request-state.js';
+import { digestOf, RequestStateCodec, RequestStateError, type RequestStatePayload } from './request-state.js';
 import type { ElicitOptions, ElicitResult, ToolElicitation, UrlElicitationAsk } from './tool-elicitation.js';
 
 export type { ElicitOptions, ElicitResult, FormFallback, ToolElicitation, UrlElicitationAsk } from './tool-elicitation.js';
@@ -199,6 +199,26 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
     const redeemed = await this.store.hit(`request-state:${payload.j}`, Math.max(1, payload.e - now) + 1000, now);
     if (redeemed.count > 1) throw new RequestStateError('replayed');
     return payload;
+  }
+
+  /**
+   * A sealed `requestState` for your own 2026-07-28 input requests (sampling, roots, several at once):
+   * bound to this call's user, method, `name` and `args`, single use, expiring after `requestStateTtlMs`.
+   * Return it in your `input_required` result; on the retry the wrapper (`tool`) and `serverOptions()`
+   * verify it like the library's own, and the state carries no data of yours.
+   */
+  sealRequestState(ctx: SdkV2Context, name: string, args: unknown): string {
+    const now = Date.now();
+    return this.codec.seal({
+      v: 1,
+      j: RequestStateCodec.newId(),
+      u: this.mcpUser(ctx) ?? '',
+      m: ctx.mcpReq.method,
+      n: name,
+      a: digestOf(args ?? {}),
+      e: now + this.options.requestStateTtlMs,
+      d: [],
+    });
   }
 
   /** The elicitation helpers for one tool call on a 2025-11-25 connection (SDK 1.x). */
