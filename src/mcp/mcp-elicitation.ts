@@ -54,7 +54,7 @@ export interface SdkV2Context {
     inputResponses?: Record<string, unknown>;
     requestState(): unknown;
   };
-  http?: { authInfo?: unknown };
+  http?: { authInfo?: unknown; req?: { headers?: { get(name: string): string | null } } };
 }
 
 /** The constructor of an SDK's `UrlElicitationRequiredError` (-32042). */
@@ -196,7 +196,14 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   async verifyRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
     const now = Date.now();
     const payload = this.codec.open(state, { user: this.mcpUser(ctx) ?? '', method: ctx.mcpReq.method, now });
-    const redeemed = await this.store.hit(`request-state:${payload.j}`, Math.max(1, payload.e - now) + 1000, now);
+    // Over HTTP the SDK has already matched the Mcp-Name header against params.name, so the tool can be
+    // checked here too (a JSON-RPC error); the arguments are checked by the tool wrapper, which sees them.
+    const name = ctx.http?.req?.headers?.get('mcp-name');
+    if (typeof name === 'string' && name !== payload.n && decodeHeaderValue(name) !== payload.n) throw new RequestStateError('tool');
+    // Single use: one counter per state id. The window is pinned to the state's own expiry (passed as the
+    // counter's clock, with a window as long as a state's whole life), so every redemption of one state
+    // lands in the same window whenever it comes, and the counter outlives the state.
+    const redeemed = await this.store.hit(`request-state:${payload.j}`, this.options.requestStateTtlMs, payload.e);
     if (redeemed.count > 1) throw new RequestStateError('replayed');
     return payload;
   }
@@ -520,4 +527,10 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
 /** Whether a tool callback's context comes from SDK 2.x (it has `mcpReq`; 1.x has `requestId`). */
 function isV2Context(context: unknown): context is SdkV2Context {
   return !!context && typeof context === 'object' && typeof (context as SdkV2Context).mcpReq?.requestState === 'function';
+}
+
+/** A header value as MCP encodes names that are not header-safe: `=?base64?...?=`. */
+function decodeHeaderValue(value: string): string | undefined {
+  const match = /^=\?base64\?(.*)\?=$/i.exec(value);
+  return match ? Buffer.from(match[1], 'base64').toString('utf8') : undefined;
 }
