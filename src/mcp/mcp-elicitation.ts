@@ -194,6 +194,15 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
    * `RequestStateError` (the reason is for logs; clients get one generic error).
    */
   async verifyRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
+    try {
+      return await this.redeemRequestState(state, ctx);
+    } catch (error) {
+      if (error instanceof RequestStateError) this.logger.debug(`requestState refused on ${ctx.mcpReq.method}: ${error.reason}`);
+      throw error;
+    }
+  }
+
+  private async redeemRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
     const now = Date.now();
     const payload = this.codec.open(state, { user: this.mcpUser(ctx) ?? '', method: ctx.mcpReq.method, now });
     // Over HTTP the SDK has already matched the Mcp-Name header against params.name, so the tool can be
@@ -260,7 +269,15 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
     const raw = ctx.mcpReq.requestState();
     // With serverOptions() the SDK already verified the state; without it, it is verified here.
     const state = typeof raw === 'string' ? await this.verifyRequestState(raw, ctx) : (raw as RequestStatePayload | undefined);
-    if (state) RequestStateCodec.checkCall(state, name, args);
+    if (state) {
+      try {
+        RequestStateCodec.checkCall(state, name, args);
+      } catch (error) {
+        // The SDK turns errors thrown here into a tool error result (isError); the text stays generic.
+        if (error instanceof RequestStateError) this.logger.debug(`requestState refused on ${ctx.mcpReq.method} ${name}: ${error.reason}`);
+        throw error;
+      }
+    }
     const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
     return new ModernToolElicitation(this.modern, {
       user: this.mcpUser(ctx),

@@ -1,6 +1,6 @@
 import { createHash, hkdfSync } from 'node:crypto';
 import { randomPool } from '../security/random-pool.js';
-import { SecretBox } from '../security/secret-box.js';
+import { isCanonicalSealed, SecretBox } from '../security/secret-box.js';
 
 /** One question of a tool call that was answered in an earlier round (protocol 2026-07-28). */
 export interface AnsweredAsk {
@@ -52,12 +52,15 @@ export interface RequestStatePayload {
 /** Why a `requestState` was refused (only for logs: the client always gets the same error). */
 export type RequestStateRejection = 'malformed' | 'tampered' | 'expired' | 'user' | 'method' | 'tool' | 'arguments' | 'replayed';
 
-/** A `requestState` that must not be honoured. The reason is for server logs only. */
+/**
+ * A `requestState` that must not be honoured. The message is the same for every reason (it may reach the
+ * client); `reason` is for server logs only.
+ */
 export class RequestStateError extends Error {
   override readonly name = 'RequestStateError';
 
   constructor(readonly reason: RequestStateRejection) {
-    super(`requestState refused: ${reason}`);
+    super('Invalid or expired requestState');
   }
 }
 
@@ -94,7 +97,7 @@ export class RequestStateCodec {
    * name and arguments are checked by the caller that knows them (`checkCall`).
    */
   open(state: unknown, expected: { user: string; method: string; now: number }): RequestStatePayload {
-    if (typeof state !== 'string' || state.length === 0 || state.length > MAX_STATE_LENGTH) {
+    if (typeof state !== 'string' || state.length === 0 || state.length > MAX_STATE_LENGTH || !isCanonicalSealed(state)) {
       throw new RequestStateError('malformed');
     }
     let json: string;

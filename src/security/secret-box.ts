@@ -5,6 +5,27 @@ import { randomPool } from './random-pool.js';
 const VERSION = 'v1';
 /** IVs are 12 random bytes, drawn from the shared random pool. */
 const IV_BYTES = 12;
+/** GCM tags are 16 bytes; GCM itself would accept one cut to 4 bytes, so the length is enforced. */
+const TAG_BYTES = 16;
+
+/**
+ * Whether a value has exactly the shape `seal` writes (`v1.<key id>.<12-byte iv>.<ciphertext>.<16-byte tag>`)
+ * with every part in canonical base64url. Node's decoder ignores extra parts, padding, whitespace, stray
+ * characters and the unused low bits of the last character, so without this many strings would open as
+ * the same value.
+ */
+export function isCanonicalSealed(sealed: string): boolean {
+  const parts = sealed.split('.');
+  if (parts.length !== 5 || parts[0] !== VERSION || !/^[0-9a-f]{8}$/.test(parts[1])) return false;
+  const [iv, ciphertext, tag] = parts.slice(2).map((p) => Buffer.from(p, 'base64url'));
+  return (
+    iv.length === IV_BYTES &&
+    tag.length === TAG_BYTES &&
+    iv.toString('base64url') === parts[2] &&
+    ciphertext.toString('base64url') === parts[3] &&
+    tag.toString('base64url') === parts[4]
+  );
+}
 
 /**
  * AES-256-GCM with a key ring. `seal` encrypts with the first key and binds the ciphertext to `context`
@@ -36,12 +57,12 @@ export class SecretBox {
 
   /** Decrypts a sealed value; throws when it was tampered with, sealed for another context or by an unknown key. */
   open(sealed: string, context: string): string {
-    const [version, id, iv, ciphertext, tag] = sealed.split('.');
+    const [, id, iv, ciphertext, tag] = sealed.split('.');
     const entry = this.keys.find((k) => k.id === id);
-    if (version !== VERSION || !entry || !iv || ciphertext === undefined || !tag) {
+    if (!entry || !isCanonicalSealed(sealed)) {
       throw new Error('Cannot open this sealed value: unknown format or key (was encryptionKey rotated out?)');
     }
-    const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');

@@ -1,0 +1,443 @@
+/**
+ * The 2026-07-28 flow (multi round-trip requests) in process, with real SDK 2.x parts: an `McpServer`
+ * with `serverOptions()`, served by `createMcpHandler(..., { legacy: 'reject' })` through `handler.fetch`,
+ * and the SDK 2.x client over its Streamable HTTP transport (pinned to 2026-07-28).
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { TestingModule } from '@nestjs/testing';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
+import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ElicitationService } from '../../src/elicitation.service.js';
+import { defineForm } from '../../src/forms/define-form.js';
+import { McpElicitation, type ElicitingToolHandler } from '../../src/mcp/mcp-elicitation.js';
+import { compileElicitation } from '../support/testing-module.js';
+
+const MAX_FORM_ATTEMPTS = 4;
+const authFor = (user: string) => ({ token: `token-${user}`, clientId: user, scopes: [], extra: { userId: user } });
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+const nameForm = defineForm({ type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] });
+const ageForm = defineForm({ type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'] });
+const confirmForm = defineForm({ type: 'object', properties: { confirmed: { type: 'boolean' } }, required: ['confirmed'] });
+const secretForm = defineForm(
+  { type: 'object', properties: { password: { type: 'string', minLength: 1 } }, required: ['password'] },
+  { secretFields: ['password'] },
+);
+
+type Elicit = ElicitRequest['params'];
+type Caps = { form?: Record<string, never>; url?: Record<string, never> } | null;
+type AnyResult = Record<string, any>;
+
+function textOf(result: unknown): string {
+  return ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
+}
+
+describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and the SDK 2.x client', () => {
+  let ref: TestingModule;
+  let binding: McpElicitation;
+  let service: ElicitationService;
+  let handler: McpHttpHandler;
+  let tools: Array<[string, Record<string, unknown>, ElicitingToolHandler<any, unknown>]>;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    ref = await compileElicitation({ limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxFormAttempts: MAX_FORM_ATTEMPTS } });
+    binding = ref.get(McpElicitation);
+    service = ref.get(ElicitationService);
+    tools = [];
+    // A fresh server per HTTP request, as in a stateless deployment: nothing survives between rounds but
+    // the sealed requestState and the store.
+    handler = createMcpHandler(
+      () => {
+        const server = new McpServer({ name: 'modern-flow-test', version: '1.0.0' }, binding.serverOptions());
+        for (const [name, config, run] of tools) binding.registerTool(server, name, config, run);
+        return server;
+      },
+      { legacy: 'reject' },
+    );
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+    await handler.close();
+    await ref.close();
+  });
+
+  const tool = <A>(name: string, config: Record<string, unknown>, run: ElicitingToolHandler<A, unknown>) => {
+    tools.push([name, config, run as ElicitingToolHandler<any, unknown>]);
+  };
+
+  /** A modern client as `user`; `onElicit` answers embedded elicitations (auto-fulfil) unless `manual`. */
+  async function connect({
+    user = 'alice',
+    elicitation = { form: {}, url: {} },
+    onElicit,
+    manual = false,
+    maxRounds,
+  }: { user?: string; elicitation?: Caps; onElicit?: (params: Elicit) => ElicitResult | Promise<ElicitResult>; manual?: boolean; maxRounds?: number } = {}) {
+    const client = new Client(
+      { name: 'modern-flow-client', version: '1.0.0' },
+      {
+        capabilities: elicitation ? { elicitation } : {},
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        inputRequired: manual ? { autoFulfill: false } : { maxRounds: maxRounds ?? 10 },
+      },
+    );
+    if (elicitation) client.setRequestHandler('elicitation/create', async (request) => (onElicit ? onElicit(request.params) : { action: 'cancel' }));
+    /** Every tools/call body the client sent, and the JSON-RPC message answering it (as on the wire). */
+    const calls: AnyResult[] = [];
+    const replies: AnyResult[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+      fetch: async (url, init) => {
+        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+        const response = await handler.fetch(new Request(url, init), { authInfo: authFor(user) });
+        if (body?.method === 'tools/call') {
+          calls.push(body);
+          expect(response.headers.get('content-type')).toContain('application/json');
+          replies.push(await response.clone().json());
+        }
+        return response;
+      },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    expect(client.getProtocolEra()).toBe('modern');
+    return { client, calls, replies };
+  }
+
+  /** Manual mode: one raw tools/call, returning the raw result (input_required included). */
+  function rawCall(client: Client, params: Record<string, unknown>): Promise<AnyResult> {
+    return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true } as never) as Promise<AnyResult>;
+  }
+
+  async function rejection(promise: Promise<unknown>): Promise<unknown> {
+    return promise.then(
+      (value) => {
+        throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+      },
+      (error: unknown) => error,
+    );
+  }
+
+  it('asks two form questions in sequence: the body runs three times, repeating the work before the questions', async () => {
+    let runs = 0;
+    let workDone = 0;
+    let completed = 0;
+    tool('two-questions', { inputSchema: z.object({ topic: z.string() }) }, async ({ topic }: { topic: string }, el) => {
+      runs++;
+      workDone++; // work before the first question: repeated on every round
+      const name = await el.elicit('What is your name?', nameForm);
+      const age = await el.elicit('How old are you?', ageForm);
+      completed++;
+      if (name.action !== 'accept' || age.action !== 'accept') return text('not answered');
+      return text(`${topic}: ${name.content.name} is ${age.content.age}`);
+    });
+    const asked: Elicit[] = [];
+    const { client, calls } = await connect({
+      onElicit: (params): ElicitResult => {
+        asked.push(params);
+        return params.message === 'What is your name?' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'accept', content: { age: 36 } };
+      },
+    });
+
+    const result = await client.callTool({ name: 'two-questions', arguments: { topic: 'intro' } });
+    expect(textOf(result)).toBe('intro: Ada is 36');
+    expect(result.isError).toBeFalsy();
+    expect(asked.map((a) => [a.mode ?? 'form', a.message])).toEqual([
+      ['form', 'What is your name?'],
+      ['form', 'How old are you?'],
+    ]);
+    expect(runs).toBe(3);
+    expect(workDone).toBe(3);
+    expect(completed).toBe(1);
+
+    // Three requests with fresh ids; each retry echoes a new state and answers only that round's question:
+    // the first answer travels in the sealed state, not in the client's later requests.
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(3);
+    expect(calls[0].params.requestState).toBeUndefined();
+    expect(typeof calls[1].params.requestState).toBe('string');
+    expect(typeof calls[2].params.requestState).toBe('string');
+    expect(calls[2].params.requestState).not.toBe(calls[1].params.requestState);
+    expect(Object.keys(calls[1].params.inputResponses)).toEqual(['elicitation-1']);
+    expect(Object.keys(calls[2].params.inputResponses)).toEqual(['elicitation-2']);
+    // Form mode stores nothing.
+    expect(await service.list({ userId: 'alice' })).toEqual([]);
+  });
+
+  it.each(['decline', 'cancel'] as const)('hands a %s to the tool, which then ends normally', async (action) => {
+    let runs = 0;
+    tool('confirm-delete', { inputSchema: z.object({ path: z.string() }) }, async ({ path }: { path: string }, el) => {
+      runs++;
+      const answer = await el.elicit(`Delete ${path}?`, confirmForm);
+      return text(answer.action === 'accept' ? `Deleted ${path}` : `Not deleted (${answer.action})`);
+    });
+    let asked = 0;
+    const { client } = await connect({ onElicit: () => (asked++, { action }) });
+    const result = await client.callTool({ name: 'confirm-delete', arguments: { path: '/tmp/a' } });
+    expect(textOf(result)).toBe(`Not deleted (${action})`);
+    expect(result.isError).toBeFalsy();
+    expect(asked).toBe(1);
+    expect(runs).toBe(2);
+  });
+
+  describe('invalid form content', () => {
+    const register = (counter: { runs: number }) =>
+      tool('confirm-delete', { inputSchema: z.object({ path: z.string() }) }, async ({ path }: { path: string }, el) => {
+        counter.runs++;
+        const answer = await el.elicit(`Delete ${path}?`, confirmForm);
+        return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
+      });
+
+    it(`is asked again, and after limits.maxFormAttempts (${MAX_FORM_ATTEMPTS}) invalid answers the tool fails with the field problems`, async () => {
+      const counter = { runs: 0 };
+      register(counter);
+      const asked: Elicit[] = [];
+      const { client, calls } = await connect({ onElicit: (p) => (asked.push(p), { action: 'accept', content: { confirmed: 'yes' } }) });
+      const result = await client.callTool({ name: 'confirm-delete', arguments: { path: '/tmp/a' } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('The answer does not match the form');
+      expect(textOf(result)).toContain('confirmed');
+      expect(textOf(result)).not.toContain('yes');
+      expect(textOf(result)).not.toContain('Deleted');
+      expect(asked).toHaveLength(MAX_FORM_ATTEMPTS);
+      expect(new Set(asked.map((a) => a.message))).toEqual(new Set(['Delete /tmp/a?']));
+      expect(counter.runs).toBe(MAX_FORM_ATTEMPTS + 1);
+      // The question is asked again under the same key each time.
+      expect(calls.slice(1).map((c) => Object.keys(c.params.inputResponses))).toEqual(Array(MAX_FORM_ATTEMPTS).fill(['elicitation-1']));
+    });
+
+    it('accepts a valid answer after invalid ones (below the limit)', async () => {
+      const counter = { runs: 0 };
+      register(counter);
+      const answers: ElicitResult[] = [
+        { action: 'accept', content: { confirmed: 'yes' } },
+        { action: 'accept', content: {} },
+        { action: 'accept', content: { confirmed: true } },
+      ];
+      let asked = 0;
+      const { client } = await connect({ onElicit: () => answers[asked++] });
+      const result = await client.callTool({ name: 'confirm-delete', arguments: { path: '/tmp/b' } });
+      expect(textOf(result)).toBe('Deleted /tmp/b');
+      expect(asked).toBe(3);
+      expect(counter.runs).toBe(4);
+    });
+  });
+
+  it('answers a retry that lacks the needed inputResponses key (or has a non-object value) with a new input_required, not an error', async () => {
+    let completed = 0;
+    tool('confirm-delete', { inputSchema: z.object({ path: z.string() }) }, async ({ path }: { path: string }, el) => {
+      const answer = await el.elicit(`Delete ${path}?`, confirmForm);
+      completed++;
+      return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
+    });
+    const { client, replies } = await connect({ manual: true });
+    const call = (extra: Record<string, unknown>) => rawCall(client, { name: 'confirm-delete', arguments: { path: '/tmp/c' }, ...extra });
+
+    const r1 = await call({});
+    expect(r1.resultType).toBe('input_required');
+    expect(Object.keys(r1.inputRequests)).toEqual(['elicitation-1']);
+    expect(typeof r1.requestState).toBe('string');
+
+    const r2 = await call({ inputResponses: { wrong_key: { action: 'accept', content: { confirmed: true } } }, requestState: r1.requestState });
+    expect(r2.resultType).toBe('input_required');
+    expect(r2.inputRequests).toEqual(r1.inputRequests);
+    expect(typeof r2.requestState).toBe('string');
+    expect(r2.requestState).not.toBe(r1.requestState);
+
+    const r3 = await call({ inputResponses: { 'elicitation-1': 12345 }, requestState: r2.requestState });
+    expect(r3.resultType).toBe('input_required');
+    expect(r3.inputRequests).toEqual(r1.inputRequests);
+
+    const r4 = await call({ inputResponses: {}, requestState: r3.requestState });
+    expect(r4.resultType).toBe('input_required');
+    expect(completed).toBe(0);
+
+    const done = await call({ inputResponses: { 'elicitation-1': { action: 'accept', content: { confirmed: true } } }, requestState: r4.requestState });
+    expect(replies.at(-1)!.result.resultType).toBe('complete');
+    expect(textOf(done)).toBe('Deleted /tmp/c');
+    expect(completed).toBe(1);
+  });
+
+  describe('elicitation: {} (form only)', () => {
+    it('refuses a URL question with -32021 (url required) and creates nothing', async () => {
+      let reached = 0;
+      tool('connect-service', { inputSchema: z.object({ service: z.string() }) }, async ({ service: name }: { service: string }, el) => {
+        await el.requireAnswer({ kind: 'api-key', type: `api-key-${name}`, message: `Your ${name} key` });
+        reached++;
+        return text(`Connected to ${name}`);
+      });
+      tool('approve', {}, async (_args, el) => {
+        const outcome = await el.requestUrl({ kind: 'confirm', message: 'Deploy?' });
+        reached++;
+        return text(outcome.status);
+      });
+      tool('confirm-delete', { inputSchema: z.object({ path: z.string() }) }, async ({ path }: { path: string }, el) => {
+        const answer = await el.elicit(`Delete ${path}?`, confirmForm);
+        return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
+      });
+      const { client, calls } = await connect({ elicitation: {}, onElicit: () => ({ action: 'accept', content: { confirmed: true } }) });
+
+      for (const [name, args] of [
+        ['connect-service', { service: 'github' }],
+        ['approve', {}],
+      ] as const) {
+        const error = await rejection(client.callTool({ name, arguments: args }));
+        expect(error).toBeInstanceOf(ProtocolError);
+        expect((error as ProtocolError).code).toBe(-32021);
+        expect((error as ProtocolError).data).toEqual({ requiredCapabilities: { elicitation: { url: {} } } });
+      }
+      expect(calls.map((c) => c.params._meta['io.modelcontextprotocol/clientCapabilities'])).toEqual([{ elicitation: {} }, { elicitation: {} }]);
+      expect(reached).toBe(0);
+      expect(await service.list({ userId: 'alice' })).toEqual([]);
+
+      // Form mode works on the same client: `{}` means form.
+      expect(textOf(await client.callTool({ name: 'confirm-delete', arguments: { path: '/tmp/d' } }))).toBe('Deleted /tmp/d');
+    });
+
+    it('refuses a form question with -32021 when the client declares no elicitation at all', async () => {
+      tool('confirm-delete', {}, async (_args, el) => {
+        await el.elicit('Delete?', confirmForm);
+        return text('Deleted');
+      });
+      const { client } = await connect({ elicitation: null });
+      const error = await rejection(client.callTool({ name: 'confirm-delete', arguments: {} }));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).code).toBe(-32021);
+      expect((error as ProtocolError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } });
+    });
+  });
+
+  describe('a tool that asks different questions on a retry', () => {
+    it('fails when a question answered in an earlier round changes', async () => {
+      let runs = 0;
+      tool('fickle', {}, async (_args, el) => {
+        runs++;
+        await el.elicit(runs >= 3 ? 'Your name, again?' : 'Your name?', nameForm);
+        await el.elicit('Your age?', ageForm);
+        return text('done');
+      });
+      const { client } = await connect({
+        onElicit: (p): ElicitResult => (p.message === 'Your age?' ? { action: 'accept', content: { age: 3 } } : { action: 'accept', content: { name: 'Ada' } }),
+      });
+      const result = await client.callTool({ name: 'fickle', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('asked a different question on a retry');
+      expect(runs).toBe(3);
+    });
+
+    it('never hands the answer of one question to another: a changed pending question is asked afresh', async () => {
+      let runs = 0;
+      let completed = 0;
+      tool('fickle', {}, async (_args, el) => {
+        runs++;
+        const answer = await el.elicit(`Question ${runs}?`, nameForm);
+        completed++;
+        return text(answer.action);
+      });
+      const asked: string[] = [];
+      const { client } = await connect({ maxRounds: 4, onElicit: (p) => (asked.push(p.message), { action: 'accept', content: { name: 'Ada' } }) });
+      const error = await rejection(client.callTool({ name: 'fickle', arguments: {} }));
+      expect(error).toBeInstanceOf(SdkError);
+      expect((error as SdkError).code).toBe(SdkErrorCode.InputRequiredRoundsExceeded);
+      expect(completed).toBe(0);
+      expect(asked.slice(0, 3)).toEqual(['Question 1?', 'Question 2?', 'Question 3?']);
+    });
+  });
+
+  describe('secret fields', () => {
+    const register = () =>
+      tool('set-password', {}, async (_args, el) => {
+        const answer = await el.elicit('Choose a password', secretForm);
+        return text(answer.action);
+      });
+
+    it('fail the tool for a client without URL mode: a secret is never asked in form mode', async () => {
+      register();
+      let asked = 0;
+      const { client } = await connect({ elicitation: { form: {} }, onElicit: () => (asked++, { action: 'accept', content: { password: 'hunter2' } }) });
+      const result = await client.callTool({ name: 'set-password', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('password');
+      expect(textOf(result)).toContain('URL mode');
+      expect(asked).toBe(0);
+      expect(await service.list({ userId: 'alice' })).toEqual([]);
+    });
+
+    it('go to the hosted form page (URL mode) for a client with URL mode', async () => {
+      register();
+      const { client } = await connect({ manual: true });
+      const r1 = await rawCall(client, { name: 'set-password', arguments: {} });
+      expect(r1.resultType).toBe('input_required');
+      const [request] = Object.values(r1.inputRequests) as Array<{ method: string; params: { mode: string; url: string } }>;
+      expect(request.method).toBe('elicitation/create');
+      expect(request.params.mode).toBe('url');
+      expect(request.params).not.toHaveProperty('requestedSchema');
+      const [created] = await service.list({ userId: 'alice' });
+      expect(created).toMatchObject({ kind: 'form', status: 'pending' });
+      expect(request.params.url).toBe(service.urlFor(created.elicitationId, 'form'));
+    });
+  });
+
+  describe('requireAnswer', () => {
+    const register = (counter: { runs: number }) =>
+      tool('connect-service', { inputSchema: z.object({ service: z.string() }) }, async ({ service: name }: { service: string }, el) => {
+        counter.runs++;
+        const data = await el.requireAnswer<{ apiKey: string }>({ kind: 'api-key', type: `api-key-${name}`, message: `Your ${name} key` });
+        return text(`Connected to ${name} with a key of ${data.apiKey.length} characters`);
+      });
+
+    it('returns at once when the user already has a stored answer: no input_required at all', async () => {
+      const counter = { runs: 0 };
+      register(counter);
+      const stored = await service.createUrlElicitation({ kind: 'api-key', type: 'api-key-github', userId: 'alice', message: 'key' });
+      expect((await service.complete(stored.elicitationId, { apiKey: 'ghp_0123456789' })).ok).toBe(true);
+
+      const { client, calls, replies } = await connect({ manual: true });
+      const result = await rawCall(client, { name: 'connect-service', arguments: { service: 'github' } });
+      expect(replies).toHaveLength(1);
+      expect(replies[0].result.resultType).toBe('complete');
+      expect(result).not.toHaveProperty('inputRequests');
+      expect(result).not.toHaveProperty('requestState');
+      expect(textOf(result)).toBe('Connected to github with a key of 14 characters');
+      expect(calls).toHaveLength(1);
+      expect(counter.runs).toBe(1);
+      expect((await service.list({ userId: 'alice' })).map((e) => e.elicitationId)).toEqual([stored.elicitationId]);
+
+      // The stored answer is alice's: bob is asked for his own key.
+      const bob = await connect({ user: 'bob', manual: true });
+      const asked = await rawCall(bob.client, { name: 'connect-service', arguments: { service: 'github' } });
+      expect(asked.resultType).toBe('input_required');
+      expect(await service.list({ userId: 'bob' })).toHaveLength(1);
+    });
+
+    it('asks through the page and resumes on the retry once the page is answered', async () => {
+      const counter = { runs: 0 };
+      register(counter);
+      const { client, replies } = await connect({ manual: true });
+      const r1 = await rawCall(client, { name: 'connect-service', arguments: { service: 'gitlab' } });
+      expect(r1.resultType).toBe('input_required');
+      const [pending] = await service.list({ userId: 'alice' });
+      expect(pending).toMatchObject({ kind: 'api-key', type: 'api-key-gitlab', status: 'pending' });
+      await service.complete(pending.elicitationId, { apiKey: 'glpat-abc' });
+      const done = await rawCall(client, {
+        name: 'connect-service',
+        arguments: { service: 'gitlab' },
+        inputResponses: { [Object.keys(r1.inputRequests)[0]]: { action: 'accept' } },
+        requestState: r1.requestState,
+      });
+      expect(replies.at(-1)!.result.resultType).toBe('complete');
+      expect(textOf(done)).toBe('Connected to gitlab with a key of 9 characters');
+      expect(JSON.stringify(done)).not.toContain('glpat-abc');
+    });
+  });
+});
