@@ -104,7 +104,11 @@ export class DemoToolsService {
   createModernServer(): ModernMcpServer {
     const server = new ModernMcpServer(SERVER_INFO, {
       ...this.elicitation.serverOptions(),
-      capabilities: process.env.MCP_CONFORMANCE === '1' ? { logging: {} } : {},
+      // A server lives for one request here, so its lists never change while a client could listen.
+      capabilities: {
+        tools: { listChanged: false },
+        ...(process.env.MCP_CONFORMANCE === '1' && { logging: {}, prompts: { listChanged: false } }),
+      },
     });
     this.register(server);
     if (process.env.MCP_CONFORMANCE === '1') {

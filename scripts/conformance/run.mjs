@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against the
-// demo app: starts dist-demo/examples/demo/main.js with MCP_CONFORMANCE=1 on a free loopback port, runs
-// the CLI once per scenario, prints `conformance: N passed, M failed` and exits non-zero on any failure.
-// The app is stopped in every case. Build the demo first (`npm run conformance` does).
+// demo app, on both protocol eras its /mcp route serves: starts dist-demo/examples/demo/main.js with
+// MCP_CONFORMANCE=1 on a free loopback port, then runs the CLI once per scenario, sequentially:
+//   - the 2025-11-25 list with `--spec-version 2025-11-25` (initialize handshake, SDK 1.x sessions);
+//   - the 2026-07-28 list with `--spec-version 2026-07-28` (stateless requests with the `_meta` envelope,
+//     SDK 2.x: the input-required-result-* scenarios, server-stateless, header validation, DNS rebinding).
+// It prints `conformance: N passed, M failed` (over both lists) and exits non-zero on any failure. The
+// app is stopped in every case. Build the demo first (`npm run conformance` does).
 //
 // A scenario passes when the CLI exits 0 and its checks.json holds at least one SUCCESS and no FAILURE
 // (so a scenario the CLI skips as "not applicable" counts as failed, not passed). WARNINGs are shown.
@@ -12,28 +16,60 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SCENARIOS = [
-  'server-initialize',
-  'ping',
-  'tools-list',
-  'tools-call-elicitation',
-  'elicitation-sep1034-defaults',
-  'elicitation-sep1330-enums',
-  'dns-rebinding-protection',
+/** Scenarios per protocol revision; each runs with `--spec-version <revision>` (the wire it speaks). */
+const ERAS = [
+  {
+    // MCP 2025-11-25: SDK 1.x, stateful sessions (initialize, Mcp-Session-Id).
+    specVersion: '2025-11-25',
+    scenarios: [
+      'server-initialize',
+      'ping',
+      'tools-list',
+      'tools-call-elicitation',
+      'elicitation-sep1034-defaults',
+      'elicitation-sep1330-enums',
+      'dns-rebinding-protection',
+    ],
+  },
+  {
+    // MCP 2026-07-28: SDK 2.x, one stateless request at a time (input_required + sealed requestState).
+    specVersion: '2026-07-28',
+    scenarios: [
+      'input-required-result-basic-elicitation',
+      'input-required-result-basic-sampling',
+      'input-required-result-basic-list-roots',
+      'input-required-result-request-state',
+      'input-required-result-multiple-input-requests',
+      'input-required-result-multi-round',
+      'input-required-result-missing-input-response',
+      'input-required-result-non-tool-request',
+      'input-required-result-result-type',
+      'input-required-result-unsupported-methods',
+      'input-required-result-tampered-state',
+      'input-required-result-capability-check',
+      'input-required-result-ignore-extra-params',
+      'input-required-result-validate-input',
+      'server-stateless',
+      'http-header-validation',
+      'dns-rebinding-protection',
+    ],
+  },
 ];
-/** The demo serves MCP 2025-11-25 (SDK 1.x, stateful sessions); run every scenario on that wire. */
-const SPEC_VERSION = '2025-11-25';
+/** Every run, in order: one scenario on one revision. */
+const RUNS = ERAS.flatMap(({ specVersion, scenarios }) => scenarios.map((scenario) => ({ scenario, specVersion })));
 const STARTUP_TIMEOUT_MS = 30_000;
 /** The CLI's own per-scenario timeout, and the hard limit after which its process is killed. */
 const SCENARIO_TIMEOUT_MS = 30_000;
 const SCENARIO_KILL_MS = 60_000;
-const TOTAL_TIMEOUT_MS = 5 * 60_000;
+/** The whole run (both lists; a passing run takes well under a minute). */
+const TOTAL_TIMEOUT_MS = 10 * 60_000;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const appMain = join(root, 'dist-demo', 'examples', 'demo', 'main.js');
 const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const hook = join(root, 'scripts', 'conformance', 'node20-globsync.mjs');
 
+const startedAt = Date.now();
 const children = new Set();
 const results = [];
 /** Set once the run is being cut short (signal, overall timeout): nothing new is started. */
@@ -45,7 +81,7 @@ let appLog = '';
 /** The closing line (also printed when the run is cut short: unrun scenarios count as failed). */
 function summaryLine() {
   const passed = results.filter((r) => r.passed).length;
-  return `conformance: ${passed} passed, ${SCENARIOS.length - passed} failed`;
+  return `conformance: ${passed} passed, ${RUNS.length - passed} failed`;
 }
 
 /** Starts a child process that is killed (with its tracking) when the run ends. */
@@ -136,17 +172,21 @@ function findChecks(dir) {
   return found;
 }
 
-/** Runs one scenario; returns its verdict and check counts. */
-async function runScenario(scenario, mcpUrl, outRoot) {
-  const outDir = join(outRoot, scenario);
-  console.log(`\n=== conformance scenario ${scenario} ===`);
+/** `scenario [revision]`, how a run is named in the output. */
+const label = ({ scenario, specVersion }) => `${scenario} [${specVersion}]`;
+
+/** Runs one scenario on one revision; returns its verdict and check counts. */
+async function runScenario(run, mcpUrl, outRoot) {
+  const { scenario, specVersion } = run;
+  const outDir = join(outRoot, specVersion, scenario);
+  console.log(`\n=== conformance scenario ${label(run)} ===`);
   const child = start(
     process.execPath,
     [
       '--import', hook, cli, 'server',
       '--url', mcpUrl,
       '--scenario', scenario,
-      '--spec-version', SPEC_VERSION,
+      '--spec-version', specVersion,
       '--timeout', String(SCENARIO_TIMEOUT_MS),
       '-o', outDir,
     ],
@@ -173,7 +213,7 @@ async function runScenario(scenario, mcpUrl, outRoot) {
   if (files.length === 0) problems.push('no checks.json (scenario skipped or crashed)');
   else if (counts.SUCCESS === 0) problems.push('no successful check');
   if (counts.FAILURE > 0) problems.push(`${counts.FAILURE} failed check(s)`);
-  return { scenario, passed: problems.length === 0, counts, problems };
+  return { run, passed: problems.length === 0, counts, problems };
 }
 
 async function main() {
@@ -183,14 +223,15 @@ async function main() {
   outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   try {
     const mcpUrl = await startApp();
-    console.log(`conformance: demo app ready at ${mcpUrl} (MCP_CONFORMANCE=1, spec ${SPEC_VERSION})`);
-    for (const scenario of SCENARIOS) {
+    const eras = ERAS.map((e) => `${e.specVersion} (${e.scenarios.length} scenarios)`).join(', ');
+    console.log(`conformance: demo app ready at ${mcpUrl} (MCP_CONFORMANCE=1); spec ${eras}`);
+    for (const run of RUNS) {
       if (stopping) break;
       if (app.exitCode !== null || app.signalCode !== null) {
-        results.push({ scenario, passed: false, counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 }, problems: ['the demo app is no longer running'] });
+        results.push({ run, passed: false, counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 }, problems: ['the demo app is no longer running'] });
         continue;
       }
-      results.push(await runScenario(scenario, mcpUrl, outRoot));
+      results.push(await runScenario(run, mcpUrl, outRoot));
     }
   } finally {
     await stop(app);
@@ -201,7 +242,7 @@ async function main() {
   for (const r of results) {
     const { SUCCESS, FAILURE, WARNING } = r.counts;
     const detail = `${SUCCESS} checks passed, ${FAILURE} failed${WARNING ? `, ${WARNING} warnings` : ''}`;
-    console.log(`${r.passed ? 'PASS' : 'FAIL'} ${r.scenario}: ${detail}${r.problems.length ? ` (${r.problems.join('; ')})` : ''}`);
+    console.log(`${r.passed ? 'PASS' : 'FAIL'} ${label(r.run)}: ${detail}${r.problems.length ? ` (${r.problems.join('; ')})` : ''}`);
   }
   const failed = results.filter((r) => !r.passed).length;
   if (failed > 0) {
@@ -210,8 +251,9 @@ async function main() {
   } else {
     rmSync(outRoot, { recursive: true, force: true });
   }
+  console.log(`conformance: ${results.length} scenario runs in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   console.log(summaryLine());
-  return failed === 0 && results.length === SCENARIOS.length ? 0 : 1;
+  return failed === 0 && results.length === RUNS.length ? 0 : 1;
 }
 
 const deadline = setTimeout(() => {

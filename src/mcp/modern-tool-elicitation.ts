@@ -95,7 +95,10 @@ export class ModernToolElicitation implements ToolElicitation {
     if (!this.isSupported('form')) throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
 
     const pending = slot.pending ?? { k: slot.key, q: slot.q };
-    if (slot.pending) {
+    // A first call that already carries an answer under this question's key (no state yet: the client
+    // pre-filled it) counts too; it is validated like any other, and a form answer holds nothing the client
+    // could not give when asked. With a state, only the answer to the question it records counts.
+    if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
       const response = this.call.inputResponses?.[slot.key];
       const answer = this.formAnswer(response, definition, pending);
       if (answer) {
