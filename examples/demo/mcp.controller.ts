@@ -85,11 +85,12 @@ export class McpController implements OnApplicationShutdown {
     if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
     const user = userFromBearer(req);
     if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
-    if (req.method === 'POST' && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+    // A session id means a 2025-11-25 session (modern clients never send one); otherwise the SDK decides.
+    const sessionId = req.headers['mcp-session-id'];
+    if (req.method === 'POST' && sessionId === undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
       return this.modern(req, res, body);
     }
 
-    const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
       if (!session) return jsonRpcError(res, 404, 'Session not found');
