@@ -6,6 +6,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { completionLog } from './completions.js';
 
 /** Elicitation capabilities to declare; `null` declares none. */
 type Capabilities = { form?: Record<string, unknown>; url?: Record<string, unknown> } | null;
@@ -37,13 +38,9 @@ export async function connectClient(
     { name: 'e2e-client', version: '1.0.0' },
     { capabilities: elicitation ? { elicitation } : {} },
   );
-  const completed: string[] = [];
-  const waiters = new Map<string, () => void>();
+  const completions = completionLog();
   if (elicitation) client.setRequestHandler(ElicitRequestSchema, ({ params }) => onElicit(params));
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => {
-    completed.push(params.elicitationId);
-    waiters.get(params.elicitationId)?.();
-  });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => completions.record(params.elicitationId));
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
     requestInit: user ? { headers: { Authorization: `Bearer ${user}` } } : undefined,
   });
@@ -53,17 +50,8 @@ export async function connectClient(
   return {
     client,
     transport,
-    completed,
-    completion: (id, ms = 5_000) =>
-      completed.includes(id)
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no completion notification for ${id} within ${ms} ms`)), ms);
-            waiters.set(id, () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          }),
+    completed: completions.completed,
+    completion: completions.completion,
     close: async () => {
       await transport.terminateSession().catch(() => undefined);
       await client.close();

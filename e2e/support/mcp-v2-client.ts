@@ -11,6 +11,7 @@ import {
   type ElicitRequestParams,
   type ElicitResult,
 } from '@modelcontextprotocol/client';
+import { completionLog } from './completions.js';
 
 /** Elicitation capabilities to declare; `null` declares none. */
 export type V2Capabilities = { form?: Record<string, unknown>; url?: Record<string, unknown> } | null;
@@ -74,13 +75,8 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     },
   );
   if (elicitation) client.setRequestHandler('elicitation/create', (request) => onElicit(request.params));
-  const completed: string[] = [];
-  const waiters = new Map<string, () => void>();
-  client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
-    const id = notification.params.elicitationId;
-    completed.push(id);
-    waiters.get(id)?.();
-  });
+  const completions = completionLog();
+  client.setNotificationHandler('notifications/elicitation/complete', (notification) => completions.record(notification.params.elicitationId));
 
   const wire: WireExchange[] = [];
   // Records JSON answers by reading them whole and handing the SDK an identical Response; SSE streams
@@ -109,17 +105,8 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     era,
     wire,
     toolCalls: () => wire.filter((w) => w.request.method === 'tools/call'),
-    completed,
-    completion: (id, ms = 5_000) =>
-      completed.includes(id)
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no completion notification for ${id} within ${ms} ms`)), ms);
-            waiters.set(id, () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          }),
+    completed: completions.completed,
+    completion: completions.completion,
     callRaw: async (name, args, extra = {}) =>
       (await client.request(
         { method: 'tools/call', params: { name, arguments: args, ...extra } },

@@ -12,7 +12,7 @@ import {
 } from '../../src/mcp/request-state.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { SecretBox } from '../../src/security/secret-box.js';
-import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
+import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';
 import { compileElicitation } from '../support/testing-module.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -431,13 +431,7 @@ describeRedis('McpElicitation.verifyRequestState on Redis', () => {
     },
     async () => {
       // Every redemption left one bounded counter in this prefix, nothing without a TTL.
-      const keys: string[] = [];
-      let cursor = '0';
-      do {
-        const [next, found] = await client.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 1000);
-        cursor = next;
-        keys.push(...found);
-      } while (cursor !== '0');
+      const keys = await scanKeys(client, `{${prefix}}*`);
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
         expect(key).toContain('request-state:');

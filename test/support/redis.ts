@@ -30,12 +30,20 @@ export const describeRedis: typeof describe = describeOrSkip(
   'REQUIRE_REDIS',
 );
 
-/** Deletes every key of the given key prefixes (the store's hash-tagged key space). */
-export async function deletePrefix(client: Redis, prefix: string): Promise<void> {
+/** Every key matching `pattern` (SCAN, so it never blocks the server). */
+export async function scanKeys(client: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
+    const [next, found] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
-    if (keys.length) await client.del(...keys);
+    keys.push(...found);
   } while (cursor !== '0');
+  return keys;
+}
+
+/** Deletes every key of the given key prefixes (the store's hash-tagged key space). */
+export async function deletePrefix(client: Redis, prefix: string): Promise<void> {
+  const keys = await scanKeys(client, `{${prefix}*`);
+  for (let i = 0; i < keys.length; i += 1000) await client.del(...keys.slice(i, i + 1000));
 }
