@@ -110,6 +110,167 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
+    it('publishes a finished record\'s event from the finish script, once, and never back to the sender', async () => {
+      const prefix = `${RUN}-script-event`;
+      const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const seenByA: ElicitationEvent[] = [];
+      const seenByB: ElicitationEvent[] = [];
+      const channelA = await a.openEventChannel((e) => seenByA.push(e));
+      const channelB = await b.openEventChannel((e) => seenByB.push(e));
+      const tap = new Redis(REDIS_URL);
+      const messages: string[] = [];
+      tap.on('message', (_channel: string, message: string) => messages.push(message));
+      await tap.subscribe(`{${prefix}}:events`);
+      const settle = async (count: number) => {
+        const deadline = Date.now() + 2_000;
+        while (seenByB.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 100)); // room for a duplicate to show up
+      };
+      try {
+        const withSession = pendingRecord({ sessionId: 'session-1', userId: 'event-user', type: 'event-type' });
+        const without = pendingRecord();
+        await a.create(withSession);
+        await a.create(without);
+        const now = withSession.createdAt + 1;
+        const done = await a.finish(withSession.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 });
+        expect(done.ok).toBe(true);
+        // What the service does right after a successful finish: it publishes the event on its channel.
+        const completed: ElicitationEvent = {
+          type: 'completed',
+          elicitationId: withSession.id,
+          userId: 'event-user',
+          kind: 'api-key',
+          elicitationType: 'event-type',
+          sessionId: 'session-1',
+          at: now,
+        };
+        await channelA.publish(completed);
+        await settle(1);
+        expect(seenByB).toEqual([completed]);
+        expect(messages).toHaveLength(1);
+
+        // A refused finish publishes nothing.
+        expect(await a.finish(withSession.id, { status: 'declined', now: now + 1, purgeAt: now + 1_000 })).toMatchObject({ ok: false });
+        const declined = await a.finish(without.id, { status: 'declined', now: now + 2, purgeAt: now + 1_000 });
+        expect(declined.ok).toBe(true);
+        const declinedEvent: ElicitationEvent = {
+          type: 'declined',
+          elicitationId: without.id,
+          userId: without.userId,
+          kind: without.kind,
+          elicitationType: without.type,
+          at: now + 2,
+        };
+        await channelA.publish(declinedEvent);
+        // Events no script published (here a made-up one) still go out through the channel.
+        const other: ElicitationEvent = { ...declinedEvent, type: 'created', at: 7 };
+        await channelA.publish(other);
+        await settle(3);
+        expect(seenByB).toEqual([completed, declinedEvent, other]);
+        expect(messages).toHaveLength(3);
+        expect(seenByA).toEqual([]);
+      } finally {
+        await tap.quit();
+        await channelA.close();
+        await channelB.close();
+        await a.onModuleDestroy();
+        await b.onModuleDestroy();
+      }
+    });
+
+    it('publishes through the channels only when several are open on one store', async () => {
+      const prefix = `${RUN}-two-channels`;
+      const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const seen: ElicitationEvent[][] = [[], [], []];
+      const channels = [
+        await a.openEventChannel((e) => seen[0].push(e)),
+        await a.openEventChannel((e) => seen[1].push(e)),
+        await b.openEventChannel((e) => seen[2].push(e)),
+      ];
+      try {
+        const record = pendingRecord();
+        await a.create(record);
+        const now = record.createdAt + 1;
+        expect((await a.finish(record.id, { status: 'cancelled', now, purgeAt: now + 1_000 })).ok).toBe(true);
+        const event: ElicitationEvent = {
+          type: 'cancelled',
+          elicitationId: record.id,
+          userId: record.userId,
+          kind: record.kind,
+          elicitationType: record.type,
+          at: now,
+        };
+        await channels[0].publish(event);
+        const deadline = Date.now() + 2_000;
+        while ((seen[1].length === 0 || seen[2].length === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 100));
+        expect(seen).toEqual([[], [event], [event]]);
+      } finally {
+        for (const c of channels) await c.close();
+        await a.onModuleDestroy();
+        await b.onModuleDestroy();
+      }
+    });
+
+    it('returns from finish the record it stored', async () => {
+      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-finish-record` });
+      const now = Date.now();
+      const cases = [
+        { record: pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, sessionId: 's' }), change: { status: 'completed' as const, data: { apiKey: 'k', nested: { a: [1, 2] } } } },
+        { record: pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, metadata: { form: { schema: { type: 'object' } }, 'q"uote': '\u00e9\u2028' } }), change: { status: 'declined' as const } },
+        { record: pendingRecord({ createdAt: now - 10_000, expiresAt: now - 1, purgeAt: now + 1_000 }), change: { status: 'expired' as const } },
+      ];
+      for (const { record, change } of cases) {
+        await store.create(record);
+        const result = await store.finish(record.id, { ...change, now, purgeAt: now + 20_000 });
+        expect(result.ok).toBe(true);
+        const stored = await store.get(record.id, now);
+        expect((result as { record: unknown }).record).toEqual(stored);
+        expect(stored).toEqual({ ...record, ...change, finishedAt: now, purgeAt: now + 20_000 });
+      }
+    });
+
+    it('keeps a finished record for at least graceMs past its purgeAt, and extends the TTL for a later one', async () => {
+      const prefix = `${RUN}-ttl`;
+      const store = new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 60_000 });
+      const now = Date.now();
+      const early = pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000 });
+      const late = pendingRecord({ createdAt: now - 10_000, expiresAt: now - 1, purgeAt: now + 1_000 });
+      await store.create(early);
+      await store.create(late);
+      await store.finish(early.id, { status: 'completed', data: { a: 1 }, now: now + 1, purgeAt: now + 2_000 });
+      const earlyTtl = await client.pttl(`{${prefix}}:r:${early.id}`);
+      expect(earlyTtl).toBeGreaterThan(2_000 + 60_000 - 1_000);
+      expect(earlyTtl).toBeLessThanOrEqual(10_000 + 60_000);
+      await store.finish(late.id, { status: 'expired', now, purgeAt: now + 100_000 });
+      const lateTtl = await client.pttl(`{${prefix}}:r:${late.id}`);
+      expect(lateTtl).toBeGreaterThan(100_000 + 60_000 - 1_000);
+      expect(lateTtl).toBeLessThanOrEqual(100_000 + 60_000);
+    });
+
+    it('finds the latest answer of a user whose id is not ASCII', async () => {
+      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-utf8` });
+      const record = pendingRecord({ userId: 'jos\u00e9-\u{1F600}', type: 'api-key-\u00fc' });
+      await store.create(record);
+      const now = record.createdAt + 1;
+      await store.finish(record.id, { status: 'completed', data: { apiKey: 'k' }, now, purgeAt: now + 1_000 });
+      expect(await store.findLatestCompleted(record.userId, record.type, now + 1)).toMatchObject({ id: record.id, data: { apiKey: 'k' } });
+      expect(await store.consume(record.id, now + 2)).toMatchObject({ id: record.id });
+      expect(await store.findLatestCompleted(record.userId, record.type, now + 3)).toBeUndefined();
+    });
+
+    it('counts pending records per user exactly, whatever the user ids look like', async () => {
+      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-pending-ids` });
+      const quota = { perUserLimit: 100, windowMs: 60_000, maxPendingPerUser: 2, maxPending: 7 };
+      const users = ['x', 'x:', 'x:y', '1:x', '2:x:', 'x;'];
+      for (const userId of users) expect(await store.create(pendingRecord({ userId }), quota)).toBe('created');
+      expect(await store.create(pendingRecord({ userId: 'x' }), quota)).toBe('created');
+      expect(await store.create(pendingRecord({ userId: 'x' }), quota)).toBe('user-pending-limit');
+      expect(await store.create(pendingRecord({ userId: 'x:y' }), quota)).toBe('pending-limit');
+    });
+
     it('closes only the connections it created', async () => {
       const own = new RedisElicitationStore(REDIS_URL, { keyPrefix: `${RUN}-own` });
       await own.ping();
