@@ -96,8 +96,8 @@ export abstract class ElicitationStore {
   /**
    * Expires every pending record whose `expiresAt` is at or before `now` (setting `finishedAt: now` and
    * `purgeAt: now + retentionMs`) and forgets every record whose `purgeAt` has passed. Resolves the
-   * records it expired, so the caller can announce them. Its cost should follow the number of due
-   * records, not the number of stored ones.
+   * records it expired, so the caller can announce them (read them only: a store may hand out its own
+   * objects). Its cost should follow the number of due records, not the number of stored ones.
    */
   abstract sweep(now: number, retentionMs: number): Promise<ElicitationRecord[]>;
 

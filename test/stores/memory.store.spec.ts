@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
-import { DeadlineHeap } from '../../src/stores/deadline-heap.js';
+import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
 describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore());
@@ -23,15 +23,75 @@ describe('MemoryElicitationStore specifics', () => {
     expect((store as any).deadlines.size).toBe(0);
   });
 
-  it('sweeps in time proportional to due records: a sweep with nothing due touches no record', async () => {
+  it('sweeps in time proportional to due records: only the due ones and those sharing the bucket of now are looked at', async () => {
     const store = new MemoryElicitationStore();
     const base = 1_800_000_000_000;
-    for (let i = 0; i < 10_000; i++) await store.create(pendingRecord({ createdAt: base, expiresAt: base + 1_000 + i }));
-    const getSpy = jestSpyOnMapGet((store as any).records);
-    await store.sweep(base + 999, 5);
-    expect(getSpy.calls).toBe(0);
-    await store.sweep(base + 1_009, 5);
-    expect(getSpy.calls).toBe(10);
+    // One record per 100 ms from base + 10 s on: ten per one-second bucket.
+    for (let i = 0; i < 1_000; i++) await store.create(pendingRecord({ createdAt: base, expiresAt: base + 10_000 + 100 * i }));
+    const touched = watchStatusReads((store as any).records);
+    expect(await store.sweep(base + 9_999, 60_000)).toEqual([]);
+    expect(touched.size).toBe(0);
+    // Due: the 20 records of the first two buckets and 5 of the third; the other 5 of the third are looked at.
+    const expired = await store.sweep(base + 12_400, 60_000);
+    expect(expired).toHaveLength(25);
+    expect(touched.size).toBe(30);
+    touched.clear();
+    expect(await store.sweep(base + 12_450, 60_000)).toEqual([]);
+    expect(touched.size).toBe(5);
+    expect((store as any).deadlines.size).toBe(1_000);
+  });
+
+  it('skips the stale entries of finished and forgotten records, and never touches a record that took over an id', async () => {
+    const store = new MemoryElicitationStore();
+    const base = 1_800_000_000_000;
+    const early = pendingRecord({ createdAt: base, expiresAt: base + 10_000, purgeAt: base + 20_000 });
+    const finished = pendingRecord({ createdAt: base, expiresAt: base + 10_000 });
+    await store.create(early);
+    await store.create(finished);
+    await store.finish(finished.id, { status: 'declined', now: base + 1, purgeAt: base + 5_000 });
+    // Read past its purgeAt while still pending: forgotten lazily; then a new record takes the same id.
+    expect(await store.get(early.id, base + 20_000)).toBeUndefined();
+    const successor = pendingRecord({ id: early.id, createdAt: base + 20_000, expiresAt: base + 80_000 });
+    await store.create(successor);
+    // The purge entry of `finished` is due first, then both of the stale entries at base + 10 s.
+    expect(await store.sweep(base + 30_000, 1_000)).toEqual([]);
+    expect(store.size).toBe(1);
+    expect((await store.get(early.id, base + 30_000))!.expiresAt).toBe(base + 80_000);
+    expect(await store.get(finished.id, base + 30_000)).toBeUndefined();
+    expect((store as any).pendingTotal).toBe(1);
+    expect((await store.sweep(base + 80_000, 1_000)).map((r) => r.id)).toEqual([early.id]);
+    expect((store as any).pendingTotal).toBe(0);
+    expect((store as any).pendingByUser.size).toBe(0);
+    await store.sweep(base + 81_000, 1_000);
+    expect(store.size).toBe(0);
+    expect((store as any).deadlines.size).toBe(0);
+  });
+
+  it('expires and purges in one sweep when the retention ends within it', async () => {
+    const store = new MemoryElicitationStore();
+    const base = 1_800_000_000_000;
+    const r = pendingRecord({ createdAt: base, expiresAt: base + 10 });
+    await store.create(r);
+    expect((await store.sweep(base + 20, 0)).map((x) => x.id)).toEqual([r.id]);
+    expect(store.size).toBe(0);
+    expect((store as any).deadlines.size).toBe(0);
+  });
+
+  it('drops ended counter windows in the sweep, without a scan of the live ones', async () => {
+    const store = new MemoryElicitationStore();
+    const base = 1_800_000_000_000;
+    for (let i = 0; i < 100; i++) await store.hit(`k${i}`, 60_000, base + i * 1_000);
+    await store.hit('k0', 60_000, base + 60_000); // a second window of k0: its first entry turns stale
+    const counters = (store as any).counters as Map<string, unknown>;
+    expect(counters.size).toBe(100);
+    await store.sweep(base + 59_999, 5);
+    expect(counters.size).toBe(100);
+    await store.sweep(base + 60_000, 5); // the windows of k1…k59 end at base + 60 s (aligned to the minute)
+    expect(counters.size).toBe(41);
+    expect((await store.hit('k0', 60_000, base + 60_001)).count).toBe(2);
+    await store.sweep(base + 120_000, 5);
+    expect(counters.size).toBe(0);
+    expect((store as any).counterEnds.size).toBe(0);
   });
 
   it('refuses a duplicate id instead of overwriting', async () => {
@@ -43,27 +103,99 @@ describe('MemoryElicitationStore specifics', () => {
   });
 });
 
-describe('DeadlineHeap', () => {
-  it('pops ids in deadline order', () => {
-    const heap = new DeadlineHeap();
-    const values = Array.from({ length: 500 }, () => Math.floor(Math.random() * 10_000));
-    values.forEach((v, i) => heap.push(v, `id${i}`));
-    const popped: number[] = [];
-    while (heap.size > 0) {
-      popped.push(heap.peek());
-      heap.pop();
+describe('DeadlineWheel', () => {
+  /** Drains `wheel` at `now` as the store does: whole buckets before now's, then the due items of now's. */
+  function drain(wheel: DeadlineWheel<number>, now: number): number[] {
+    const out: number[] = [];
+    for (let b = wheel.takeDue(now); b; b = wheel.takeDue(now)) out.push(...b);
+    const current = wheel.bucketAt(now);
+    if (current) {
+      let kept = 0;
+      for (const d of current) if (d <= now) out.push(d);
+      else current[kept++] = d;
+      wheel.trim(now, kept);
     }
-    expect(popped).toEqual([...values].sort((a, b) => a - b));
-    expect(heap.peek()).toBe(Infinity);
+    return out;
+  }
+
+  it('gives back every item once its deadline is reached, whatever the order they were added in', () => {
+    const wheel = new DeadlineWheel<number>(100);
+    const values = Array.from({ length: 2_000 }, () => Math.floor(Math.random() * 10_000));
+    for (const v of values) wheel.add(v, v);
+    expect(wheel.size).toBe(values.length);
+    const seen: number[] = [];
+    for (let now = -1; now < 10_050; now += 37) {
+      for (const d of drain(wheel, now)) {
+        expect(d).toBeLessThanOrEqual(now);
+        expect(d).toBeGreaterThan(now - 37);
+        seen.push(d);
+      }
+      expect(wheel.size).toBe(values.filter((v) => v > now).length);
+    }
+    expect(seen.sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
+    expect(wheel.size).toBe(0);
+    expect(wheel.takeDue(Infinity)).toBeUndefined();
+  });
+
+  it('takes a wholly due bucket in one step and leaves the bucket holding now in place', () => {
+    const wheel = new DeadlineWheel<string>(1_000);
+    wheel.add(2_500, 'b');
+    wheel.add(1_200, 'a');
+    wheel.add(2_900, 'c');
+    wheel.add(NaN, 'never');
+    expect(wheel.size).toBe(3);
+    expect(wheel.takeDue(2_600)).toEqual(['a']);
+    expect(wheel.takeDue(2_600)).toBeUndefined();
+    expect(wheel.bucketAt(2_600)).toEqual(['b', 'c']);
+    expect(wheel.keyOf(2_999)).toBe(wheel.keyOf(2_000));
+  });
+
+  it('files many items under one deadline at once, into a new bucket or an existing one', () => {
+    const wheel = new DeadlineWheel<number>(10);
+    const items = [1, 2, 3];
+    wheel.addAll(55, items);
+    items.push(4); // copied, not kept
+    wheel.add(57, 5);
+    wheel.addAll(58, [6, 7]);
+    wheel.addAll(99, []);
+    expect(wheel.size).toBe(6);
+    expect(wheel.takeDue(60)).toEqual([1, 2, 3, 5, 6, 7]);
+    expect(wheel.size).toBe(0);
+    const many = Array.from({ length: 10_000 }, (_, i) => i);
+    wheel.add(61, -1);
+    wheel.addAll(62, many);
+    expect(wheel.size).toBe(10_001);
+    expect(wheel.takeDue(70)).toEqual([-1, ...many]);
+  });
+
+  it('keeps its bucket keys ordered when a later bucket empties before an earlier one', () => {
+    const wheel = new DeadlineWheel<number>(10);
+    for (const d of [5, 15, 25, 35, 45]) wheel.add(d, d);
+    // The bucket of 25 empties while those of 5 and 15 are still held.
+    const current = wheel.bucketAt(25)!;
+    expect(current).toEqual([25]);
+    wheel.trim(25, 0);
+    expect(wheel.size).toBe(4);
+    expect(drain(wheel, 100)).toEqual([5, 15, 35, 45]);
+    expect(wheel.size).toBe(0);
   });
 });
 
-function jestSpyOnMapGet(map: Map<string, unknown>): { calls: number } {
-  const counter = { calls: 0 };
-  const original = map.get.bind(map);
-  map.get = (key: string) => {
-    counter.calls++;
-    return original(key);
-  };
-  return counter;
+/** Records the ids of the stored records whose `status` is read (the first thing a sweep reads of a record). */
+function watchStatusReads(records: Map<string, Record<string, unknown>>): Set<unknown> {
+  const touched = new Set<unknown>();
+  for (const record of records.values()) {
+    let status = record.status;
+    Object.defineProperty(record, 'status', {
+      enumerable: true,
+      get: () => {
+        touched.add(record.id);
+        return status;
+      },
+      set: (value) => {
+        status = value;
+      },
+    });
+  }
+  return touched;
 }
