@@ -232,7 +232,7 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(`Deleted ${path}`);
     });
 
-    it('refuses a state minted for other arguments (a tool error result, not a JSON-RPC error); the state is spent', async () => {
+    it('refuses a state minted for other arguments (a tool error result, not a JSON-RPC error) and leaves it unused', async () => {
       const state = await mintDelete(demo, '/tmp/harmless.txt');
       const before = await snapshot(demo, 'alice');
       const reply = await callTool(demo, 'delete-file', { path: '/etc/important' }, { inputResponses: CONFIRM, requestState: state });
@@ -243,7 +243,10 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       expect(textOf(reply)).toBe('Invalid or expired requestState');
       expect(textOf(reply)).not.toContain('Deleted');
       expect(await snapshot(demo, 'alice')).toEqual(before);
-      // The hook redeemed it before the wrapper saw the arguments: even the right arguments are refused now.
+      // Refused before redemption: the state still serves the arguments it was minted for, once.
+      expect(textOf(await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state }))).toBe(
+        'Deleted /tmp/harmless.txt',
+      );
       expectStateRefused(await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state }));
     });
 
@@ -353,6 +356,11 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       expect(reply.message.error).toBeUndefined();
       expect(reply.message.result?.isError).toBe(true);
       expect(textOf(reply)).toBe('Invalid or expired requestState');
+      await expectUnchanged(demo, id, before);
+      // None of it used the state up: its own call still gets "retry later" (the page is not answered yet).
+      const genuine = await callTool(demo, 'connect-service', { service: 'jira' }, { inputResponses: URL_ACCEPT, requestState: state });
+      expect(genuine.message.result?.resultType).toBe('input_required');
+      expect(typeof genuine.message.result?.requestState).toBe('string');
       await expectUnchanged(demo, id, before);
     });
 

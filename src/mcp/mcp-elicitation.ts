@@ -105,6 +105,8 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   /** server (one per MCP session) → the elicitation ids it waits on. */
   private readonly bySession = new Map<SdkServerLike, Set<string>>();
   private readonly hooked = new WeakSet<SdkServerLike>();
+  /** States this binding opened and checked (so a value another `requestState` hook resolved is not taken for one). */
+  private readonly verified = new WeakSet<RequestStatePayload>();
   private readonly codec: RequestStateCodec;
   private readonly modern: ModernDeps;
   private sdkV1: SdkV1Types | undefined;
@@ -181,7 +183,7 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Options for SDK 2.x `new McpServer(info, { ...elicitation.serverOptions() })`: the `requestState`
-   * hook that opens the sealed state before the tool runs, so a tampered, expired, replayed or
+   * hook that opens the sealed state before the tool runs, so a tampered, expired, already used or
    * other user's state gets a JSON-RPC error (-32602) and the tool never runs.
    */
   serverOptions(): { requestState: { verify: (state: string, ctx: unknown) => Promise<RequestStatePayload> } } {
@@ -189,32 +191,46 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Opens a `requestState` and redeems it: AEAD seal, expiry, the same verified user and method, and
-   * single use (a state seen before is refused, across instances on a shared store). Throws
+   * Opens a `requestState` and checks everything the request alone tells: AEAD seal, expiry, the same
+   * verified user and method, the tool (from the validated `Mcp-Name` header, over HTTP), and that it was
+   * not used before (across instances on a shared store). It does not use the state up: the tool wrapper
+   * redeems it once it has also matched the arguments, so a refused call leaves it as it was. Throws
    * `RequestStateError` (the reason is for logs; clients get one generic error).
    */
   async verifyRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
     try {
-      return await this.redeemRequestState(state, ctx);
+      const payload = this.codec.open(state, { user: this.mcpUser(ctx) ?? '', method: ctx.mcpReq.method, now: Date.now() });
+      // Over HTTP the SDK has already matched the Mcp-Name header against params.name, so the tool can be
+      // checked here too (a JSON-RPC error); the arguments are checked by the tool wrapper, which sees them.
+      const name = ctx.http?.req?.headers?.get('mcp-name');
+      if (typeof name === 'string' && name !== payload.n && decodeHeaderValue(name) !== payload.n) throw new RequestStateError('tool');
+      const used = await this.store.peekHits?.(this.redemptionKey(payload), this.options.requestStateTtlMs, payload.e);
+      if (used) throw new RequestStateError('replayed');
+      this.verified.add(payload);
+      return payload;
     } catch (error) {
       if (error instanceof RequestStateError) this.logger.debug(`requestState refused on ${ctx.mcpReq.method}: ${error.reason}`);
       throw error;
     }
   }
 
-  private async redeemRequestState(state: unknown, ctx: SdkV2Context): Promise<RequestStatePayload> {
-    const now = Date.now();
-    const payload = this.codec.open(state, { user: this.mcpUser(ctx) ?? '', method: ctx.mcpReq.method, now });
-    // Over HTTP the SDK has already matched the Mcp-Name header against params.name, so the tool can be
-    // checked here too (a JSON-RPC error); the arguments are checked by the tool wrapper, which sees them.
-    const name = ctx.http?.req?.headers?.get('mcp-name');
-    if (typeof name === 'string' && name !== payload.n && decodeHeaderValue(name) !== payload.n) throw new RequestStateError('tool');
-    // Single use: one counter per state id. The window is pinned to the state's own expiry (passed as the
-    // counter's clock, with a window as long as a state's whole life), so every redemption of one state
-    // lands in the same window whenever it comes, and the counter outlives the state.
-    const redeemed = await this.store.hit(`request-state:${payload.j}`, this.options.requestStateTtlMs, payload.e);
+  /**
+   * Uses up a state `verifyRequestState` opened, once it matches the call: the tool `name` and a digest of
+   * its `args`. A state that does not match is refused and left as it was. Single use: one counter per
+   * state id; its window is pinned to the state's own expiry (passed as the counter's clock, with a window
+   * as long as a state's whole life), so every redemption of one state lands in the same window whenever
+   * it comes, and the counter outlives the state. Of two retries racing with one state, the second is
+   * refused here. The tool wrapper (`tool`) calls it for you.
+   */
+  async redeemRequestState(payload: RequestStatePayload, name: string, args: unknown): Promise<void> {
+    if (!this.verified.has(payload)) throw new RequestStateError('malformed');
+    RequestStateCodec.checkCall(payload, name, args);
+    const redeemed = await this.store.hit(this.redemptionKey(payload), this.options.requestStateTtlMs, payload.e);
     if (redeemed.count > 1) throw new RequestStateError('replayed');
-    return payload;
+  }
+
+  private redemptionKey(payload: RequestStatePayload): string {
+    return `request-state:${payload.j}`;
   }
 
   /**
@@ -267,11 +283,12 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
   private async modernElicitation(ctx: SdkV2Context, name: string, args: unknown): Promise<ModernToolElicitation> {
     const raw = ctx.mcpReq.requestState();
-    // With serverOptions() the SDK already verified the state; without it, it is verified here.
+    // With serverOptions() the SDK already verified the state; without it, it is verified here. Any other
+    // value (another hook's result) is not ours to trust.
     const state = typeof raw === 'string' ? await this.verifyRequestState(raw, ctx) : (raw as RequestStatePayload | undefined);
-    if (state) {
+    if (state !== undefined) {
       try {
-        RequestStateCodec.checkCall(state, name, args);
+        await this.redeemRequestState(state, name, args);
       } catch (error) {
         // The SDK turns errors thrown here into a tool error result (isError); the text stays generic.
         if (error instanceof RequestStateError) this.logger.debug(`requestState refused on ${ctx.mcpReq.method} ${name}: ${error.reason}`);

@@ -420,6 +420,11 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     return { count, resetAt: (window + 1) * windowMs };
   }
 
+  override async peekHits(key: string, windowMs: number, now: number): Promise<number> {
+    const count = await this.run('peekHits', () => this.redis.get(this.keys.counter(key, Math.floor(now / windowMs))));
+    return count === null ? 0 : Number(count);
+  }
+
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
     const row = await this.run('get', () => this.redis.hmget(this.keys.record(id), ...FIELDS));
     if (row[0] === null || row[1] === null) return undefined;

@@ -104,6 +104,13 @@ export abstract class ElicitationStore {
   /** Counts one hit on `key` in a fixed window of `windowMs` (for throttling); shared across instances on a shared store. */
   abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
 
+  /**
+   * Optional: the hits counted so far on `key` in the window of `now`, without counting one (0 for none).
+   * Lets a caller refuse what was already used before it commits to using it; stores without it are
+   * still correct, because `hit` stays the atomic check.
+   */
+  peekHits?(key: string, windowMs: number, now: number): Promise<number>;
+
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;
 

@@ -95,6 +95,11 @@ export class MemoryElicitationStore extends ElicitationStore {
     return { ...this.count(`hit:${key}`, windowMs, now) };
   }
 
+  override async peekHits(key: string, windowMs: number, now: number): Promise<number> {
+    const counter = this.counters.get(`hit:${key}`);
+    return counter && counter.resetAt === (Math.floor(now / windowMs) + 1) * windowMs ? counter.count : 0;
+  }
+
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
     const ids = this.index.get(userId)?.get(type);
     if (!ids) return undefined;

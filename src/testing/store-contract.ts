@@ -212,6 +212,20 @@ export function describeElicitationStoreContract(
       expect((await store.hit(`${key}-other`, 60_000, now)).count).toBe(1);
     });
 
+    it('peeks at a hit count without counting (when the store offers peekHits)', async () => {
+      if (!store.peekHits) return;
+      const key = `peek-${randomUUID()}`;
+      const now = Date.now();
+      expect(await store.peekHits(key, 60_000, now)).toBe(0);
+      await store.hit(key, 60_000, now);
+      await store.hit(key, 60_000, now);
+      expect(await store.peekHits(key, 60_000, now + 1)).toBe(2);
+      expect(await store.peekHits(key, 60_000, now + 1)).toBe(2);
+      expect((await store.hit(key, 60_000, now + 2)).count).toBe(3);
+      // Another window of the same key starts from nothing.
+      expect(await store.peekHits(key, 60_000, now + 60_000)).toBe(0);
+    });
+
     it('sweeps: expires due pending records once, forgets purged ones, leaves the rest', async () => {
       const due = pendingRecord({ expiresAt: T0 + 10, purgeAt: T0 + 10 + RETENTION });
       const notDue = pendingRecord({ expiresAt: T0 + 1000, purgeAt: T0 + 1000 + RETENTION });

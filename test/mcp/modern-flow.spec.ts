@@ -388,6 +388,45 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     });
   });
 
+  describe('requestUrl on a retry', () => {
+    const register = (ttlMs?: number) =>
+      tool('approve', {}, async (_args, el) => {
+        const outcome = await el.requestUrl({ kind: 'confirm', message: 'Approve the deploy?', ...(ttlMs !== undefined && { ttlMs }) });
+        return text(`outcome: ${outcome.status}`);
+      });
+    const retry = (client: Client, r1: AnyResult) =>
+      rawCall(client, {
+        name: 'approve',
+        arguments: {},
+        inputResponses: { [Object.keys(r1.inputRequests)[0]]: { action: 'accept' } },
+        requestState: r1.requestState,
+      });
+
+    it('hands the tool "expired" when the page expired before the retry', async () => {
+      register(150);
+      const { client } = await connect({ manual: true });
+      const r1 = await rawCall(client, { name: 'approve', arguments: {} });
+      expect(r1.resultType).toBe('input_required');
+      const [pending] = await service.list({ userId: 'alice' });
+      expect(pending.status).toBe('pending');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(textOf(await retry(client, r1))).toBe('outcome: expired');
+      expect((await service.getStatus(pending.elicitationId))?.status).toBe('expired');
+    });
+
+    it('waits on a retry while the page is pending and resumes as soon as it is answered', async () => {
+      register();
+      const { client, replies } = await connect({ manual: true });
+      const r1 = await rawCall(client, { name: 'approve', arguments: {} });
+      const [pending] = await service.list({ userId: 'alice' });
+      const answered = new Promise((resolve) => setTimeout(resolve, 200)).then(() => service.complete(pending.elicitationId, { confirmed: true }));
+      const done = await retry(client, r1);
+      expect((await answered).ok).toBe(true);
+      expect(replies.at(-1)!.result.resultType).toBe('complete');
+      expect(textOf(done)).toBe('outcome: completed');
+    });
+  });
+
   describe('requireAnswer', () => {
     const register = (counter: { runs: number }) =>
       tool('connect-service', { inputSchema: z.object({ service: z.string() }) }, async ({ service: name }: { service: string }, el) => {

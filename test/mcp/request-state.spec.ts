@@ -338,11 +338,17 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
   });
 
   const at = (time: number) => jest.spyOn(Date, 'now').mockReturnValue(time);
+  /** Verifies a state, then uses it up for the call it was minted for (as the tool wrapper does). */
+  const use = async (state: string, ctx: SdkV2Context, args: unknown) => {
+    const payload = await binding.verifyRequestState(state, ctx);
+    await binding.redeemRequestState(payload, payload.n, args);
+    return payload;
+  };
 
   it('redeems a state once; the second redemption is refused as replayed', async () => {
     const alice = contextFor('alice');
     const state = binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' });
-    const first = await binding.verifyRequestState(state, alice);
+    const first = await use(state, alice, { path: '/tmp/x' });
     expect(first.n).toBe('delete-file');
     expect(first.a).toBe(digestOf({ path: '/tmp/x' }));
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
@@ -356,7 +362,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const states = [1, 2, 3, 4].map(() => binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' }));
     for (const [i, later] of [1, 61_000, TTL / 2 + 7, TTL - 1].entries()) {
       at(start + (i % 2));
-      expect((await binding.verifyRequestState(states[i], alice)).u).toBe('alice');
+      expect((await use(states[i], alice, { path: '/tmp/x' })).u).toBe('alice');
       at(start + later);
       expect(await rejectionOf(binding.verifyRequestState(states[i], alice))).toBe('replayed');
     }
@@ -371,7 +377,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     expect(await rejectionOf(binding.verifyRequestState(`${state.slice(0, -1)}${state.endsWith('A') ? 'Q' : 'A'}`, alice))).toMatch(
       /^(tampered|malformed)$/,
     );
-    expect((await binding.verifyRequestState(state, alice)).n).toBe('connect-service');
+    expect((await use(state, alice, { service: 'github' })).n).toBe('connect-service');
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
   });
 
@@ -381,8 +387,22 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const encoded = `=?base64?${Buffer.from('approve-deploy').toString('base64')}?=`;
     expect(await rejectionOf(binding.verifyRequestState(state, contextFor('alice', 'tools/call', encoded)))).toBe('tool');
     const sameName = `=?base64?${Buffer.from('delete-file').toString('base64')}?=`;
-    expect((await binding.verifyRequestState(state, contextFor('alice', 'tools/call', sameName))).n).toBe('delete-file');
+    expect((await use(state, contextFor('alice', 'tools/call', sameName), { path: '/x' })).n).toBe('delete-file');
     expect(await rejectionOf(binding.verifyRequestState(state, contextFor('alice', 'tools/call', 'delete-file')))).toBe('replayed');
+  });
+
+  it('leaves a state that matches the request but not the call (other arguments, other tool) as it was', async () => {
+    const alice = contextFor('alice');
+    const state = binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' });
+    const payload = await binding.verifyRequestState(state, alice);
+    expect(await rejectionOf(binding.redeemRequestState(payload, 'delete-file', { path: '/etc/passwd' }))).toBe('arguments');
+    expect(await rejectionOf(binding.redeemRequestState(payload, 'approve-deploy', { path: '/tmp/x' }))).toBe('tool');
+    // Not opened by this binding (another hook's value): refused.
+    expect(await rejectionOf(binding.redeemRequestState({ ...payload }, 'delete-file', { path: '/tmp/x' }))).toBe('malformed');
+    // Nothing was used up: the call it was minted for redeems it once.
+    await binding.redeemRequestState(payload, 'delete-file', { path: '/tmp/x' });
+    expect(await rejectionOf(binding.redeemRequestState(payload, 'delete-file', { path: '/tmp/x' }))).toBe('replayed');
+    expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
   });
 
   it('refuses an expired state before redeeming it', async () => {
@@ -393,14 +413,14 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     at(start + TTL);
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('expired');
     at(start + TTL - 1);
-    expect((await binding.verifyRequestState(state, alice)).n).toBe('delete-file');
+    expect((await use(state, alice, {})).n).toBe('delete-file');
   });
 
   it('redeems different states independently', async () => {
     const alice = contextFor('alice');
     const a = binding.sealRequestState(alice, 'delete-file', { path: '/a' });
     const b = binding.sealRequestState(alice, 'delete-file', { path: '/a' });
-    expect((await binding.verifyRequestState(a, alice)).j).not.toBe((await binding.verifyRequestState(b, alice)).j);
+    expect((await use(a, alice, { path: '/a' })).j).not.toBe((await use(b, alice, { path: '/a' })).j);
     expect(await rejectionOf(binding.verifyRequestState(a, alice))).toBe('replayed');
     expect(await rejectionOf(binding.verifyRequestState(b, alice))).toBe('replayed');
   });
@@ -451,7 +471,8 @@ describeRedis('McpElicitation.verifyRequestState on Redis', () => {
     try {
       const alice = contextFor('alice');
       const state = a.get(McpElicitation).sealRequestState(alice, 'delete-file', { path: '/x' });
-      expect((await b.get(McpElicitation).verifyRequestState(state, alice)).n).toBe('delete-file');
+      const opened = await b.get(McpElicitation).verifyRequestState(state, alice);
+      await b.get(McpElicitation).redeemRequestState(opened, 'delete-file', { path: '/x' });
       expect(await rejectionOf(a.get(McpElicitation).verifyRequestState(state, alice))).toBe('replayed');
     } finally {
       await a.close();
