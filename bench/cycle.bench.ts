@@ -17,6 +17,7 @@ import { relative } from 'node:path';
 import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ElicitationModule, ElicitationService, ElicitationStore, MemoryElicitationStore } from '../src/index.js';
+import { SecretBox } from '../src/security/secret-box.js';
 import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
@@ -175,17 +176,33 @@ async function asyncBaselineCycles(map: Map<string, PlainRecord>, n: number): Pr
   return n / seconds(start);
 }
 
+/**
+ * The encryption a cycle cannot skip: seal the answer at `complete` and open it at `getResult`, with the
+ * module's own `SecretBox` (AES-256-GCM, node:crypto) and nothing else. No cycle can run faster than this.
+ */
+function sealOpenCycles(n: number): number {
+  const box = new SecretBox([Buffer.alloc(32, 1)]);
+  const json = JSON.stringify({ apiKey: API_KEY });
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    if (box.open(box.seal(json, id), id) !== json) throw new Error(`seal/open ${i} did not round-trip`);
+  }
+  return n / seconds(start);
+}
+
 interface CycleFigures {
   library: number[];
   baseline: number[];
   asyncBaseline: number[];
+  sealOpen: number[];
 }
 
 async function measureCycles(): Promise<CycleFigures> {
   const { app, service, store } = await openContext();
   const memory = store as MemoryElicitationStore;
   const map = new Map<string, PlainRecord>();
-  const figures: CycleFigures = { library: [], baseline: [], asyncBaseline: [] };
+  const figures: CycleFigures = { library: [], baseline: [], asyncBaseline: [], sealOpen: [] };
   try {
     for (let run = 0; run <= MEASURED_RUNS; run++) {
       // Every run starts from an empty store: finished records are retained (until purgeAt), so
@@ -204,14 +221,18 @@ async function measureCycles(): Promise<CycleFigures> {
       const asyncBase = await asyncBaselineCycles(map, CYCLES);
       map.clear();
 
+      fullGc();
+      const sealOpen = sealOpenCycles(CYCLES);
+
       const label = run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`;
       console.log(
-        `  cycles ${label}: library ${fmt(lib)}/s, Map ${fmt(base)}/s, Map+await ${fmt(asyncBase)}/s`,
+        `  cycles ${label}: library ${fmt(lib)}/s, Map ${fmt(base)}/s, Map+await ${fmt(asyncBase)}/s, seal+open ${fmt(sealOpen)}/s`,
       );
       if (run === 0) continue;
       figures.library.push(lib);
       figures.baseline.push(base);
       figures.asyncBaseline.push(asyncBase);
+      figures.sealOpen.push(sealOpen);
     }
     await service.sweep(FAR_FUTURE);
   } finally {
@@ -307,6 +328,7 @@ async function main(): Promise<void> {
   const lib = median(cycles.library);
   const base = median(cycles.baseline);
   const asyncBase = median(cycles.asyncBaseline);
+  const sealOpen = median(cycles.sealOpen);
   const libBytes = median(heap.library);
   const baseBytes = median(heap.baseline);
   const flatBaseBytes = median(heap.flatBaseline);
@@ -334,6 +356,20 @@ async function main(): Promise<void> {
       unit: 'cycles/s',
       baseline: round(base, 0),
       ratio: round(asyncBase / base, 4),
+    },
+    {
+      name: 'baseline: AES-256-GCM seal + open of the answer alone (node:crypto)',
+      value: round(sealOpen, 0),
+      unit: 'cycles/s',
+      baseline: round(base, 0),
+      ratio: round(sealOpen / base, 4),
+    },
+    {
+      name: 'cycle as a share of the seal + open ceiling',
+      value: round(lib / sealOpen, 4),
+      unit: 'ratio',
+      baseline: round(sealOpen, 0),
+      ratio: round(lib / sealOpen, 4),
     },
     {
       name: `heap per pending elicitation (${PENDING / 1000}k pending)`,

@@ -6,7 +6,8 @@ import { resolveElicitationOptions } from '../../src/elicitation-options.validat
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationQuotaError } from '../../src/errors/elicitation-quota.error.js';
 import { CsrfTokens } from '../../src/security/csrf.js';
-import { SecretBox } from '../../src/security/secret-box.js';
+import fc from 'fast-check';
+import { isCanonicalSealed, SecretBox } from '../../src/security/secret-box.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -42,6 +43,53 @@ describe('SecretBox (AES-256-GCM with a key ring)', () => {
     expect(rotated.open(before, 'id')).toBe(SECRET);
     const after = rotated.seal(SECRET, 'id');
     expect(() => new SecretBox([k1]).open(after, 'id')).toThrow();
+  });
+});
+
+/** The definition of canonical: every part decodes to the right length and encodes back to the same text. */
+function canonicalByRoundTrip(sealed: string): boolean {
+  const parts = sealed.split('.');
+  if (parts.length !== 5 || parts[0] !== 'v1' || !/^[0-9a-f]{8}$/.test(parts[1])) return false;
+  const [iv, ciphertext, tag] = parts.slice(2).map((p) => Buffer.from(p, 'base64url'));
+  return (
+    iv.length === 12 &&
+    tag.length === 16 &&
+    iv.toString('base64url') === parts[2] &&
+    ciphertext.toString('base64url') === parts[3] &&
+    tag.toString('base64url') === parts[4]
+  );
+}
+
+describe('isCanonicalSealed (checked on the text, without decoding)', () => {
+  const box = new SecretBox([randomBytes(32)]);
+  const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=.+/ \n';
+
+  it('agrees with decoding and re-encoding every part, on sealed values and on mutations of them', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 }), fc.constantFrom(...ALPHABET)), { maxLength: 3 }),
+        (plaintext, edits) => {
+          let sealed = box.seal(plaintext, 'ctx');
+          expect(isCanonicalSealed(sealed)).toBe(true);
+          for (const [at, op, ch] of edits) {
+            const i = at % (sealed.length + 1);
+            sealed = op === 0 ? sealed.slice(0, i) + ch + sealed.slice(i + 1) : op === 1 ? sealed.slice(0, i) + ch + sealed.slice(i) : sealed.slice(0, i) + sealed.slice(i + 1);
+          }
+          expect(isCanonicalSealed(sealed)).toBe(canonicalByRoundTrip(sealed));
+        },
+      ),
+      { seed: 20261123, numRuns: 3000 },
+    );
+  });
+
+  it('refuses a value whose last character carries bits the decoder would drop', () => {
+    const sealed = box.seal('abcd', 'ctx');
+    const swapped = `${sealed.slice(0, -1)}${sealed.endsWith('A') ? 'B' : String.fromCharCode(sealed.charCodeAt(sealed.length - 1) + 1)}`;
+    expect(Buffer.from(swapped.split('.')[4], 'base64url')).toEqual(Buffer.from(sealed.split('.')[4], 'base64url'));
+    expect(isCanonicalSealed(swapped)).toBe(false);
+    expect(() => box.open(swapped, 'ctx')).toThrow('Cannot open this sealed value');
+    expect(box.open(sealed, 'ctx')).toBe('abcd');
   });
 });
 
