@@ -11,7 +11,7 @@ const TAG_BYTES = 16;
 /**
  * The exact shape `seal` writes: `v1.<8 hex>.<iv: 16 chars>.<ciphertext>.<tag: 22 chars>`, every part in
  * canonical base64url. Canonical means no padding, no stray characters, and zero unused low bits in the
- * last character (a 22-character tag leaves 2 unused bits, so its last character is one of A, Q, g, w).
+ * last character (a 22-character tag leaves 4 unused bits, so its last character is one of A, Q, g, w).
  */
 const SEALED = /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]{16}\.([A-Za-z0-9_-]*)\.[A-Za-z0-9_-]{21}[AQgw]$/;
 /** Ciphertext parts of 4k+2 and 4k+3 characters leave 4 and 2 unused bits in their last character. */
