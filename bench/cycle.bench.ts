@@ -51,8 +51,6 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-
-
 @Module({
   imports: [
     ElicitationModule.forRoot({
@@ -75,8 +73,6 @@ async function openContext(): Promise<{ app: INestApplicationContext; service: E
   if (!(store instanceof MemoryElicitationStore)) throw new Error('expected the default MemoryElicitationStore');
   return { app, service, store };
 }
-
-
 
 // -------------------------------------------------------------------------------------------- cycles
 
@@ -309,11 +305,6 @@ async function measureHeap(): Promise<{ library: number[]; baseline: number[]; f
 }
 
 // ------------------------------------------------------------------------------------------- report
-
-
-
-
-
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();

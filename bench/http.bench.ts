@@ -244,7 +244,11 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
   let next = 0;
   let lastRate = 0;
   const endpoints: Endpoint[] = [
-    { name: 'baselineJson', label: 'GET /bench/baseline (JSON)', options: () => ({ requests: [{ method: 'GET', path: '/bench/baseline' }] }) },
+    {
+      name: 'baselineJson',
+      label: 'GET /bench/baseline (JSON)',
+      options: () => ({ requests: [{ method: 'GET', path: '/bench/baseline' }] }),
+    },
     { name: 'status', label: 'GET /elicit/:id/status', options: () => ({ requests: [{ method: 'GET', path: statusPath() }] }) },
     {
       name: 'baselineHtml',
@@ -333,10 +337,34 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
   const baseHtml = rps('baselineHtml');
   const baseJsonP99 = p99('baselineJson');
   const baseHtmlP99 = p99('baselineHtml');
-  rows.push({ name: `http ${adapter} baseline: GET /bench/baseline (JSON)`, value: round(baseJson, 0), unit: 'req/s', baseline: null, ratio: null });
-  rows.push({ name: `http ${adapter} baseline: GET /bench/baseline (JSON) p99`, value: round(baseJsonP99, 3), unit: 'ms', baseline: null, ratio: null });
-  rows.push({ name: `http ${adapter} baseline: GET /bench/baseline/html`, value: round(baseHtml, 0), unit: 'req/s', baseline: null, ratio: null });
-  rows.push({ name: `http ${adapter} baseline: GET /bench/baseline/html p99`, value: round(baseHtmlP99, 3), unit: 'ms', baseline: null, ratio: null });
+  rows.push({
+    name: `http ${adapter} baseline: GET /bench/baseline (JSON)`,
+    value: round(baseJson, 0),
+    unit: 'req/s',
+    baseline: null,
+    ratio: null,
+  });
+  rows.push({
+    name: `http ${adapter} baseline: GET /bench/baseline (JSON) p99`,
+    value: round(baseJsonP99, 3),
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+  });
+  rows.push({
+    name: `http ${adapter} baseline: GET /bench/baseline/html`,
+    value: round(baseHtml, 0),
+    unit: 'req/s',
+    baseline: null,
+    ratio: null,
+  });
+  rows.push({
+    name: `http ${adapter} baseline: GET /bench/baseline/html p99`,
+    value: round(baseHtmlP99, 3),
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+  });
   const module = [
     ['status', 'GET /elicit/:id/status', baseJson, baseJsonP99, STATUS_TARGET],
     ['page', 'GET /elicit/:id/api-key (page)', baseHtml, baseHtmlP99, PAGE_TARGET],

@@ -229,7 +229,9 @@ async function measureHeap(): Promise<HeapFigures[]> {
     for (let run = 1; run <= runs; run++) {
       const lib = await libraryBytesPerPending(pending);
       const floor = floorBytesPerPending(pending);
-      console.log(`  heap ${fmt(pending)} pending, run ${run}/${runs}: library ${lib.toFixed(1)} B/pending, floor (Map of plain objects, flat ids) ${floor.toFixed(1)} B`);
+      console.log(
+        `  heap ${fmt(pending)} pending, run ${run}/${runs}: library ${lib.toFixed(1)} B/pending, floor (Map of plain objects, flat ids) ${floor.toFixed(1)} B`,
+      );
       fig.library.push(lib);
       fig.floor.push(floor);
     }
@@ -351,10 +353,13 @@ async function measureSweep(): Promise<SweepFigures> {
       await createApiKey(service, tier < SWEEP_RUNS ? 1 + tier * TIER_GAP_MS : undefined);
     }
     const created = Date.now();
-    console.log(`  sweep: created ${fmt(SWEEP_PENDING)} pending (${SWEEP_RUNS} tiers of ${fmt(due)} early ones) in ${seconds(start).toFixed(1)}s`);
+    console.log(
+      `  sweep: created ${fmt(SWEEP_PENDING)} pending (${SWEEP_RUNS} tiers of ${fmt(due)} early ones) in ${seconds(start).toFixed(1)}s`,
+    );
     // Tier k (from 1) is due at nowOf(k), tier k+1 is not: creating took less than TIER_GAP_MS - 1 s.
     if (created - t0 > TIER_GAP_MS - 2_000) throw new Error('creating the records took too long for the tier clock');
-    if (options.ttlMs <= SWEEP_RUNS * TIER_GAP_MS + (created - t0) + 2_000) throw new Error('the module ttlMs is too short for the tier clock');
+    if (options.ttlMs <= SWEEP_RUNS * TIER_GAP_MS + (created - t0) + 2_000)
+      throw new Error('the module ttlMs is too short for the tier clock');
     const nextTierAt = (k: number) => t0 + 1 + k * TIER_GAP_MS;
 
     const measure = async (run: number, layout: Layout, now: number): Promise<void> => {
@@ -412,7 +417,9 @@ async function measureSmallSweep(due: number): Promise<number[]> {
       const expired = await ctx.store.sweep(now, ctx.options.retentionMs);
       const sweepMs = ms(t);
       if (expired.length !== due) throw new Error(`the sweep expired ${expired.length} records, expected ${due}`);
-      console.log(`  sweep run ${run}/${SWEEP_RUNS}, ${fmt(pending)} pending, ${fmt(due)} due created together: store.sweep ${sweepMs.toFixed(2)} ms`);
+      console.log(
+        `  sweep run ${run}/${SWEEP_RUNS}, ${fmt(pending)} pending, ${fmt(due)} due created together: store.sweep ${sweepMs.toFixed(2)} ms`,
+      );
       out.push(sweepMs);
     } finally {
       await ctx.app.close();
@@ -451,10 +458,54 @@ const profileForm = defineForm({
 
 /** Full, valid answers (every field given), rotated so the checks see different values. */
 const ANSWERS = [
-  { displayName: 'Ada', email: 'ada@example.com', homepage: 'https://example.com/ada', birthday: '1990-12-10', availableFrom: '2025-01-02T09:00:00Z', age: 35, newsletter: true, theme: 'dark', plan: 'team', interests: ['ai', 'web'] },
-  { displayName: 'Grace Hopper', email: 'grace@navy.example.org', homepage: 'http://grace.example.org/', birthday: '1906-12-09', availableFrom: '2025-06-30T17:30:00+02:00', age: 99, newsletter: false, theme: 'light', plan: 'enterprise', interests: ['ops'] },
-  { displayName: 'Linus', email: 'linus@kernel.example', homepage: 'https://example.net/~linus?x=1', birthday: '2000-02-29', availableFrom: '2024-02-29T23:59:59.123Z', age: 25, newsletter: true, theme: 'system', plan: 'free', interests: ['web', 'ops'] },
-  { displayName: 'Margaret', email: 'mh@apollo.example.com', homepage: 'https://apollo.example.com/guidance', birthday: '1936-08-17', availableFrom: '2025-03-15T08:00:00-05:00', age: 88, newsletter: false, theme: 'dark', plan: 'team', interests: ['ai'] },
+  {
+    displayName: 'Ada',
+    email: 'ada@example.com',
+    homepage: 'https://example.com/ada',
+    birthday: '1990-12-10',
+    availableFrom: '2025-01-02T09:00:00Z',
+    age: 35,
+    newsletter: true,
+    theme: 'dark',
+    plan: 'team',
+    interests: ['ai', 'web'],
+  },
+  {
+    displayName: 'Grace Hopper',
+    email: 'grace@navy.example.org',
+    homepage: 'http://grace.example.org/',
+    birthday: '1906-12-09',
+    availableFrom: '2025-06-30T17:30:00+02:00',
+    age: 99,
+    newsletter: false,
+    theme: 'light',
+    plan: 'enterprise',
+    interests: ['ops'],
+  },
+  {
+    displayName: 'Linus',
+    email: 'linus@kernel.example',
+    homepage: 'https://example.net/~linus?x=1',
+    birthday: '2000-02-29',
+    availableFrom: '2024-02-29T23:59:59.123Z',
+    age: 25,
+    newsletter: true,
+    theme: 'system',
+    plan: 'free',
+    interests: ['web', 'ops'],
+  },
+  {
+    displayName: 'Margaret',
+    email: 'mh@apollo.example.com',
+    homepage: 'https://apollo.example.com/guidance',
+    birthday: '1936-08-17',
+    availableFrom: '2025-03-15T08:00:00-05:00',
+    age: 88,
+    newsletter: false,
+    theme: 'dark',
+    plan: 'team',
+    interests: ['ai'],
+  },
 ];
 
 /** Validations per second over at least `minMs`. */
@@ -491,12 +542,8 @@ function measureForm(): number[] {
 
 // ------------------------------------------------------------------------------------------- report
 
-
-
-
 /** Rows of this script: every name starts with one of these. */
 const OWN = /^(memory store|form validation)\b/;
-
 
 function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigures, smallSweep: number[], form: number[]): Row[] {
   const rows: Row[] = [];
@@ -571,7 +618,8 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
       baseline: round(scanMs, 3),
       ratio: round(sweepMs / scanMs, 4),
     };
-    if (layout === 'scattered') Object.assign(row, { target: `ratio <= ${SWEEP_RATIO_TARGET}`, met: sweepMs / scanMs <= SWEEP_RATIO_TARGET });
+    if (layout === 'scattered')
+      Object.assign(row, { target: `ratio <= ${SWEEP_RATIO_TARGET}`, met: sweepMs / scanMs <= SWEEP_RATIO_TARGET });
     rows.push(row);
     rows.push({
       name: `memory store baseline: full scan of ${k(SWEEP_PENDING)}+ records for expiry, read only (${layout} run)`,
@@ -585,7 +633,7 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
       value: round((sweepMs * 1000) / sweep.due, 3),
       unit: 'µs',
       baseline: round((scanMs * 1000) / SWEEP_PENDING, 4),
-      ratio: round(((sweepMs * 1000) / sweep.due) / ((scanMs * 1000) / SWEEP_PENDING), 2),
+      ratio: round((sweepMs * 1000) / sweep.due / ((scanMs * 1000) / SWEEP_PENDING), 2),
     });
   }
   const big = median(sweep.sweepMs.together);

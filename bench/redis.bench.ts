@@ -154,14 +154,10 @@ async function redisAnswers(): Promise<boolean> {
 
 // ------------------------------------------------------------------------------------------- helpers
 
-
-
-
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
-
 
 /** Runs `op(lo..hi-1)` with `concurrency` callers, each awaiting its call before taking the next index. Returns seconds. */
 async function timed(lo: number, hi: number, concurrency: number, op: (i: number) => Promise<void>): Promise<number> {
@@ -197,7 +193,6 @@ async function create(store: RedisElicitationStore, record: ElicitationRecord): 
   if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${String(result)}`);
 }
 
-
 // --------------------------------------------------------------------- 1 + 3: store throughput vs raw
 
 type OpName = 'create' | 'finish' | 'get' | 'raw';
@@ -226,7 +221,12 @@ async function throughputRun(
     spent.create += await timed(lo, hi, concurrency, (i) => create(store, records[i]));
     spent.finish += await timed(lo, hi, concurrency, async (i) => {
       const t = Date.now();
-      const result = await store.finish(records[i].id, { status: 'completed', data: { apiKey: API_KEY }, now: t, purgeAt: t + RETENTION_MS });
+      const result = await store.finish(records[i].id, {
+        status: 'completed',
+        data: { apiKey: API_KEY },
+        now: t,
+        purgeAt: t + RETENTION_MS,
+      });
       if (!result.ok) throw new Error(`finish ${records[i].id}: ${result.reason}`);
     });
     spent.get += await timed(lo, hi, concurrency, async (i) => {
@@ -564,10 +564,18 @@ async function measureLatency(): Promise<Latency> {
         `p50 ${result.p50.toFixed(2)} ms, p90 ${percentile(sorted, 90).toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
         `max ${result.max.toFixed(2)} ms; by thirds: ${thirds.join(', ')} ms`,
     );
-    console.log(`  slowest 10: ${sorted.slice(-10).map((v) => v.toFixed(1)).join(', ')} ms`);
+    console.log(
+      `  slowest 10: ${sorted
+        .slice(-10)
+        .map((v) => v.toFixed(1))
+        .join(', ')} ms`,
+    );
     if (BREAKDOWN) {
       const measured = split.slice(LATENCY_WARMUP);
-      for (const [k, label] of [[0, 'POST sent → PUBLISH seen (B)'], [1, 'PUBLISH seen → notification (A + client)']] as const) {
+      for (const [k, label] of [
+        [0, 'POST sent → PUBLISH seen (B)'],
+        [1, 'PUBLISH seen → notification (A + client)'],
+      ] as const) {
         const part = measured.map((x) => x[k]).sort((x, y) => x - y);
         console.log(
           `  breakdown ${label}: p50 ${percentile(part, 50).toFixed(2)} ms, p90 ${percentile(part, 90).toFixed(2)} ms, ` +
@@ -585,14 +593,8 @@ async function measureLatency(): Promise<Latency> {
 
 // ------------------------------------------------------------------------------------------- report
 
-
-
-
-
-
 /** Rows of this script: every name starts with this. */
 const OWN = /^redis\b/;
-
 
 function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency): Row[] {
   const rows: Row[] = [];
@@ -606,13 +608,25 @@ function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Late
     ] as const) {
       const value = median(figures[op][c]);
       const ratio = value / raw;
-      const row: Row = { name: `redis store ${label}, ${callers(c)}`, value: round(value, 0), unit: 'ops/s', baseline: round(raw, 0), ratio: round(ratio, 4) };
+      const row: Row = {
+        name: `redis store ${label}, ${callers(c)}`,
+        value: round(value, 0),
+        unit: 'ops/s',
+        baseline: round(raw, 0),
+        ratio: round(ratio, 4),
+      };
       if (op === 'finish' && c === 32) Object.assign(row, { target: `ratio >= ${RATIO_TARGET.toFixed(2)}`, met: ratio >= RATIO_TARGET });
       rows.push(row);
     }
   }
   for (const c of CONCURRENCIES) {
-    rows.push({ name: `redis baseline: raw ioredis EVALSHA 'return 1', ${callers(c)}`, value: round(median(figures.raw[c]), 0), unit: 'ops/s', baseline: null, ratio: null });
+    rows.push({
+      name: `redis baseline: raw ioredis EVALSHA 'return 1', ${callers(c)}`,
+      value: round(median(figures.raw[c]), 0),
+      unit: 'ops/s',
+      baseline: null,
+      ratio: null,
+    });
   }
   for (const op of ['create', 'get', 'finish', 'findLatestCompleted'] as const) {
     const r = rt[op];
@@ -629,7 +643,13 @@ function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Late
     }
   }
   for (const op of ['create', 'get', 'finish', 'findLatestCompleted'] as const) {
-    rows.push({ name: `redis commandstats calls per ${op} (incl. inside Lua)`, value: round(rt[op].commandstats, 3), unit: 'calls/op', baseline: null, ratio: null });
+    rows.push({
+      name: `redis commandstats calls per ${op} (incl. inside Lua)`,
+      value: round(rt[op].commandstats, 3),
+      unit: 'calls/op',
+      baseline: null,
+      ratio: null,
+    });
   }
   rows.push({ name: 'redis cross-instance completion latency p50', value: round(latency.p50, 3), unit: 'ms', baseline: null, ratio: null });
   rows.push({

@@ -83,7 +83,15 @@ async function startApp(
 const pathOf = (url: string) => new URL(url).pathname;
 
 /** Handlebars' escaping, written out independently: what a payload must look like in the page. */
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;', '`': '&#x60;', '=': '&#x3D;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#x27;',
+  '`': '&#x60;',
+  '=': '&#x3D;',
+};
 const escapeHtml = (text: string) => text.replace(/[&<>"'`=]/g, (c) => ENTITIES[c]);
 
 /** Every header and the body of a response, as one string to search. */
@@ -179,7 +187,13 @@ describe('attacks on the elicitation pages over HTTP', () => {
   beforeEach(() => s.resetStoreGets());
 
   const createKey = (extra: Record<string, unknown> = {}) =>
-    s.service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github', ...extra });
+    s.service.createUrlElicitation({
+      kind: 'api-key',
+      message: 'Enter your GitHub API key',
+      userId: 'alice',
+      type: 'api-key-github',
+      ...extra,
+    });
   const createConfirm = (extra: Record<string, unknown> = {}) =>
     s.service.createUrlElicitation({ kind: 'confirm', message: 'Deploy shop to production?', userId: 'alice', ...extra });
   const csrf = (pagePath: string, user = 'alice') => csrfFor(s.server, pagePath, as(user));
@@ -366,7 +380,14 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('refuses a post with the cookie but without the token', async () => {
-      await expectRefused(await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).type('form').send({ apiKey: 'sk-no-token' }));
+      await expectRefused(
+        await s
+          .http()
+          .post(pagePath)
+          .set({ ...as('alice'), Cookie: pair.cookie })
+          .type('form')
+          .send({ apiKey: 'sk-no-token' }),
+      );
     });
 
     it.each([
@@ -383,7 +404,9 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('refuses a forged cookie with the real token, and a cookie nonce of the wrong shape', async () => {
-      await expectRefused(await post(pagePath, { apiKey: 'sk-forged' }, { ...pair, cookie: `elicit_csrf=${randomBytes(16).toString('base64url')}` }));
+      await expectRefused(
+        await post(pagePath, { apiKey: 'sk-forged' }, { ...pair, cookie: `elicit_csrf=${randomBytes(16).toString('base64url')}` }),
+      );
       await expectRefused(await post(pagePath, { apiKey: 'sk-forged' }, { ...pair, cookie: `elicit_csrf=${pair.cookie.split('=')[1]}=` }));
       await expectRefused(await post(pagePath, { apiKey: 'sk-forged' }, { ...pair, cookie: 'elicit_csrf=' }));
     });
@@ -405,9 +428,21 @@ describe('attacks on the elicitation pages over HTTP', () => {
 
     it('refuses the token sent twice (array) or in the query string', async () => {
       await expectRefused(
-        await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).type('form').send(`apiKey=sk-array&_csrf=${pair.token}&_csrf=${pair.token}`),
+        await s
+          .http()
+          .post(pagePath)
+          .set({ ...as('alice'), Cookie: pair.cookie })
+          .type('form')
+          .send(`apiKey=sk-array&_csrf=${pair.token}&_csrf=${pair.token}`),
       );
-      await expectRefused(await s.http().post(`${pagePath}?_csrf=${pair.token}`).set({ ...as('alice'), Cookie: pair.cookie }).type('form').send({ apiKey: 'sk-query' }));
+      await expectRefused(
+        await s
+          .http()
+          .post(`${pagePath}?_csrf=${pair.token}`)
+          .set({ ...as('alice'), Cookie: pair.cookie })
+          .type('form')
+          .send({ apiKey: 'sk-query' }),
+      );
     });
 
     it.each([
@@ -439,7 +474,9 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const page = await s.http().get(pagePath).set(as('alice'));
       const cookie = ([] as string[]).concat(page.headers['set-cookie'] ?? []);
       expect(cookie).toHaveLength(1);
-      expect(cookie[0]).toMatch(new RegExp(`^elicit_csrf=[A-Za-z0-9_-]{22}; Path=/elicit/${target.elicitationId}; Max-Age=\\d+; HttpOnly; SameSite=Strict$`));
+      expect(cookie[0]).toMatch(
+        new RegExp(`^elicit_csrf=[A-Za-z0-9_-]{22}; Path=/elicit/${target.elicitationId}; Max-Age=\\d+; HttpOnly; SameSite=Strict$`),
+      );
       // Every render gets a fresh pair.
       const again = await csrf(pagePath);
       expect(again.token).not.toBe(pair.token);
@@ -475,7 +512,15 @@ describe('attacks on the elicitation pages over HTTP', () => {
         });
         const res = await s.http().get(pathOf(created.url)).set(as('mallory'));
         expectErrorPage(res, 403, 'This request was made for a different account.');
-        for (const leaked of [MESSAGE, 'billing-7731', 'alice', 'billing-secret-type', 'Wire 10k', 'irreversible-warning', 'name="_csrf"']) {
+        for (const leaked of [
+          MESSAGE,
+          'billing-7731',
+          'alice',
+          'billing-secret-type',
+          'Wire 10k',
+          'irreversible-warning',
+          'name="_csrf"',
+        ]) {
           expect(res.text).not.toContain(leaked);
         }
         expect(res.headers['set-cookie']).toBeUndefined();
@@ -562,7 +607,10 @@ describe('attacks on the elicitation pages over HTTP', () => {
           [`${canonical}?returnTo=%0d%0aLocation:%20https://evil.example`, {}],
           [`${canonical}/`, {}],
           [`/ELICIT/${id}/API-KEY`, {}],
-          [canonical, { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https', 'X-Original-URL': '//evil.example' }],
+          [
+            canonical,
+            { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https', 'X-Original-URL': '//evil.example' },
+          ],
           [canonical, { Referer: 'https://evil.example/', 'X-Rewrite-URL': '/evil' }],
           [`//evil.example/elicit/${id}/api-key`, {}],
           [`/elicit/${id}%2F..%2F..%2F%2Fevil.example/api-key`, {}],
@@ -788,15 +836,29 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('a JSON body is refused (403) without a valid pair, and malformed JSON is a 400; nothing stored', async () => {
-      const json = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).send({ apiKey: 'sk-json', action: 'submit' });
+      const json = await s
+        .http()
+        .post(pagePath)
+        .set({ ...as('alice'), Cookie: pair.cookie })
+        .send({ apiKey: 'sk-json', action: 'submit' });
       expectErrorPage(json, 403, CSRF_REFUSED);
       const noCookie = await s.http().post(pagePath).set(as('alice')).send({ apiKey: 'sk-json', _csrf: pair.token });
       expectErrorPage(noCookie, 403);
-      const malformed = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).set('Content-Type', 'application/json').send('{"apiKey":');
+      const malformed = await s
+        .http()
+        .post(pagePath)
+        .set({ ...as('alice'), Cookie: pair.cookie })
+        .set('Content-Type', 'application/json')
+        .send('{"apiKey":');
       expect(malformed.status).toBe(400);
       expect(malformed.headers['content-type']).toBe(JSON_TYPE);
       for (const scalar of ['null', '"sk"', '5', 'true']) {
-        const res = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).set('Content-Type', 'application/json').send(scalar);
+        const res = await s
+          .http()
+          .post(pagePath)
+          .set({ ...as('alice'), Cookie: pair.cookie })
+          .set('Content-Type', 'application/json')
+          .send(scalar);
         expect(res.status).toBeGreaterThanOrEqual(400);
         expect(res.status).toBeLessThan(500);
       }
@@ -805,9 +867,21 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('JSON arrays and values without a usable toString are a 4xx, never a 500 (was: 500 from the size check)', async () => {
-      const bodies = ['[1,2]', '[["_csrf","x"],["apiKey","y"]]', '[]', '{"apiKey":{"toString":1}}', '{"x":{"toString":{},"valueOf":{}}}', `{"_csrf":"${pair.token}","apiKey":{"toString":null}}`];
+      const bodies = [
+        '[1,2]',
+        '[["_csrf","x"],["apiKey","y"]]',
+        '[]',
+        '{"apiKey":{"toString":1}}',
+        '{"x":{"toString":{},"valueOf":{}}}',
+        `{"_csrf":"${pair.token}","apiKey":{"toString":null}}`,
+      ];
       for (const body of bodies) {
-        const res = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).set('Content-Type', 'application/json').send(body);
+        const res = await s
+          .http()
+          .post(pagePath)
+          .set({ ...as('alice'), Cookie: pair.cookie })
+          .set('Content-Type', 'application/json')
+          .send(body);
         expect(res.status).toBeGreaterThanOrEqual(400);
         expect(res.status).toBeLessThan(500);
         expect(res.headers['content-type']).toBe(HTML);
@@ -817,11 +891,21 @@ describe('attacks on the elicitation pages over HTTP', () => {
 
     it('a urlencoded field `a[toString]=x` (cross-site, no token) is a 403, never a 500', async () => {
       for (const body of ['a[toString]=x', 'apiKey[toString]=1&apiKey[a]=2', 'a[valueOf]=1&a[toString]=2', 'x[y][toString]=z']) {
-        const res = await s.http().post(pagePath).set({ ...as('alice'), Origin: 'https://evil.example' }).type('form').send(body);
+        const res = await s
+          .http()
+          .post(pagePath)
+          .set({ ...as('alice'), Origin: 'https://evil.example' })
+          .type('form')
+          .send(body);
         expectErrorPage(res, 403, CSRF_REFUSED);
       }
       // With a valid pair the same shapes are a 400 (not a string), and nothing is stored.
-      const res = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).type('form').send(`_csrf=${pair.token}&apiKey[toString]=1`);
+      const res = await s
+        .http()
+        .post(pagePath)
+        .set({ ...as('alice'), Cookie: pair.cookie })
+        .type('form')
+        .send(`_csrf=${pair.token}&apiKey[toString]=1`);
       expect(res.status).toBe(400);
       expect(res.text).toContain('Enter the API key.');
       await expectPending(target.elicitationId);
@@ -838,7 +922,9 @@ describe('attacks on the elicitation pages over HTTP', () => {
         ? `--xyz\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${pair.token}\r\n--xyz\r\nContent-Disposition: form-data; name="apiKey"\r\n\r\nsk-plain\r\n--xyz--\r\n`
         : text;
       // node:http directly: supertest would label a string body as a form when no type is set.
-      const res = await chunkedPost(s.port, pagePath, { ...as('alice'), Cookie: pair.cookie, ...(type ? { 'Content-Type': type } : {}) }, [body]);
+      const res = await chunkedPost(s.port, pagePath, { ...as('alice'), Cookie: pair.cookie, ...(type ? { 'Content-Type': type } : {}) }, [
+        body,
+      ]);
       expect(res.status).toBe(403);
       expect(res.headers['content-type']).toBe(HTML);
       expect(res.headers['content-security-policy']).toContain("default-src 'none'");
@@ -848,7 +934,8 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('an unsupported charset is refused before the app (415); nothing stored', async () => {
-      const res = await s.http()
+      const res = await s
+        .http()
         .post(pagePath)
         .set({ ...as('alice'), Cookie: pair.cookie, 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-7' })
         .send(`_csrf=${pair.token}&apiKey=sk-utf7`);
@@ -863,7 +950,12 @@ describe('attacks on the elicitation pages over HTTP', () => {
       ['apiKey[x]=a', 'an object'],
       ['apiKey[0][1]=a', 'a nested array'],
     ])('`%s` (%s) with a valid pair is a 400 re-render; nothing stored', async (form) => {
-      const res = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).type('form').send(`${form}&_csrf=${pair.token}`);
+      const res = await s
+        .http()
+        .post(pagePath)
+        .set({ ...as('alice'), Cookie: pair.cookie })
+        .type('form')
+        .send(`${form}&_csrf=${pair.token}`);
       expect(res.status).toBe(400);
       expectPageSecurity(res);
       expect(res.text).toContain('<p class="error" role="alert" id="error">Enter the API key.</p>');
@@ -874,7 +966,12 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const confirm = await createConfirm();
       const confirmPair = await csrf(pathOf(confirm.url));
       for (const form of ['action[]=confirm', 'action=confirm&action=cancel', 'action[toString]=confirm', 'action[0]=cancel']) {
-        const res = await s.http().post(pathOf(confirm.url)).set({ ...as('alice'), Cookie: confirmPair.cookie }).type('form').send(`${form}&_csrf=${confirmPair.token}`);
+        const res = await s
+          .http()
+          .post(pathOf(confirm.url))
+          .set({ ...as('alice'), Cookie: confirmPair.cookie })
+          .type('form')
+          .send(`${form}&_csrf=${confirmPair.token}`);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toBe(HTML);
         expect(res.text).toContain('Choose confirm or cancel.');
@@ -883,7 +980,8 @@ describe('attacks on the elicitation pages over HTTP', () => {
     });
 
     it('prototype-pollution shaped fields change nothing (the app keeps answering normally)', async () => {
-      const res = await s.http()
+      const res = await s
+        .http()
         .post(pagePath)
         .set({ ...as('alice'), Cookie: pair.cookie })
         .type('form')
@@ -891,7 +989,12 @@ describe('attacks on the elicitation pages over HTTP', () => {
       expect(res.status).toBe(400);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
-      const json = await s.http().post(pagePath).set({ ...as('alice'), Cookie: pair.cookie }).set('Content-Type', 'application/json').send('{"__proto__":{"polluted":1},"apiKey":"sk"}');
+      const json = await s
+        .http()
+        .post(pagePath)
+        .set({ ...as('alice'), Cookie: pair.cookie })
+        .set('Content-Type', 'application/json')
+        .send('{"__proto__":{"polluted":1},"apiKey":"sk"}');
       expectErrorPage(json, 403);
       expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
       await expectPending(target.elicitationId);
@@ -953,7 +1056,10 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const first = await post(pagePath, { apiKey: 'sk-first', action: 'submit' }, pair);
       expect(first.status).toBe(200);
       expect(first.headers['content-type']).toBe(HTML);
-      for (const form of [{ apiKey: 'sk-second', action: 'submit' }, { action: 'cancel' }, { apiKey: 'sk-first' }] as Record<string, string>[]) {
+      for (const form of [{ apiKey: 'sk-second', action: 'submit' }, { action: 'cancel' }, { apiKey: 'sk-first' }] as Record<
+        string,
+        string
+      >[]) {
         const replay = await post(pagePath, form, pair, { ...as('alice'), Origin: OWN_ORIGIN });
         expectErrorPage(replay, 409, 'This request was already answered. Nothing was changed.');
         expect(replay.text).not.toMatch(/sk-first|sk-second/);
@@ -1013,9 +1119,9 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const off = s.service.onEvent((e) => events.push(e));
       const before = await s.service.list({ userId: 'ssrf-user' });
       try {
-        await expect(s.service.createUrlElicitation({ kind: 'external', url, message: 'Connect', userId: 'ssrf-user' })).rejects.toBeInstanceOf(
-          UnsafeUrlError,
-        );
+        await expect(
+          s.service.createUrlElicitation({ kind: 'external', url, message: 'Connect', userId: 'ssrf-user' }),
+        ).rejects.toBeInstanceOf(UnsafeUrlError);
       } finally {
         off();
       }
@@ -1059,7 +1165,9 @@ describe('secrets never leak', () => {
   class RecordingLogger implements LoggerService {
     readonly lines: string[] = [];
     private record(level: string, args: unknown[]) {
-      this.lines.push(`${level} ${args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
+      this.lines.push(
+        `${level} ${args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`,
+      );
     }
     log(...args: unknown[]) {
       this.record('log', args);
@@ -1085,7 +1193,9 @@ describe('secrets never leak', () => {
     const recorder = new RecordingLogger();
     const written: string[] = [];
     const consoleSpies = (['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((level) =>
-      jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void written.push(`console.${level} ${args.map(String).join(' ')}`)),
+      jest
+        .spyOn(console, level)
+        .mockImplementation((...args: unknown[]) => void written.push(`console.${level} ${args.map(String).join(' ')}`)),
     );
     const streamSpies = [process.stdout, process.stderr].map((stream) => {
       const original = stream.write.bind(stream) as (...a: unknown[]) => boolean;
@@ -1103,7 +1213,13 @@ describe('secrets never leak', () => {
     const subscription = s.service.events$.subscribe((e) => rxEvents.push(e));
     const keep = <T extends request.Response>(res: T) => (responses.push(everything(res)), res);
     try {
-      const created = await s.service.createUrlElicitation({ kind: 'api-key', message: 'Enter your key', userId: 'alice', type: 'api-key-stripe', session: 'sess-1' });
+      const created = await s.service.createUrlElicitation({
+        kind: 'api-key',
+        message: 'Enter your key',
+        userId: 'alice',
+        type: 'api-key-stripe',
+        session: 'sess-1',
+      });
       const pagePath = pathOf(created.url);
       const alice = as('alice');
       const csrf = (path: string) => csrfFor(s.server, path, alice);
@@ -1120,7 +1236,14 @@ describe('secrets never leak', () => {
       keep(await post(pagePath, { apiKey: SECRET, action: `bogus-${SECRET}` }, pair));
       keep(await post(pagePath, { apiKey: SECRET.repeat(200) }, pair));
       keep(await post(pagePath, { apiKey: SECRET.repeat(1000) }, pair));
-      keep(await s.http().post(pagePath).set({ ...alice, Cookie: pair.cookie }).set('Content-Type', 'application/json').send(`{"apiKey":{"toString":"${SECRET}"}}`));
+      keep(
+        await s
+          .http()
+          .post(pagePath)
+          .set({ ...alice, Cookie: pair.cookie })
+          .set('Content-Type', 'application/json')
+          .send(`{"apiKey":{"toString":"${SECRET}"}}`),
+      );
       keep(await s.http().post(`/elicit/${SECRET}/api-key`).set(alice).type('form').send({ apiKey: SECRET }));
       keep(await s.http().get(`/elicit/${SECRET}/status`));
       expect(await s.service.getResult(created.elicitationId)).toEqual({ status: 'pending' });
@@ -1138,14 +1261,22 @@ describe('secrets never leak', () => {
       expect(await waiting).toEqual({ status: 'completed', data: { apiKey: SECRET } });
       expect(await s.service.getResult(created.elicitationId)).toEqual({ status: 'completed', data: { apiKey: SECRET } });
 
-      const listing = JSON.stringify([await s.service.list({ userId: 'alice' }), await s.service.list({ userId: 'alice', status: 'completed' })]);
+      const listing = JSON.stringify([
+        await s.service.list({ userId: 'alice' }),
+        await s.service.list({ userId: 'alice', status: 'completed' }),
+      ]);
       expect(listing).toContain(created.elicitationId);
 
       // At rest: sealed, bound to the id, no trace of the plaintext in any encoding.
       const stored = await s.store.get(created.elicitationId, Date.now());
       expect(stored!.data).toEqual({ $sealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/) });
       const atRest = JSON.stringify(stored);
-      for (const form of [SECRET, Buffer.from(SECRET).toString('base64'), Buffer.from(SECRET).toString('base64url'), Buffer.from(SECRET).toString('hex')]) {
+      for (const form of [
+        SECRET,
+        Buffer.from(SECRET).toString('base64'),
+        Buffer.from(SECRET).toString('base64url'),
+        Buffer.from(SECRET).toString('hex'),
+      ]) {
         expect(atRest).not.toContain(form);
       }
       const found = await s.service.findByUserAndType('alice', 'api-key-stripe', { consume: true });

@@ -74,10 +74,7 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       demo = await startDemoApp({ port: 0, logger: false });
 
       // --- The MCP side: a real SDK client that declares form and URL elicitation. ---
-      client = new Client(
-        { name: 'browser-e2e', version: '1.0.0' },
-        { capabilities: { elicitation: { form: {}, url: {} } } },
-      );
+      client = new Client({ name: 'browser-e2e', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
       const completions: string[] = [];
       let onCompletion: (id: string) => void = () => undefined;
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
@@ -90,12 +87,10 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
         }),
       );
 
-      const firstCall = await client
-        .callTool({ name: 'connect-service', arguments: { service: 'github' } })
-        .then(
-          (result) => ({ rejected: false as const, result }),
-          (error: unknown) => ({ rejected: true as const, error }),
-        );
+      const firstCall = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } }).then(
+        (result) => ({ rejected: false as const, result }),
+        (error: unknown) => ({ rejected: true as const, error }),
+      );
       expect(firstCall.rejected).toBe(true);
       const required = (firstCall as { error: unknown }).error;
       expect(required).toBeInstanceOf(UrlElicitationRequiredError);
@@ -161,9 +156,7 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       expect(consoleErrors).toEqual([]);
 
       // --- Back on the MCP side: the completion notification, then the retry succeeds. ---
-      await expect(within(notified, 10_000, `notifications/elicitation/complete for ${elicitationId}`)).resolves.toBe(
-        elicitationId,
-      );
+      await expect(within(notified, 10_000, `notifications/elicitation/complete for ${elicitationId}`)).resolves.toBe(elicitationId);
       expect(completions).toEqual([elicitationId]);
 
       const retry = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } });

@@ -10,7 +10,8 @@ import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const SECRET = 'ghp_PLANTED_SECRET_fastify_0123456789';
 const HTML = 'text/html; charset=utf-8';
-const CSP = /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
+const CSP =
+  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
 
 const pathOf = (url: string) => new URL(url).pathname;
 const as = (user: string) => ({ Cookie: `demo_user=${user}` });
@@ -26,7 +27,12 @@ function expectErrorPage(res: request.Response, status: number, text?: string): 
 }
 
 /** A POST sent with Transfer-Encoding: chunked (no Content-Length), over a raw connection. */
-function chunkedPost(url: string, path: string, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; headers: Record<string, unknown> }> {
+function chunkedPost(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  chunks: string[],
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(path, url), { method: 'POST', headers: { ...headers, 'Transfer-Encoding': 'chunked' } }, (res) => {
       res.resume();
@@ -55,7 +61,12 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
   const createKey = () =>
     service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github' });
   const createConfirm = () =>
-    service.createUrlElicitation({ kind: 'confirm', message: 'Deploy shop to production?', userId: 'alice', metadata: { confirmLabel: 'Deploy now' } });
+    service.createUrlElicitation({
+      kind: 'confirm',
+      message: 'Deploy shop to production?',
+      userId: 'alice',
+      metadata: { confirmLabel: 'Deploy now' },
+    });
   const submit = (pagePath: string, form: Record<string, string>, user = 'alice') => submitForm(demo.url, pagePath, form, as(user));
   const csrf = (pagePath: string, user = 'alice') => csrfFor(demo.url, pagePath, as(user));
 
@@ -150,7 +161,11 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
     const created = await createKey();
     const path = pathOf(created.url);
     const pair = await csrf(path);
-    const noToken = await http().post(path).set({ Cookie: `demo_user=alice; ${pair.cookie}` }).type('form').send({ apiKey: 'k' });
+    const noToken = await http()
+      .post(path)
+      .set({ Cookie: `demo_user=alice; ${pair.cookie}` })
+      .type('form')
+      .send({ apiKey: 'k' });
     expectErrorPage(noToken, 403, 'This form has expired or was not sent from this site.');
     const noCookie = await http().post(path).set(as('alice')).type('form').send({ apiKey: 'k', _csrf: pair.token });
     expectErrorPage(noCookie, 403);
@@ -258,7 +273,10 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
   });
 
   it('MCP route checks on Fastify: no session id → 400, unknown session → 404, foreign Host → 403', async () => {
-    const init = await http().post('/mcp').set('Accept', 'application/json, text/event-stream').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const init = await http()
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(init.status).toBe(400);
     expect(init.body).toMatchObject({ error: { code: -32000 } });
     const unknown = await http().post('/mcp').set({ 'Mcp-Session-Id': 'nope', Accept: 'application/json, text/event-stream' }).send({});
@@ -278,9 +296,7 @@ describe('the throttle on Fastify', () => {
   });
 
   it('the 4th request from one IP is a 429 (JSON on status, a page on the pages) with Retry-After; the demo login is never throttled', async () => {
-    const created = await demo.app
-      .get(ElicitationService)
-      .createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice' });
+    const created = await demo.app.get(ElicitationService).createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice' });
     for (let i = 0; i < 3; i++) {
       const res = await request(demo.url).get(`/elicit/${created.elicitationId}/status`).expect(200);
       expect(res.headers['ratelimit-remaining']).toBe(String(2 - i));

@@ -32,7 +32,10 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     await demo.app.close();
   });
 
-  const ask = async (answer: ElicitResult, elicitation: { form?: Record<string, unknown>; url?: Record<string, unknown> } = { form: {} }) => {
+  const ask = async (
+    answer: ElicitResult,
+    elicitation: { form?: Record<string, unknown>; url?: Record<string, unknown> } = { form: {} },
+  ) => {
     let request: Record<string, unknown> | undefined;
     const c = await connectClient(demo.mcpUrl, {
       user: 'mona',
@@ -76,7 +79,7 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     ['a bad enum value', { ...FULL, theme: 'neon' }, /theme/],
     ['too many items', { ...FULL, interests: ['ai', 'web', 'ops'] }, /interests/],
   ])('refuses %s with a tool error naming the field', async (_, content, field) => {
-    const { result } = await ask({ action: "accept", content: content as unknown as Record<string, string> });
+    const { result } = await ask({ action: 'accept', content: content as unknown as Record<string, string> });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(field);
     expect(textOf(result)).not.toMatch(/Profile saved/);
@@ -118,7 +121,12 @@ describe('hosted form fallback end to end: a URL-only client answers configure-p
       const invalid = await submitForm(demo.url, pagePath, { displayName: 'Nina', email: 'not-an-email', interests: 'ai' }, cookie);
       expect(invalid.status).toBe(400);
       expect(invalid.text).toContain('must be an e-mail address');
-      const ok = await submitForm(demo.url, pagePath, { displayName: 'Nina', email: 'nina@example.com', interests: 'web', plan: 'enterprise' }, cookie);
+      const ok = await submitForm(
+        demo.url,
+        pagePath,
+        { displayName: 'Nina', email: 'nina@example.com', interests: 'web', plan: 'enterprise' },
+        cookie,
+      );
       expect(ok.status).toBe(200);
     };
     const c = await connectClient(demo.mcpUrl, {

@@ -62,7 +62,14 @@ interface Answer {
 }
 
 /** One request through node:http, so that nothing (content type, length) is added behind our back. */
-function send(port: number, method: Method, path: string, headers: Record<string, string>, body?: string, chunked = false): Promise<Answer> {
+function send(
+  port: number,
+  method: Method,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+  chunked = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const all = body !== undefined && !chunked ? { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } : headers;
     const req = http.request({ host: '127.0.0.1', port, method, path, headers: all, agent: false }, (res) => {
@@ -141,12 +148,20 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
 
     const create = async (role: string, kind: 'api-key' | 'confirm' | 'external', userId: string, extra: Record<string, unknown> = {}) => {
       const message = `message-of-${role}-${kind}`;
-      const created = await service.createUrlElicitation({ kind, userId, message, ...(kind === 'external' ? { url: TARGET } : {}), ...extra });
+      const created = await service.createUrlElicitation({
+        kind,
+        userId,
+        message,
+        ...(kind === 'external' ? { url: TARGET } : {}),
+        ...extra,
+      });
       records[role] = { id: created.elicitationId, userId, kind, message, pending: true };
       return created.elicitationId;
     };
     await create('keyPending', 'api-key', FUZZ_USER);
-    await create('confirmPending', 'confirm', FUZZ_USER, { metadata: { title: 'T<b>', warning: 'W"', confirmLabel: 'Yes', cancelLabel: 'No' } });
+    await create('confirmPending', 'confirm', FUZZ_USER, {
+      metadata: { title: 'T<b>', warning: 'W"', confirmLabel: 'Yes', cancelLabel: 'No' },
+    });
     await create('externalPending', 'external', FUZZ_USER);
     await service.complete(await create('keyCompleted', 'api-key', FUZZ_USER), { apiKey: SECRET });
     await service.decline(await create('confirmDeclined', 'confirm', FUZZ_USER));
@@ -174,14 +189,22 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
     return fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom(...ids) },
       { weight: 1, arbitrary: fc.constantFrom(...ids).map((id) => id.toUpperCase()) },
-      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...ids), fc.string({ unit: 'binary', minLength: 1, maxLength: 4 })).map(([id, s]) => enc(id + s)) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.constantFrom(...ids), fc.string({ unit: 'binary', minLength: 1, maxLength: 4 }))
+          .map(([id, s]) => enc(id + s)),
+      },
       { weight: 2, arbitrary: fc.uuid({ version: 4 }) },
       { weight: 1, arbitrary: fc.uuid() },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(enc) },
       { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }).map(enc) },
       // Raw, unencoded: may hold malformed percent escapes and dot segments.
       { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'abcdef0123456789-%.~_ABCXYZ'), maxLength: 40 }) },
-      { weight: 1, arbitrary: fc.constantFrom('', '..', '%2e%2e', '..%2F..%2Fstatus', '%00', '%', '%zz', 'a'.repeat(8000), enc("' OR 1=1 --")) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('', '..', '%2e%2e', '..%2F..%2Fstatus', '%00', '%', '%zz', 'a'.repeat(8000), enc("' OR 1=1 --")),
+      },
     );
   };
 
@@ -193,14 +216,28 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
       { weight: 4, arbitrary: fc.constantFrom('_csrf', 'action', 'apiKey') },
       {
         weight: 1,
-        arbitrary: fc.constantFrom('apiKey[]', '_csrf[]', 'action[]', 'apiKey[toString]', 'a[toString]', 'action[valueOf]', '__proto__[x]', 'constructor[prototype][x]', 'toString', 'a[b][c][d]'),
+        arbitrary: fc.constantFrom(
+          'apiKey[]',
+          '_csrf[]',
+          'action[]',
+          'apiKey[toString]',
+          'a[toString]',
+          'action[valueOf]',
+          '__proto__[x]',
+          'constructor[prototype][x]',
+          'toString',
+          'a[b][c][d]',
+        ),
       },
       { weight: 2, arbitrary: printable(12) },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
     );
   const fieldValueArb = () =>
     fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom('submit', 'cancel', 'confirm', '', ' ', SECRET, ...tokens(), ...Object.values(records).map((r) => r.id)) },
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom('submit', 'cancel', 'confirm', '', ' ', SECRET, ...tokens(), ...Object.values(records).map((r) => r.id)),
+      },
       { weight: 3, arbitrary: printable(40) },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
       { weight: 1, arbitrary: fc.integer({ min: 4000, max: 30_000 }).map((n) => 'k'.repeat(n)) },
@@ -256,21 +293,39 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
   const headersArb = () =>
     fc
       .record({
-        origin: fc.option(fc.oneof(fc.constantFrom('null', BASE_URL, 'https://evil.example', `${BASE_URL}.evil.example`, 'http://127.0.0.1:3001', ''), printable(30)), {
-          nil: undefined,
-        }),
+        origin: fc.option(
+          fc.oneof(
+            fc.constantFrom('null', BASE_URL, 'https://evil.example', `${BASE_URL}.evil.example`, 'http://127.0.0.1:3001', ''),
+            printable(30),
+          ),
+          {
+            nil: undefined,
+          },
+        ),
         cookie: fc.option(
           fc.oneof(
-            fc.constantFrom(cookieOfKeyPage, 'elicit_csrf=', 'elicit_csrf=AAAAAAAAAAAAAAAAAAAAAA', `${cookieOfKeyPage}; ${cookieOfKeyPage}`, `session=1; ${cookieOfKeyPage}`),
+            fc.constantFrom(
+              cookieOfKeyPage,
+              'elicit_csrf=',
+              'elicit_csrf=AAAAAAAAAAAAAAAAAAAAAA',
+              `${cookieOfKeyPage}; ${cookieOfKeyPage}`,
+              `session=1; ${cookieOfKeyPage}`,
+            ),
             printable(60),
             printable(30).map((v) => `elicit_csrf=${v}`),
           ),
           { nil: undefined },
         ),
         site: fc.option(fc.oneof(fc.constantFrom('same-origin', 'same-site', 'cross-site', 'none'), printable(15)), { nil: undefined }),
-        user: fc.option(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(FUZZ_USER, OTHER_USER, 'mallory', '') }, { weight: 1, arbitrary: printable(10) }), {
-          nil: undefined,
-        }),
+        user: fc.option(
+          fc.oneof(
+            { weight: 4, arbitrary: fc.constantFrom(FUZZ_USER, OTHER_USER, 'mallory', '') },
+            { weight: 1, arbitrary: printable(10) },
+          ),
+          {
+            nil: undefined,
+          },
+        ),
         contentType: contentTypeArb,
       })
       .map(({ origin, cookie, site, user, contentType }) => {
@@ -284,28 +339,32 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
       });
 
   /** Random requests, plus "coherent" ones (an existing record, a route of its kind, its owner) that get deeper. */
-  const requestArb = (): fc.Arbitrary<FuzzRequest> => fc.oneof({ weight: 2, arbitrary: randomRequestArb() }, { weight: 1, arbitrary: coherentRequestArb() });
+  const requestArb = (): fc.Arbitrary<FuzzRequest> =>
+    fc.oneof({ weight: 2, arbitrary: randomRequestArb() }, { weight: 1, arbitrary: coherentRequestArb() });
 
   const coherentRequestArb = (): fc.Arbitrary<FuzzRequest> =>
-    fc
-      .tuple(fc.constantFrom(...Object.values(records)), fc.boolean(), randomRequestArb())
-      .map(([record, post, req]) => {
-        const endpoint = ENDPOINTS.find((e) => e.page === record.kind && e.method === (post ? 'POST' : 'GET')) ?? ENDPOINTS.find((e) => e.page === record.kind)!;
-        return {
-          ...req,
-          endpoint,
-          id: record.id,
-          headers: { ...req.headers, 'x-test-user': record.userId },
-          body: endpoint.method === 'POST' ? req.rawBody : undefined,
-        };
-      });
+    fc.tuple(fc.constantFrom(...Object.values(records)), fc.boolean(), randomRequestArb()).map(([record, post, req]) => {
+      const endpoint =
+        ENDPOINTS.find((e) => e.page === record.kind && e.method === (post ? 'POST' : 'GET')) ??
+        ENDPOINTS.find((e) => e.page === record.kind)!;
+      return {
+        ...req,
+        endpoint,
+        id: record.id,
+        headers: { ...req.headers, 'x-test-user': record.userId },
+        body: endpoint.method === 'POST' ? req.rawBody : undefined,
+      };
+    });
 
   const randomRequestArb = (): fc.Arbitrary<FuzzRequest> =>
     fc
       .record({
         endpoint: fc.constantFrom(...ENDPOINTS),
         id: idArb(),
-        query: fc.option(fc.string({ unit: 'binary', maxLength: 30 }).map((q) => `?${enc(q)}=${enc(q)}`), { nil: '' }),
+        query: fc.option(
+          fc.string({ unit: 'binary', maxLength: 30 }).map((q) => `?${enc(q)}=${enc(q)}`),
+          { nil: '' },
+        ),
         headers: headersArb(),
         body: bodyArb(),
         chunked: fc.boolean(),
@@ -339,10 +398,13 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
     if (req.endpoint.page === 'status') {
       // The status route: JSON only, never any submitted data.
       expect(res.headers['content-type']).toBe(JSON_TYPE);
-      if (res.status === 200) expect(Object.keys(JSON.parse(res.text)).sort()).toEqual(['completed', 'createdAt', 'elicitationId', 'expiresAt', 'status']);
+      if (res.status === 200)
+        expect(Object.keys(JSON.parse(res.text)).sort()).toEqual(['completed', 'createdAt', 'elicitationId', 'expiresAt', 'status']);
     } else if (res.headers['content-type'] === HTML) {
       // A page of the module: its security headers.
-      expect(res.headers['content-security-policy']).toMatch(/^default-src 'none';style-src 'nonce-[A-Za-z0-9_-]+';.*frame-ancestors 'none'/);
+      expect(res.headers['content-security-policy']).toMatch(
+        /^default-src 'none';style-src 'nonce-[A-Za-z0-9_-]+';.*frame-ancestors 'none'/,
+      );
       expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['cache-control']).toBe('no-store');
@@ -368,7 +430,12 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
     // A page showing a record (its message) only for its owner, while pending, on its own kind of page.
     for (const r of Object.values(records)) {
       if (res.text.includes(r.message)) {
-        expect({ where, owner: r.userId, kind: r.kind, pending: r.pending }).toEqual({ where, owner: user?.trim(), kind: req.endpoint.page, pending: true });
+        expect({ where, owner: r.userId, kind: r.kind, pending: r.pending }).toEqual({
+          where,
+          owner: user?.trim(),
+          kind: req.endpoint.page,
+          pending: true,
+        });
         expect(res.status).toBe(200);
       }
     }
@@ -439,8 +506,16 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
           const pair = await csrfFor(app.getHttpServer(), pagePath, { 'x-test-user': FUZZ_USER });
           const token = tamper(pair.token);
           fc.pre(token !== pair.token);
-          const form = [...fields.filter(([k]) => k !== '_csrf'), ['_csrf', token] as [string, string], ['action', target.page === 'confirm' ? 'confirm' : 'submit'] as [string, string], ['apiKey', SECRET] as [string, string]];
-          const body = contentType === 'application/json' ? JSON.stringify(Object.fromEntries(form)) : form.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+          const form = [
+            ...fields.filter(([k]) => k !== '_csrf'),
+            ['_csrf', token] as [string, string],
+            ['action', target.page === 'confirm' ? 'confirm' : 'submit'] as [string, string],
+            ['apiKey', SECRET] as [string, string],
+          ];
+          const body =
+            contentType === 'application/json'
+              ? JSON.stringify(Object.fromEntries(form))
+              : form.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
           const headers: Record<string, string> = { 'x-test-user': FUZZ_USER, Cookie: pair.cookie, 'Content-Type': contentType };
           if (origin) headers.Origin = origin;
           const readsBefore = storeGets();

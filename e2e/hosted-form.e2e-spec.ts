@@ -91,7 +91,9 @@ function selectOptions(html: string, name: string): Array<[string, string, boole
 
 /** The checkboxes of the multi-select `name`, as `[value, label, checked]`. */
 function checkboxes(html: string, name: string): Array<[string, string, boolean]> {
-  return [...html.matchAll(/<input type="checkbox" id="([^"]+)" name="([^"]+)" value="([^"]*)"([^>]*)>\s*<label for="\1">([^<]*)<\/label>/g)]
+  return [
+    ...html.matchAll(/<input type="checkbox" id="([^"]+)" name="([^"]+)" value="([^"]*)"([^>]*)>\s*<label for="\1">([^<]*)<\/label>/g),
+  ]
     .filter((m) => m[2] === name)
     .map((m) => [m[3], m[5], m[4].includes(' checked')]);
 }
@@ -439,9 +441,21 @@ describe('hosted form page (kind: form)', () => {
       const a = await createForm();
       const b = await createForm();
       const pairA = await csrf(a.url);
-      await post(a.url, VALID.filter(([k]) => k !== 'name'), pairA).expect(400);
-      await post(a.url, VALID.filter(([k]) => k !== 'name'), pairA).expect(400);
-      const first = await post(b.url, VALID.filter(([k]) => k !== 'name'), await csrf(b.url)).expect(400);
+      await post(
+        a.url,
+        VALID.filter(([k]) => k !== 'name'),
+        pairA,
+      ).expect(400);
+      await post(
+        a.url,
+        VALID.filter(([k]) => k !== 'name'),
+        pairA,
+      ).expect(400);
+      const first = await post(
+        b.url,
+        VALID.filter(([k]) => k !== 'name'),
+        await csrf(b.url),
+      ).expect(400);
       expect(first.text).toContain('After 2 more invalid attempts');
       await post(a.url, VALID, pairA).expect(200);
       expect(await service.getResult(a.elicitationId)).toMatchObject({ status: 'completed', data: { name: 'Ada Lovelace' } });
@@ -483,7 +497,9 @@ describe('hosted form page (kind: form)', () => {
       const missing = await post(created.url, VALID, undefined).set('Cookie', pair.cookie).expect(403);
       expect(missing.text).toContain('This form has expired or was not sent from this site');
       await post(created.url, VALID, pair).set('Sec-Fetch-Site', 'cross-site').expect(403);
-      await post(created.url, [...VALID, ['_csrf', 'forged']], undefined).set('Cookie', pair.cookie).expect(403);
+      await post(created.url, [...VALID, ['_csrf', 'forged']], undefined)
+        .set('Cookie', pair.cookie)
+        .expect(403);
       expect(await status(created.elicitationId)).toBe('pending');
     });
 
@@ -541,7 +557,9 @@ describe('limits.maxFormAttempts', () => {
     expect(resolveElicitationOptions(base, 'elicit').options.limits.maxFormAttempts).toBe(3);
     expect(resolveElicitationOptions({ ...base, limits: { maxFormAttempts: 5 } }, 'elicit').options.limits.maxFormAttempts).toBe(5);
     for (const bad of [0, -1, 1.5, '3']) {
-      expect(() => resolveElicitationOptions({ ...base, limits: { maxFormAttempts: bad as never } }, 'elicit')).toThrow(/limits\.maxFormAttempts/);
+      expect(() => resolveElicitationOptions({ ...base, limits: { maxFormAttempts: bad as never } }, 'elicit')).toThrow(
+        /limits\.maxFormAttempts/,
+      );
     }
   });
 

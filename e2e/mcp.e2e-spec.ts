@@ -116,7 +116,9 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       expect(redirect.headers.location).toBe(`/demo/login?returnTo=${encodeURIComponent(path)}`);
       const form = await request(demo.url).get(redirect.headers.location).expect(200);
       expect(form.text).toContain(`name="returnTo" value="${path}"`);
-      const signedIn = await request(demo.url).get(`/demo/login?user=erin&returnTo=${encodeURIComponent(path)}`).expect(303);
+      const signedIn = await request(demo.url)
+        .get(`/demo/login?user=erin&returnTo=${encodeURIComponent(path)}`)
+        .expect(303);
       expect(signedIn.headers.location).toBe(path);
       await request(demo.url).get('/demo/login?user=erin&returnTo=//evil.example/').expect(200);
       const status = await request(demo.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200);

@@ -118,7 +118,10 @@ describeRedis('protocol 2026-07-28 across two instances sharing one Redis (separ
     const id = pageOf(a, url);
 
     // B waits up to 200 ms for the page, which nobody submits, then asks the client to retry later.
-    await onB.callRaw('connect-service', args, { inputResponses: { 'elicitation-1': { action: 'accept' } }, requestState: first.requestState });
+    await onB.callRaw('connect-service', args, {
+      inputResponses: { 'elicitation-1': { action: 'accept' } },
+      requestState: first.requestState,
+    });
     const later = onB.toolCalls()[0].response!.result!;
     expect(later.resultType).toBe('input_required');
     expect(later).not.toHaveProperty('inputRequests');

@@ -94,7 +94,8 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
       user: 'bob',
       onElicit: async (params) => {
         // A supertest request only goes out once awaited (it is a lazy thenable).
-        if (params.mode === 'url') setTimeout(() => void submit(b, params.url, { action: 'confirm' }, 'bob').then((r) => (confirmStatus = r.status)), 50);
+        if (params.mode === 'url')
+          setTimeout(() => void submit(b, params.url, { action: 'confirm' }, 'bob').then((r) => (confirmStatus = r.status)), 50);
         return { action: 'accept' };
       },
     });
@@ -109,7 +110,9 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     const { elicitations } = await requiredError(client.client.callTool({ name: 'connect-service', arguments: { service: 'gitlab' } }));
     const path = new URL(elicitations[0].url).pathname;
     // Forms rendered on either instance, then posted across both at once (the key ring is shared).
-    const pairs = await Promise.all(Array.from({ length: 20 }, (_, i) => csrfFor((i % 2 ? b : a).url, path, { Cookie: 'demo_user=carol' })));
+    const pairs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => csrfFor((i % 2 ? b : a).url, path, { Cookie: 'demo_user=carol' })),
+    );
     const responses = await Promise.all(
       pairs.map((pair, i) => postForm((i % 2 ? a : b).url, path, { apiKey: `key-${i}` }, pair, { Cookie: 'demo_user=carol' })),
     );
@@ -127,7 +130,9 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
 
     const restarted = await startDemoProcess(env, { port: a.port });
     processes.push(restarted);
-    await request(restarted.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200, /"status":"pending"/);
+    await request(restarted.url)
+      .get(`/elicit/${elicitations[0].elicitationId}/status`)
+      .expect(200, /"status":"pending"/);
     expect((await submit(restarted, on(restarted, elicitations[0].url), { apiKey: 'aws-key' }, 'dave')).status).toBe(200);
     const fresh = await connect(restarted, 'dave');
     expect(textOf(await fresh.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }))).toBe('Connected to aws');

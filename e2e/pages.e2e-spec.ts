@@ -46,7 +46,13 @@ describe('elicitation pages and status over HTTP', () => {
   });
 
   const createKey = (extra: Record<string, unknown> = {}) =>
-    service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github', ...extra });
+    service.createUrlElicitation({
+      kind: 'api-key',
+      message: 'Enter your GitHub API key',
+      userId: 'alice',
+      type: 'api-key-github',
+      ...extra,
+    });
   const createConfirm = (metadata: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
     service.createUrlElicitation({ kind: 'confirm', message: 'Deploy shop to production?', userId: 'alice', metadata, ...extra });
 
@@ -232,7 +238,10 @@ describe('elicitation pages and status over HTTP', () => {
     });
 
     it('uses default labels and no warning without metadata', async () => {
-      const res = await http().get(path((await createConfirm()).url)).set('x-test-user', 'alice').expect(200);
+      const res = await http()
+        .get(path((await createConfirm()).url))
+        .set('x-test-user', 'alice')
+        .expect(200);
       expect(res.text).toContain('<h1>Please confirm</h1>');
       expect(res.text).toContain('>Confirm</button>');
       expect(res.text).toContain('>Cancel</button>');

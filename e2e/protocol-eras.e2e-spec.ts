@@ -113,7 +113,8 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
 
   const cookie = (user: string) => ({ Cookie: `demo_user=${user}` });
   /** Renders a page as the signed-in browser and submits its form. */
-  const submitPage = (url: string, form: Record<string, string>, user: string) => submitForm(demo.url, new URL(url).pathname, form, cookie(user));
+  const submitPage = (url: string, form: Record<string, string>, user: string) =>
+    submitForm(demo.url, new URL(url).pathname, form, cookie(user));
   /** Submits the hosted form with urlencoded pairs exactly as given (repeated keys stay repeated). */
   const submitHostedForm = async (url: string, pairs: Array<[string, string]>, user: string) => {
     const path = new URL(url).pathname;
@@ -143,7 +144,8 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
     if (kind.key === 'v1') {
       const c = await connectClient(demo.mcpUrl, { user, elicitation, onElicit: (params) => onElicit(params as ElicitParams) as never });
       era = {
-        callTool: (name, args = {}) => c.client.callTool({ name, arguments: args }, undefined, { timeout: 20_000 }) as Promise<Record<string, any>>,
+        callTool: (name, args = {}) =>
+          c.client.callTool({ name, arguments: args }, undefined, { timeout: 20_000 }) as Promise<Record<string, any>>,
         completed: c.completed,
         completion: c.completion,
         close: c.close,
@@ -229,7 +231,11 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
     });
 
     describe('approve-deploy (confirm page through requestUrl)', () => {
-      const deploy = async (name: string, onPage: (url: string, u: string) => Promise<unknown>, consent: ElicitAnswer['action'] = 'accept') => {
+      const deploy = async (
+        name: string,
+        onPage: (url: string, u: string) => Promise<unknown>,
+        consent: ElicitAnswer['action'] = 'accept',
+      ) => {
         const u = user(name);
         const browser = browserDuring(kind.modern);
         let seen: ElicitParams | undefined;
@@ -387,7 +393,12 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       // The key is kept for the user: the next call completes in one round, without asking.
       const before = c.toolCalls().length;
       expect(textOf(await c.client.callTool({ name: 'connect-service', arguments: { service: 'github' } }))).toBe('Connected to github');
-      expect(c.toolCalls().slice(before).map((w) => w.response!.result!.resultType)).toEqual(['complete']);
+      expect(
+        c
+          .toolCalls()
+          .slice(before)
+          .map((w) => w.response!.result!.resultType),
+      ).toEqual(['complete']);
     });
 
     it('answers a retry on a still-pending page with only requestState, then completes once the page is submitted', async () => {

@@ -65,13 +65,20 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
   const http = () => request(demo!.url);
 
   const redisArgs = () => [
-    '--port', String(port),
-    '--bind', HOST,
-    '--dir', dir!,
-    '--appendonly', 'yes',
-    '--appendfsync', 'always',
-    '--save', '',
-    '--daemonize', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--dir',
+    dir!,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
   ];
   const createKey = () =>
     service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github' });
@@ -121,10 +128,14 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
   describe('while Redis is down', () => {
     beforeAll(async () => {
       const child = redis!.child;
-      await within(10_000, 'redis-server exit after SIGTERM', new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }));
+      await within(
+        10_000,
+        'redis-server exit after SIGTERM',
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+      );
       expect(processExited(child)).toBe(true);
     }, 20_000);
 
@@ -175,7 +186,11 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     }, 40_000);
 
     it('lost no completion: X is still completed with its key', async () => {
-      expect((await http().get(`/elicit/${x}/status`).expect(200)).body).toMatchObject({ elicitationId: x, status: 'completed', completed: true });
+      expect((await http().get(`/elicit/${x}/status`).expect(200)).body).toMatchObject({
+        elicitationId: x,
+        status: 'completed',
+        completed: true,
+      });
       expect(await service.getResult(x)).toEqual({ status: 'completed', data: { apiKey: KEY_X } });
       expect(await service.findByUserAndType('alice', 'api-key-github')).toMatchObject({ elicitationId: x, data: { apiKey: KEY_X } });
       await http().get(`/elicit/${x}/api-key`).set('Cookie', COOKIE).expect(409);
@@ -230,8 +245,18 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
         const finished = await other.finish(v, { status: 'completed', data: { apiKey: 'from-other' }, now, purgeAt: now + 60_000 });
         expect(finished.ok).toBe(true);
         const record = (finished as { record: { userId: string; kind: 'api-key'; type: string } }).record;
-        await channel.publish({ type: 'completed', elicitationId: v, userId: record.userId, kind: record.kind, elicitationType: record.type, at: now });
-        await expect(within(5_000, 'waitForCompletion(V)', waiting)).resolves.toEqual({ status: 'completed', data: { apiKey: 'from-other' } });
+        await channel.publish({
+          type: 'completed',
+          elicitationId: v,
+          userId: record.userId,
+          kind: record.kind,
+          elicitationType: record.type,
+          at: now,
+        });
+        await expect(within(5_000, 'waitForCompletion(V)', waiting)).resolves.toEqual({
+          status: 'completed',
+          data: { apiKey: 'from-other' },
+        });
         // The app did not make this transition: its listeners can only have heard of it over pub/sub.
         await waitUntil('the completion of V at the app', 5_000, async () =>
           events.some((e) => e.elicitationId === v && e.type === 'completed'),

@@ -24,7 +24,13 @@ interface Reply {
   status: number;
   message: {
     id?: number;
-    result?: { resultType?: string; isError?: boolean; content?: Array<{ text?: string }>; inputRequests?: Record<string, any>; requestState?: string };
+    result?: {
+      resultType?: string;
+      isError?: boolean;
+      content?: Array<{ text?: string }>;
+      inputRequests?: Record<string, any>;
+      requestState?: string;
+    };
     error?: { code: number; message: string; data?: unknown };
   };
 }
@@ -84,7 +90,11 @@ const textOf = (reply: Reply) => (reply.message.result?.content ?? []).map((c) =
 function expectStateRefused(reply: Reply): void {
   expect(reply.status).toBe(200);
   expect(reply.message.result).toBeUndefined();
-  expect(reply.message.error).toEqual({ code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } });
+  expect(reply.message.error).toEqual({
+    code: -32602,
+    message: 'Invalid or expired requestState',
+    data: { reason: 'invalid_request_state' },
+  });
 }
 
 /** Replaces the middle character of one dot-separated part with another character of its alphabet. */
@@ -103,7 +113,9 @@ function readableIn(state: string, needle: string): boolean {
   if (state.includes(needle)) return true;
   for (const pad of ['', 'x', 'xy']) {
     for (const encoding of ['base64', 'base64url'] as const) {
-      const encoded = Buffer.from(pad + needle).toString(encoding).replace(/=+$/, '');
+      const encoded = Buffer.from(pad + needle)
+        .toString(encoding)
+        .replace(/=+$/, '');
       const stable = encoded.slice(Math.ceil((pad.length * 4) / 3) + 1, -2);
       // Long enough not to turn up by chance in ~300 random characters (short needles: clear and decoded checks only).
       if (stable.length >= 8 && state.includes(stable)) return true;
@@ -120,14 +132,12 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
   /** Same app, states living one second (for the expiry case). */
   let shortLived: DemoApp;
   const STATE_TTL_MS = 1_000;
-  let service: ElicitationService;
 
   beforeAll(async () => {
     [demo, shortLived] = await Promise.all([
       startDemoApp({ port: 0, logger: false, pendingRetryWaitMs: 0, createPerMinute: 1_000 }),
       startDemoApp({ port: 0, logger: false, pendingRetryWaitMs: 0, createPerMinute: 1_000, requestStateTtlMs: STATE_TTL_MS }),
     ]);
-    service = demo.app.get(ElicitationService);
   });
   afterAll(async () => {
     await Promise.all([demo?.app.close(), shortLived?.app.close()]);
@@ -199,14 +209,18 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       }
       expect(await snapshot(demo, 'alice')).toEqual(before);
       expect(await snapshot(demo, 'bob')).toEqual([]);
-      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(`Deleted ${path}`);
+      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(
+        `Deleted ${path}`,
+      );
     });
 
     it('refuses a used state (single use): the first retry deletes, the replays are refused', async () => {
       const path = '/tmp/once.txt';
       const state = await mintDelete(demo, path);
       const before = await snapshot(demo, 'alice');
-      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(`Deleted ${path}`);
+      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(
+        `Deleted ${path}`,
+      );
       for (let i = 0; i < 2; i++) {
         const replay = await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state });
         expectStateRefused(replay);
@@ -224,12 +238,19 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       expectStateRefused(reply);
       expect(await snapshot(demo, 'alice')).toEqual(before);
       // The Mcp-Name header the tool check relies on cannot be spoofed: it must match params.name.
-      const spoofed = await callTool(demo, 'approve-deploy', { app: 'shop' }, { inputResponses: URL_ACCEPT, requestState: state, headerName: 'delete-file' });
+      const spoofed = await callTool(
+        demo,
+        'approve-deploy',
+        { app: 'shop' },
+        { inputResponses: URL_ACCEPT, requestState: state, headerName: 'delete-file' },
+      );
       expect(spoofed.status).toBe(400);
       expect(spoofed.message.error?.code).toBe(-32020);
       expect(await snapshot(demo, 'alice')).toEqual(before);
       // Refused before redemption: the state still serves its own tool.
-      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(`Deleted ${path}`);
+      expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(
+        `Deleted ${path}`,
+      );
     });
 
     it('refuses a state minted for other arguments (a tool error result, not a JSON-RPC error) and leaves it unused', async () => {
@@ -244,10 +265,12 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       expect(textOf(reply)).not.toContain('Deleted');
       expect(await snapshot(demo, 'alice')).toEqual(before);
       // Refused before redemption: the state still serves the arguments it was minted for, once.
-      expect(textOf(await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state }))).toBe(
-        'Deleted /tmp/harmless.txt',
+      expect(
+        textOf(await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state })),
+      ).toBe('Deleted /tmp/harmless.txt');
+      expectStateRefused(
+        await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state }),
       );
-      expectStateRefused(await callTool(demo, 'delete-file', { path: '/tmp/harmless.txt' }, { inputResponses: CONFIRM, requestState: state }));
     });
 
     it('is what the SDK 2.x client sees too: a ProtocolError -32602 for a tampered state', async () => {
@@ -255,12 +278,17 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
         { name: 'request-state-attacks', version: '1.0.0' },
         { capabilities: BOTH_MODES, versionNegotiation: { mode: { pin: PROTOCOL } }, inputRequired: { autoFulfill: false } },
       );
-      await client.connect(new StreamableHTTPClientTransport(new URL(demo.mcpUrl), { requestInit: { headers: { Authorization: 'Bearer alice' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(demo.mcpUrl), { requestInit: { headers: { Authorization: 'Bearer alice' } } }),
+      );
       try {
         const call = (extra: Record<string, unknown>) =>
-          client.request({ method: 'tools/call', params: { name: 'delete-file', arguments: { path: '/tmp/sdk.txt' }, ...extra } } as never, {
-            allowInputRequired: true,
-          } as never) as Promise<{ requestState?: string }>;
+          client.request(
+            { method: 'tools/call', params: { name: 'delete-file', arguments: { path: '/tmp/sdk.txt' }, ...extra } } as never,
+            {
+              allowInputRequired: true,
+            } as never,
+          ) as Promise<{ requestState?: string }>;
         const r1 = await call({});
         expect(typeof r1.requestState).toBe('string');
         const error = await call({ inputResponses: CONFIRM, requestState: flipPart(r1.requestState!, 3) }).then(
@@ -287,13 +315,23 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       const { state, id } = await mintConnect(demo, 'github');
       const before = await snapshot(demo, 'alice');
       for (const index of [0, 1, 2, 3, 4]) {
-        const reply = await callTool(demo, 'connect-service', { service: 'github' }, { inputResponses: URL_ACCEPT, requestState: flipPart(state, index) });
+        const reply = await callTool(
+          demo,
+          'connect-service',
+          { service: 'github' },
+          { inputResponses: URL_ACCEPT, requestState: flipPart(state, index) },
+        );
         expectStateRefused(reply);
         expect(textOf(reply)).not.toContain('Connected');
       }
       // A decline sent with a tampered state must not decline the elicitation either.
       expectStateRefused(
-        await callTool(demo, 'connect-service', { service: 'github' }, { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: flipPart(state, 3) }),
+        await callTool(
+          demo,
+          'connect-service',
+          { service: 'github' },
+          { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: flipPart(state, 3) },
+        ),
       );
       await expectUnchanged(demo, id, before);
       // The genuine state: the page is not answered yet, so the retry is told to retry later (state only).
@@ -309,7 +347,12 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       const { state, id } = await mintConnect(shortLived, 'expiring');
       const before = await snapshot(shortLived, 'alice');
       while (Date.now() < minted + STATE_TTL_MS + 250) await new Promise((r) => setTimeout(r, 100));
-      const reply = await callTool(shortLived, 'connect-service', { service: 'expiring' }, { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: state });
+      const reply = await callTool(
+        shortLived,
+        'connect-service',
+        { service: 'expiring' },
+        { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: state },
+      );
       expectStateRefused(reply);
       await expectUnchanged(shortLived, id, before);
     });
@@ -318,13 +361,32 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       const { state, id } = await mintConnect(demo, 'bitbucket');
       const before = await snapshot(demo, 'alice');
       for (const inputResponses of [URL_ACCEPT, { 'elicitation-1': { action: 'decline' } }, { 'elicitation-1': { action: 'cancel' } }]) {
-        const reply = await callTool(demo, 'connect-service', { service: 'bitbucket' }, { inputResponses, requestState: state, user: 'bob' });
+        const reply = await callTool(
+          demo,
+          'connect-service',
+          { service: 'bitbucket' },
+          { inputResponses, requestState: state, user: 'bob' },
+        );
         expectStateRefused(reply);
       }
       await expectUnchanged(demo, id, before);
       // Once alice answers on the page, bob's retry with her state still gets nothing.
-      expect((await submitForm(demo.url, `/elicit/${id}/api-key`, { apiKey: 'alice-secret-key-1', action: 'submit' }, { Cookie: 'demo_user=alice' })).status).toBe(200);
-      const late = await callTool(demo, 'connect-service', { service: 'bitbucket' }, { inputResponses: URL_ACCEPT, requestState: state, user: 'bob' });
+      expect(
+        (
+          await submitForm(
+            demo.url,
+            `/elicit/${id}/api-key`,
+            { apiKey: 'alice-secret-key-1', action: 'submit' },
+            { Cookie: 'demo_user=alice' },
+          )
+        ).status,
+      ).toBe(200);
+      const late = await callTool(
+        demo,
+        'connect-service',
+        { service: 'bitbucket' },
+        { inputResponses: URL_ACCEPT, requestState: state, user: 'bob' },
+      );
       expectStateRefused(late);
       expect(JSON.stringify(late.message)).not.toContain('alice-secret-key-1');
       expect(await snapshot(demo, 'bob')).toEqual([]);
@@ -332,7 +394,10 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
 
     it('refuses a used state: after the answered retry connected, the replay is refused', async () => {
       const { state, id } = await mintConnect(demo, 'gitea');
-      expect((await submitForm(demo.url, `/elicit/${id}/api-key`, { apiKey: 'gitea-key-0001', action: 'submit' }, { Cookie: 'demo_user=alice' })).status).toBe(200);
+      expect(
+        (await submitForm(demo.url, `/elicit/${id}/api-key`, { apiKey: 'gitea-key-0001', action: 'submit' }, { Cookie: 'demo_user=alice' }))
+          .status,
+      ).toBe(200);
       const before = await snapshot(demo, 'alice');
       const first = await callTool(demo, 'connect-service', { service: 'gitea' }, { inputResponses: URL_ACCEPT, requestState: state });
       expect(textOf(first)).toBe('Connected to gitea');
@@ -387,9 +452,12 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
         expect(readableIn(probe, user)).toBe(true);
       }
       for (const needle of [user, marker, 'delete-file', '/srv/', '"u"', 'tools/call']) expect(readableIn(formState, needle)).toBe(false);
-      for (const needle of ['alice', 'plantedservice', 'connect-service', id, id.replace(/-/g, ''), 'api-key']) expect(readableIn(urlState, needle)).toBe(false);
+      for (const needle of ['alice', 'plantedservice', 'connect-service', id, id.replace(/-/g, ''), 'api-key'])
+        expect(readableIn(urlState, needle)).toBe(false);
       // The state is still the planted user's: it works for them only.
-      expectStateRefused(await callTool(demo, 'delete-file', { path: `/srv/${marker}.txt` }, { inputResponses: CONFIRM, requestState: formState }));
+      expectStateRefused(
+        await callTool(demo, 'delete-file', { path: `/srv/${marker}.txt` }, { inputResponses: CONFIRM, requestState: formState }),
+      );
     });
 
     it('does not show an answer accepted in round 1 in the round-2 state of a two-question flow', async () => {
@@ -401,30 +469,55 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       tools.createModernServer = (): ModernMcpServer => {
         const server = original();
         binding.registerTool(server, 'two-questions', {}, async (_args, el) => {
-          const first = await el.elicit('Codename?', defineForm({ type: 'object', properties: { codename: { type: 'string' } }, required: ['codename'] }));
-          const second = await el.elicit('Proceed?', defineForm({ type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }));
+          const first = await el.elicit(
+            'Codename?',
+            defineForm({ type: 'object', properties: { codename: { type: 'string' } }, required: ['codename'] }),
+          );
+          const second = await el.elicit(
+            'Proceed?',
+            defineForm({ type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }),
+          );
           const codename = first.action === 'accept' ? first.content.codename : '-';
-          return { content: [{ type: 'text' as const, text: `codename=${codename} ok=${second.action === 'accept' && second.content.ok}` }] };
+          return {
+            content: [{ type: 'text' as const, text: `codename=${codename} ok=${second.action === 'accept' && second.content.ok}` }],
+          };
         });
         return server;
       };
       try {
         const r1 = await callTool(demo, 'two-questions', {});
         expect(Object.keys(r1.message.result!.inputRequests!)).toEqual(['elicitation-1']);
-        const r2 = await callTool(demo, 'two-questions', {}, {
-          inputResponses: { 'elicitation-1': { action: 'accept', content: { codename: answer } } },
-          requestState: r1.message.result!.requestState,
-        });
+        const r2 = await callTool(
+          demo,
+          'two-questions',
+          {},
+          {
+            inputResponses: { 'elicitation-1': { action: 'accept', content: { codename: answer } } },
+            requestState: r1.message.result!.requestState,
+          },
+        );
         expect(Object.keys(r2.message.result!.inputRequests!)).toEqual(['elicitation-2']);
         const round2 = r2.message.result!.requestState!;
         expect(readableIn(round2, answer)).toBe(false);
         expect(readableIn(round2, 'codename')).toBe(false);
         expect(JSON.stringify(r2.message)).not.toContain(answer);
         // The answer did travel in the round-2 state (sealed): round 3 gets it without the client resending it.
-        const r3 = await callTool(demo, 'two-questions', {}, { inputResponses: { 'elicitation-2': { action: 'accept', content: { ok: true } } }, requestState: round2 });
+        const r3 = await callTool(
+          demo,
+          'two-questions',
+          {},
+          { inputResponses: { 'elicitation-2': { action: 'accept', content: { ok: true } } }, requestState: round2 },
+        );
         expect(textOf(r3)).toBe(`codename=${answer} ok=true`);
         // And the sealed round-1 answer cannot be replayed into another run.
-        expectStateRefused(await callTool(demo, 'two-questions', {}, { inputResponses: { 'elicitation-2': { action: 'accept', content: { ok: true } } }, requestState: round2 }));
+        expectStateRefused(
+          await callTool(
+            demo,
+            'two-questions',
+            {},
+            { inputResponses: { 'elicitation-2': { action: 'accept', content: { ok: true } } }, requestState: round2 },
+          ),
+        );
       } finally {
         tools.createModernServer = original;
       }

@@ -155,13 +155,12 @@ export interface ElicitationModuleOptions {
 }
 
 /** Options after validation and defaults: what services inject. */
-export interface ResolvedElicitationOptions
-  extends Required<
-    Omit<
-      ElicitationModuleOptions,
-      'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser' | 'loginUrl' | 'encryptionKey' | 'limits' | 'throttle' | 'externalUrlPolicy'
-    >
-  > {
+export interface ResolvedElicitationOptions extends Required<
+  Omit<
+    ElicitationModuleOptions,
+    'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser' | 'loginUrl' | 'encryptionKey' | 'limits' | 'throttle' | 'externalUrlPolicy'
+  >
+> {
   logoUrl?: string;
   templatesDir?: string;
   resolvePageUser?: ResolvePageUser;

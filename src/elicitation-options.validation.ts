@@ -77,9 +77,7 @@ export function resolveElicitationOptions(
     throw new ElicitationConfigError('baseUrl', 'must not carry a query, a fragment or credentials');
   }
   if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
-    warnings.push(
-      `baseUrl ${base.origin} is plain http on a non-loopback host: elicitation pages collect secrets, serve them over https.`,
-    );
+    warnings.push(`baseUrl ${base.origin} is plain http on a non-loopback host: elicitation pages collect secrets, serve them over https.`);
   }
 
   const ttlMs = positiveMs('ttlMs', raw.ttlMs, DEFAULT_TTL_MS);
@@ -119,7 +117,7 @@ export function resolveElicitationOptions(
     if (production && raw.allowUnverifiedPages !== true) {
       throw new ElicitationConfigError(
         'resolvePageUser',
-        'is required in production: without it anyone who obtains an elicitation link can answer it in the user\'s name (phishing). ' +
+        "is required in production: without it anyone who obtains an elicitation link can answer it in the user's name (phishing). " +
           'Pass resolvePageUser: (req) => <your signed-in user id>, or set allowUnverifiedPages: true to accept the risk',
       );
     }
@@ -237,6 +235,7 @@ function resolveThrottle(raw: ElicitationModuleOptions['throttle']): ResolvedEli
   const limit = raw?.limit ?? 300;
   const ttlMs = raw?.ttlMs ?? 60_000;
   if (!Number.isInteger(limit) || limit <= 0) throw new ElicitationConfigError('throttle.limit', 'must be a positive whole number');
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new ElicitationConfigError('throttle.ttlMs', 'must be a positive whole number of milliseconds');
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+    throw new ElicitationConfigError('throttle.ttlMs', 'must be a positive whole number of milliseconds');
   return { limit, ttlMs };
 }

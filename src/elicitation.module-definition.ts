@@ -25,16 +25,13 @@ export const {
 } = new ConfigurableModuleBuilder<ElicitationModuleOptions>({ moduleName: 'Elicitation' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createElicitationOptions')
-  .setExtras<ElicitationModuleExtras>(
-    { isGlobal: false, controllers: true, routePrefix: DEFAULT_ROUTE_PREFIX },
-    (definition, extras) => {
-      const routePrefix = validateRoutePrefix(extras.routePrefix ?? DEFAULT_ROUTE_PREFIX);
-      return {
-        ...definition,
-        global: extras.isGlobal,
-        controllers: extras.controllers === false ? [] : [createElicitationController(routePrefix)],
-        providers: [...(definition.providers ?? []), { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix }],
-      };
-    },
-  )
+  .setExtras<ElicitationModuleExtras>({ isGlobal: false, controllers: true, routePrefix: DEFAULT_ROUTE_PREFIX }, (definition, extras) => {
+    const routePrefix = validateRoutePrefix(extras.routePrefix ?? DEFAULT_ROUTE_PREFIX);
+    return {
+      ...definition,
+      global: extras.isGlobal,
+      controllers: extras.controllers === false ? [] : [createElicitationController(routePrefix)],
+      providers: [...(definition.providers ?? []), { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix }],
+    };
+  })
   .build();

@@ -163,7 +163,10 @@ export class ElicitationService implements OnModuleDestroy {
   /** What only some kinds carry: the checked external target, or the hosted form's schema. */
   private async attachKindData(record: ElicitationRecord, input: CreateUrlElicitationInput): Promise<void> {
     if ((input.url !== undefined) !== (record.kind === 'external')) {
-      throw new ElicitationInputError('url', record.kind === 'external' ? 'is required for kind "external"' : 'is only for kind "external"');
+      throw new ElicitationInputError(
+        'url',
+        record.kind === 'external' ? 'is required for kind "external"' : 'is only for kind "external"',
+      );
     }
     if ((input.form !== undefined) !== (record.kind === 'form')) {
       throw new ElicitationInputError('form', record.kind === 'form' ? 'is required for kind "form"' : 'is only for kind "form"');
@@ -364,12 +367,7 @@ export class ElicitationService implements OnModuleDestroy {
     this.waiters.clear();
   }
 
-  private async transition(
-    id: string,
-    status: FinalStatus,
-    data?: ElicitationData,
-    now: number = Date.now(),
-  ): Promise<TransitionResult> {
+  private async transition(id: string, status: FinalStatus, data?: ElicitationData, now: number = Date.now()): Promise<TransitionResult> {
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
     const result = await this.store.finish(id, { status, data, now, purgeAt: now + this.options.retentionMs });
     if (result.ok) {
@@ -464,7 +462,10 @@ export class ElicitationService implements OnModuleDestroy {
     if (Buffer.byteLength(metadataJson) > this.options.limits.maxMetadataBytes) {
       throw new ElicitationInputError('metadata', `is larger than limits.maxMetadataBytes (${this.options.limits.maxMetadataBytes} bytes)`);
     }
-    if (metadata.secretFields !== undefined && (!Array.isArray(metadata.secretFields) || metadata.secretFields.some((f) => typeof f !== 'string'))) {
+    if (
+      metadata.secretFields !== undefined &&
+      (!Array.isArray(metadata.secretFields) || metadata.secretFields.some((f) => typeof f !== 'string'))
+    ) {
       throw new ElicitationInputError('metadata.secretFields', 'must be an array of field names');
     }
     if (kind === 'confirm') {

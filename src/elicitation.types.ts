@@ -53,10 +53,7 @@ export type TransitionResult =
 
 /** How an elicitation ended, as a tool sees it. */
 export type ElicitationOutcome<T extends ElicitationData = ElicitationData> =
-  | { status: 'completed'; data: T }
-  | { status: 'declined' }
-  | { status: 'cancelled' }
-  | { status: 'expired' };
+  { status: 'completed'; data: T } | { status: 'declined' } | { status: 'cancelled' } | { status: 'expired' };
 
 /** What `waitForCompletion` resolves with: an outcome, or `timeout` when the wait ended first. */
 export type WaitOutcome<T extends ElicitationData = ElicitationData> = ElicitationOutcome<T> | { status: 'timeout' };

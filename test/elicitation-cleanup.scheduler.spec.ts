@@ -6,7 +6,7 @@ import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { compileElicitation } from './support/testing-module.js';
 
 describe('ElicitationCleanupScheduler', () => {
-  it('starts on bootstrap with an unref\'d timer and stops on shutdown', async () => {
+  it("starts on bootstrap with an unref'd timer and stops on shutdown", async () => {
     const ref = await compileElicitation({ cleanupIntervalMs: 50 });
     const scheduler = ref.get(ElicitationCleanupScheduler);
     expect(scheduler.isRunning).toBe(true);

@@ -90,9 +90,9 @@ describe('options validation', () => {
 
 describe('ElicitationModule registration', () => {
   it('fails bootstrap on a bad option, naming it', async () => {
-    await expect(
-      Test.createTestingModule({ imports: [ElicitationModule.forRoot({ ...valid, ttlMs: -1 })] }).compile(),
-    ).rejects.toThrow(/ElicitationModule option "ttlMs"/);
+    await expect(Test.createTestingModule({ imports: [ElicitationModule.forRoot({ ...valid, ttlMs: -1 })] }).compile()).rejects.toThrow(
+      /ElicitationModule option "ttlMs"/,
+    );
   });
 
   it('fails at import time on a bad routePrefix', () => {

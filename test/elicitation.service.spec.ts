@@ -39,7 +39,14 @@ describe('ElicitationService', () => {
       expect(created.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 60_000);
       expect(created.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
       expect(events).toEqual([
-        expect.objectContaining({ type: 'created', elicitationId: created.elicitationId, userId: 'alice', kind: 'api-key', elicitationType: 'api-key-github', sessionId: 'session-123' }),
+        expect.objectContaining({
+          type: 'created',
+          elicitationId: created.elicitationId,
+          userId: 'alice',
+          kind: 'api-key',
+          elicitationType: 'api-key-github',
+          sessionId: 'session-123',
+        }),
       ]);
     });
 
@@ -132,7 +139,7 @@ describe('ElicitationService', () => {
       expect(await service.findByUserAndType('alice', 'api-key-gitlab')).toBeUndefined();
     });
 
-    it('lists a user\'s elicitations, filterable by status', async () => {
+    it("lists a user's elicitations, filterable by status", async () => {
       const a = await createKey();
       const b = await service.createUrlElicitation({ kind: 'confirm', message: 'Deploy?', userId: 'alice' });
       await createKey({ userId: 'bob' });
@@ -150,7 +157,11 @@ describe('ElicitationService', () => {
     it('leaves pending exactly once: a second completion is refused and the first value kept', async () => {
       const { elicitationId } = await createKey();
       expect(await service.complete(elicitationId, { apiKey: 'first' })).toMatchObject({ ok: true });
-      expect(await service.complete(elicitationId, { apiKey: 'second' })).toMatchObject({ ok: false, reason: 'already-finished', status: 'completed' });
+      expect(await service.complete(elicitationId, { apiKey: 'second' })).toMatchObject({
+        ok: false,
+        reason: 'already-finished',
+        status: 'completed',
+      });
       expect(await service.decline(elicitationId)).toMatchObject({ ok: false, reason: 'already-finished' });
       expect(await service.cancel(elicitationId)).toMatchObject({ ok: false, reason: 'already-finished' });
       expect(await service.getResult(elicitationId)).toEqual({ status: 'completed', data: { apiKey: 'first' } });

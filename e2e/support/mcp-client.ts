@@ -34,10 +34,7 @@ export async function connectClient(
     onElicit = async (req: ElicitRequest['params']): Promise<ElicitResult> => ({ action: req.mode === 'url' ? 'accept' : 'decline' }),
   }: { user?: string | null; elicitation?: Capabilities; onElicit?: (req: ElicitRequest['params']) => Promise<ElicitResult> } = {},
 ): Promise<TestClient> {
-  const client = new Client(
-    { name: 'e2e-client', version: '1.0.0' },
-    { capabilities: elicitation ? { elicitation } : {} },
-  );
+  const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: elicitation ? { elicitation } : {} });
   const completions = completionLog();
   if (elicitation) client.setRequestHandler(ElicitRequestSchema, ({ params }) => onElicit(params));
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => completions.record(params.elicitationId));

@@ -76,7 +76,9 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
   );
   if (elicitation) client.setRequestHandler('elicitation/create', (request) => onElicit(request.params));
   const completions = completionLog();
-  client.setNotificationHandler('notifications/elicitation/complete', (notification) => completions.record(notification.params.elicitationId));
+  client.setNotificationHandler('notifications/elicitation/complete', (notification) =>
+    completions.record(notification.params.elicitationId),
+  );
 
   const wire: WireExchange[] = [];
   // Records JSON answers by reading them whole and handing the SDK an identical Response; SSE streams
@@ -87,7 +89,12 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     const type = response.headers.get('content-type') ?? '';
     if (!type.includes('application/json')) return response;
     const text = await response.text();
-    wire.push({ request: JSON.parse(init.body), status: response.status, headers: response.headers, response: text ? JSON.parse(text) : undefined });
+    wire.push({
+      request: JSON.parse(init.body),
+      status: response.status,
+      headers: response.headers,
+      response: text ? JSON.parse(text) : undefined,
+    });
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
@@ -118,4 +125,3 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     },
   };
 }
-

@@ -139,7 +139,6 @@ export function registerConformanceTools(server: McpServer | ModernMcpServer, el
   );
 }
 
-
 type InputRequests = NonNullable<SdkInputRequiredResult['inputRequests']>;
 type InputRequest = InputRequests[string];
 
@@ -210,7 +209,8 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     inputRequired({ inputRequests, requestState: elicitation.sealRequestState(ctx, name, args) });
 
   /** A sampling round trip: asks `question` under `key`, then answers with what the client's model said. */
-  const sampling = (name: string, key: string, question: string): ElicitingToolHandler<unknown, unknown> =>
+  const sampling =
+    (name: string, key: string, question: string): ElicitingToolHandler<unknown, unknown> =>
     async (args, _el, context) => {
       const ctx = modern(context);
       const answer = answerOf(ctx, key);
@@ -222,8 +222,10 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     el.elicit<Record<string, unknown>>(message, NAME_FORM, { key });
 
   // basic-elicitation, missing-input-response, result-type, ignore-extra-params, validate-input.
-  tool('test_input_required_result_elicitation', 'Conformance (2026-07-28): asks for your name (form elicitation, key user_name).', async (_args, el) =>
-    text(answerText(await askName(el), (c) => `Hello, ${String(c.name)}!`)),
+  tool(
+    'test_input_required_result_elicitation',
+    'Conformance (2026-07-28): asks for your name (form elicitation, key user_name).',
+    async (_args, el) => text(answerText(await askName(el), (c) => `Hello, ${String(c.name)}!`)),
   );
 
   // basic-sampling.
@@ -234,18 +236,27 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
   );
 
   // basic-list-roots.
-  tool('test_input_required_result_list_roots', "Conformance (2026-07-28): asks for the client's roots (roots/list, key client_roots).", async (args, _el, context) => {
-    const ctx = modern(context);
-    const answer = answerOf(ctx, 'client_roots');
-    if (answer.kind !== 'roots') return ask(ctx, 'test_input_required_result_list_roots', args, { client_roots: inputRequired.listRoots() });
-    return text(`Client roots: ${answer.roots.map((r) => r.uri).join(', ') || '(none)'}`);
-  });
+  tool(
+    'test_input_required_result_list_roots',
+    "Conformance (2026-07-28): asks for the client's roots (roots/list, key client_roots).",
+    async (args, _el, context) => {
+      const ctx = modern(context);
+      const answer = answerOf(ctx, 'client_roots');
+      if (answer.kind !== 'roots')
+        return ask(ctx, 'test_input_required_result_list_roots', args, { client_roots: inputRequired.listRoots() });
+      return text(`Client roots: ${answer.roots.map((r) => r.uri).join(', ') || '(none)'}`);
+    },
+  );
 
   // request-state: the answer is read back through the sealed state only, so a complete result means the state verified.
-  tool('test_input_required_result_request_state', 'Conformance (2026-07-28): asks for a confirmation and checks the echoed requestState.', async (_args, el) => {
-    const answer = await el.elicit<Record<string, unknown>>('Please confirm', CONFIRM_FORM, { key: 'confirm' });
-    return text(`state-ok: ${answerText(answer, (c) => `confirmed=${String(c.ok)}`)}`);
-  });
+  tool(
+    'test_input_required_result_request_state',
+    'Conformance (2026-07-28): asks for a confirmation and checks the echoed requestState.',
+    async (_args, el) => {
+      const answer = await el.elicit<Record<string, unknown>>('Please confirm', CONFIRM_FORM, { key: 'confirm' });
+      return text(`state-ok: ${answerText(answer, (c) => `confirmed=${String(c.ok)}`)}`);
+    },
+  );
 
   // multiple-input-requests: one round asks elicitation (the library's question) + sampling + roots.
   tool(
@@ -291,10 +302,14 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
   });
 
   // tampered-state: a modified state never reaches the tool (-32602 from the serverOptions() hook).
-  tool('test_input_required_result_tampered_state', 'Conformance (2026-07-28): asks for a confirmation under an integrity-protected requestState.', async (_args, el) => {
-    const answer = await el.elicit<Record<string, unknown>>('Please confirm', CONFIRM_FORM, { key: 'confirm' });
-    return text(answerText(answer, (c) => `confirmed=${String(c.ok)}`));
-  });
+  tool(
+    'test_input_required_result_tampered_state',
+    'Conformance (2026-07-28): asks for a confirmation under an integrity-protected requestState.',
+    async (_args, el) => {
+      const answer = await el.elicit<Record<string, unknown>>('Please confirm', CONFIRM_FORM, { key: 'confirm' });
+      return text(answerText(answer, (c) => `confirmed=${String(c.ok)}`));
+    },
+  );
 
   // capability-check: form elicitation when this request declares it, otherwise sampling when declared.
   // Neither: the library embeds the elicitation and the SDK answers -32021 naming it.
@@ -303,7 +318,8 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     'Conformance (2026-07-28): asks for your name by form, or by sampling when the client declares no elicitation.',
     async (args, el, context) => {
       const ctx = modern(context);
-      if (el.isSupported('form') || !declares(ctx, 'sampling')) return text(answerText(await askName(el), (c) => `Hello, ${String(c.name)}!`));
+      if (el.isSupported('form') || !declares(ctx, 'sampling'))
+        return text(answerText(await askName(el), (c) => `Hello, ${String(c.name)}!`));
       return sampling('test_input_required_result_capabilities', 'name_question', 'What name should I greet?')(args, el, context);
     },
   );
@@ -328,8 +344,10 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
   );
 
   // server-stateless: server-to-client interaction only in-band (input_required on the call's own response).
-  tool('test_streaming_elicitation', 'Conformance (2026-07-28): asks a form question in-band (input_required, never a pushed request).', async (_args, el) =>
-    text(answerText(await askName(el, 'Streaming check: what is your name?'), (c) => `Hello, ${String(c.name)}!`)),
+  tool(
+    'test_streaming_elicitation',
+    'Conformance (2026-07-28): asks a form question in-band (input_required, never a pushed request).',
+    async (_args, el) => text(answerText(await askName(el, 'Streaming check: what is your name?'), (c) => `Hello, ${String(c.name)}!`)),
   );
 
   // server-stateless: logs through the SDK, which sends nothing unless the request's _meta sets a log level.

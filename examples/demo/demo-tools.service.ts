@@ -26,7 +26,12 @@ interface DemoTool {
   run: ElicitingToolHandler<any, ToolResult>;
 }
 
-const connectService = z.object({ service: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).describe('Service name, e.g. github') });
+const connectService = z.object({
+  service: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/)
+    .describe('Service name, e.g. github'),
+});
 const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
 const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
 
@@ -57,7 +62,12 @@ const DEMO_TOOLS: DemoTool[] = [
         kind: 'confirm',
         type: 'deploy-approval',
         message: `Deploy ${app} to production?`,
-        metadata: { title: `Deploy ${app}`, warning: 'This replaces the version running now.', confirmLabel: 'Deploy', cancelLabel: 'Cancel' },
+        metadata: {
+          title: `Deploy ${app}`,
+          warning: 'This replaces the version running now.',
+          confirmLabel: 'Deploy',
+          cancelLabel: 'Cancel',
+        },
       });
       return text(outcome.status === 'completed' ? `Deployed ${app}` : 'Deployment cancelled');
     },
@@ -73,7 +83,8 @@ const DEMO_TOOLS: DemoTool[] = [
   },
   {
     name: 'configure-profile',
-    description: 'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
+    description:
+      'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
     run: async (_args, elicitation) => {
       const answer = await elicitation.elicit('Set up your profile', profileForm, { fallback: 'hosted' });
       if (answer.action !== 'accept') return text(answer.action === 'decline' ? 'Profile not changed' : 'Cancelled');

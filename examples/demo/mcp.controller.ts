@@ -9,7 +9,10 @@ import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelc
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
 
-type McpRequest = IncomingMessage & { body?: unknown; auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> } };
+type McpRequest = IncomingMessage & {
+  body?: unknown;
+  auth?: { token: string; clientId: string; scopes: string[]; extra: Record<string, unknown> };
+};
 
 /** The parts of a Fastify request and reply used here (the demo runs on Express or Fastify). */
 interface FastifyRequestLike {
@@ -46,9 +49,9 @@ interface Session {
 }
 
 function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(
-    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
-  );
+  res
+    .writeHead(status, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 /**

@@ -28,7 +28,13 @@ export const profileForm = defineForm({
     roles: {
       type: 'array',
       title: 'Roles',
-      items: { anyOf: [{ const: 'dev', title: 'Developer' }, { const: 'pm', title: 'Product manager' }, { const: 'ops', title: 'Operations' }] },
+      items: {
+        anyOf: [
+          { const: 'dev', title: 'Developer' },
+          { const: 'pm', title: 'Product manager' },
+          { const: 'ops', title: 'Operations' },
+        ],
+      },
       default: ['dev'],
     },
   },

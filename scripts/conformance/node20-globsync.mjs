@@ -69,14 +69,21 @@ function toRegExp(pattern) {
       const end = pattern.indexOf(']', i + 1);
       if (end < 0) re += '\\[';
       else {
-        re += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else if (c === '{') {
       const end = pattern.indexOf('}', i + 1);
       if (end < 0) re += '\\{';
       else {
-        re += `(?:${pattern.slice(i + 1, end).split(',').map((alt) => toRegExp(alt).source.slice(1, -1)).join('|')})`;
+        re += `(?:${pattern
+          .slice(i + 1, end)
+          .split(',')
+          .map((alt) => toRegExp(alt).source.slice(1, -1))
+          .join('|')})`;
         i = end;
       }
     } else re += c.replace(/[.+^$()|\\/]/g, '\\$&');
@@ -102,7 +109,8 @@ function walk(dir, prefix, out) {
 /** A small `fs.globSync(pattern | patterns, { cwd, exclude })` returning matching paths (files and directories). */
 export function globSync(patterns, options = {}) {
   const cwd = options.cwd ? String(options.cwd instanceof URL ? options.cwd.pathname : options.cwd) : process.cwd();
-  const exclude = typeof options.exclude === 'function' ? options.exclude : Array.isArray(options.exclude) ? options.exclude.map(toRegExp) : [];
+  const exclude =
+    typeof options.exclude === 'function' ? options.exclude : Array.isArray(options.exclude) ? options.exclude.map(toRegExp) : [];
   const results = new Set();
   for (const pattern of Array.isArray(patterns) ? patterns : [patterns]) {
     const posix = pattern.split(path.sep).join('/');

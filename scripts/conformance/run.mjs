@@ -183,12 +183,20 @@ async function runScenario(run, mcpUrl, outRoot) {
   const child = start(
     process.execPath,
     [
-      '--import', hook, cli, 'server',
-      '--url', mcpUrl,
-      '--scenario', scenario,
-      '--spec-version', specVersion,
-      '--timeout', String(SCENARIO_TIMEOUT_MS),
-      '-o', outDir,
+      '--import',
+      hook,
+      cli,
+      'server',
+      '--url',
+      mcpUrl,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      specVersion,
+      '--timeout',
+      String(SCENARIO_TIMEOUT_MS),
+      '-o',
+      outDir,
     ],
     { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
   );
@@ -217,7 +225,10 @@ async function runScenario(run, mcpUrl, outRoot) {
 }
 
 async function main() {
-  for (const [what, path] of [['demo build', appMain], ['conformance CLI', cli]]) {
+  for (const [what, path] of [
+    ['demo build', appMain],
+    ['conformance CLI', cli],
+  ]) {
     if (!existsSync(path)) throw new Error(`${what} not found at ${path} (run npm ci and npm run build:demo)`);
   }
   outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
@@ -228,7 +239,12 @@ async function main() {
     for (const run of RUNS) {
       if (stopping) break;
       if (app.exitCode !== null || app.signalCode !== null) {
-        results.push({ run, passed: false, counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 }, problems: ['the demo app is no longer running'] });
+        results.push({
+          run,
+          passed: false,
+          counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 },
+          problems: ['the demo app is no longer running'],
+        });
         continue;
       }
       results.push(await runScenario(run, mcpUrl, outRoot));

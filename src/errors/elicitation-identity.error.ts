@@ -3,9 +3,6 @@ export class ElicitationIdentityError extends Error {
   override readonly name = 'ElicitationIdentityError';
 
   constructor() {
-    super(
-      'No authenticated user on this MCP request: elicitations are bound to a verified user ' +
-        '(see the resolveMcpUser option).',
-    );
+    super('No authenticated user on this MCP request: elicitations are bound to a verified user ' + '(see the resolveMcpUser option).');
   }
 }

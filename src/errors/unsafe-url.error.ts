@@ -10,13 +10,7 @@
  * - `sensitive-query`: the query or fragment looks like it carries a secret (token, session id, e-mail, JWT).
  */
 export type UnsafeUrlReason =
-  | 'invalid'
-  | 'not-https'
-  | 'credentials'
-  | 'host-not-allowed'
-  | 'private-address'
-  | 'unresolvable'
-  | 'sensitive-query';
+  'invalid' | 'not-https' | 'credentials' | 'host-not-allowed' | 'private-address' | 'unresolvable' | 'sensitive-query';
 
 /**
  * A URL refused by the external-URL policy (see `assertSafeExternalUrl`). The message names the problem and

@@ -39,7 +39,8 @@ export interface FormFieldOptions {
  */
 export function FormField(options: FormFieldOptions = {}): PropertyDecorator {
   return (target, property) => {
-    const fields: Map<string, FormFieldOptions> = Reflect.getOwnMetadata(FIELDS, target) ?? new Map(Reflect.getMetadata(FIELDS, target) ?? []);
+    const fields: Map<string, FormFieldOptions> =
+      Reflect.getOwnMetadata(FIELDS, target) ?? new Map(Reflect.getMetadata(FIELDS, target) ?? []);
     fields.set(String(property), { ...(fields.get(String(property)) ?? {}), ...options });
     Reflect.defineMetadata(FIELDS, fields, target);
   };
@@ -112,7 +113,9 @@ function fieldSchema(name: string, o: FormFieldOptions, designType: unknown): Fi
     ...(o.title !== undefined ? { title: o.title } : {}),
     ...(o.description !== undefined ? { description: o.description } : {}),
   };
-  const type = o.type ?? (o.multiple || designType === Array ? 'array' : designType === Number ? 'number' : designType === Boolean ? 'boolean' : 'string');
+  const type =
+    o.type ??
+    (o.multiple || designType === Array ? 'array' : designType === Number ? 'number' : designType === Boolean ? 'boolean' : 'string');
   const titled = o.options?.some((x) => typeof x !== 'string');
   const titledOptions = () => o.options!.map((x) => (typeof x === 'string' ? { const: x, title: x } : x));
   const withDefault = <F extends object>(f: F) => (o.default !== undefined ? { ...f, default: o.default } : f) as FieldSchema;
@@ -137,7 +140,8 @@ function fieldSchema(name: string, o: FormFieldOptions, designType: unknown): Fi
         ...(o.maximum !== undefined ? { maximum: o.maximum } : {}),
       });
     default:
-      if (o.options) return withDefault(titled ? { ...base, type: 'string', oneOf: titledOptions() } : { ...base, type: 'string', enum: o.options });
+      if (o.options)
+        return withDefault(titled ? { ...base, type: 'string', oneOf: titledOptions() } : { ...base, type: 'string', enum: o.options });
       return withDefault({
         ...base,
         type: 'string',

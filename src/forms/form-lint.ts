@@ -34,7 +34,10 @@ function kindOf(name: string, field: FieldSchema): keyof typeof ALLOWED_KEYS {
   if (field.type === 'boolean') return 'boolean';
   if (field.type === 'array') return 'array';
   if ((field as { type?: unknown }).type === 'object') fail(name, 'is a nested object: form mode carries flat fields of primitives only');
-  return fail(name, `has type ${JSON.stringify((field as { type?: unknown }).type)}: use string, number, integer, boolean or array (multi-select)`);
+  return fail(
+    name,
+    `has type ${JSON.stringify((field as { type?: unknown }).type)}: use string, number, integer, boolean or array (multi-select)`,
+  );
 }
 
 function lintTitledOptions(name: string, options: unknown): void {
@@ -69,7 +72,8 @@ function lintField(name: string, field: FieldSchema): void {
       const f = field as { minLength?: unknown; maxLength?: unknown; format?: unknown };
       if (f.minLength !== undefined && !isCount(f.minLength)) fail(name, 'has a minLength that is not a whole number >= 0');
       if (f.maxLength !== undefined && !isCount(f.maxLength)) fail(name, 'has a maxLength that is not a whole number >= 0');
-      if (isCount(f.minLength) && isCount(f.maxLength) && (f.minLength as number) > (f.maxLength as number)) fail(name, 'has minLength above maxLength');
+      if (isCount(f.minLength) && isCount(f.maxLength) && (f.minLength as number) > (f.maxLength as number))
+        fail(name, 'has minLength above maxLength');
       if (f.format !== undefined && !FORMATS.includes(f.format as string)) {
         fail(name, `has format ${JSON.stringify(f.format)}: use one of ${FORMATS.join(', ')}`);
       }
@@ -78,15 +82,20 @@ function lintField(name: string, field: FieldSchema): void {
         if ((isCount(f.minLength) && d.length < (f.minLength as number)) || (isCount(f.maxLength) && d.length > (f.maxLength as number))) {
           fail(name, 'has a default outside its length bounds');
         }
-        if (f.format && !FORMAT_CHECKS[f.format as keyof typeof FORMAT_CHECKS](d)) fail(name, `has a default that is not a valid ${f.format}`);
+        if (f.format && !FORMAT_CHECKS[f.format as keyof typeof FORMAT_CHECKS](d))
+          fail(name, `has a default that is not a valid ${f.format}`);
       }
       break;
     }
     case 'enum': {
       const f = field as { enum: unknown; enumNames?: unknown };
-      if (!Array.isArray(f.enum) || f.enum.length === 0 || f.enum.some((v) => typeof v !== 'string')) fail(name, 'needs a non-empty enum of strings');
+      if (!Array.isArray(f.enum) || f.enum.length === 0 || f.enum.some((v) => typeof v !== 'string'))
+        fail(name, 'needs a non-empty enum of strings');
       if (new Set(f.enum).size !== f.enum.length) fail(name, 'has an enum with duplicates');
-      if (f.enumNames !== undefined && (!Array.isArray(f.enumNames) || f.enumNames.length !== f.enum.length || f.enumNames.some((v) => typeof v !== 'string'))) {
+      if (
+        f.enumNames !== undefined &&
+        (!Array.isArray(f.enumNames) || f.enumNames.length !== f.enum.length || f.enumNames.some((v) => typeof v !== 'string'))
+      ) {
         fail(name, 'has enumNames that do not match its enum one to one');
       }
       if (d !== undefined && !options().includes(d as string)) fail(name, 'has a default that is not one of its options');
@@ -99,13 +108,15 @@ function lintField(name: string, field: FieldSchema): void {
     case 'number': {
       const f = field as { minimum?: unknown; maximum?: unknown };
       for (const k of ['minimum', 'maximum'] as const) {
-        if (f[k] !== undefined && (typeof f[k] !== 'number' || !Number.isFinite(f[k]))) fail(name, `has a ${k} that is not a finite number`);
+        if (f[k] !== undefined && (typeof f[k] !== 'number' || !Number.isFinite(f[k])))
+          fail(name, `has a ${k} that is not a finite number`);
       }
       if (typeof f.minimum === 'number' && typeof f.maximum === 'number' && f.minimum > f.maximum) fail(name, 'has minimum above maximum');
       if (d !== undefined) {
         if (typeof d !== 'number' || !Number.isFinite(d)) fail(name, 'has a default that is not a number');
         if (field.type === 'integer' && !Number.isInteger(d)) fail(name, 'has a default that is not a whole number');
-        if ((typeof f.minimum === 'number' && d < f.minimum) || (typeof f.maximum === 'number' && d > f.maximum)) fail(name, 'has a default outside its bounds');
+        if ((typeof f.minimum === 'number' && d < f.minimum) || (typeof f.maximum === 'number' && d > f.maximum))
+          fail(name, 'has a default outside its bounds');
       }
       break;
     }
@@ -116,9 +127,11 @@ function lintField(name: string, field: FieldSchema): void {
       const f = field as { items?: Record<string, unknown>; minItems?: unknown; maxItems?: unknown };
       const items = f.items;
       if (!items || typeof items !== 'object') fail(name, 'needs items ({ type: "string", enum } or { anyOf })');
-      if ((items as { type?: unknown }).type === 'object' || 'properties' in items) fail(name, 'is a list of objects: form mode carries lists of options only');
+      if ((items as { type?: unknown }).type === 'object' || 'properties' in items)
+        fail(name, 'is a list of objects: form mode carries lists of options only');
       if ('enum' in items) {
-        if (Object.keys(items).some((k) => k !== 'type' && k !== 'enum') || items.type !== 'string') fail(name, 'has items that are not { type: "string", enum }');
+        if (Object.keys(items).some((k) => k !== 'type' && k !== 'enum') || items.type !== 'string')
+          fail(name, 'has items that are not { type: "string", enum }');
         const e = items.enum;
         if (!Array.isArray(e) || e.length === 0 || e.some((v) => typeof v !== 'string') || new Set(e).size !== e.length) {
           fail(name, 'needs a non-empty enum of distinct strings in items');
@@ -131,7 +144,8 @@ function lintField(name: string, field: FieldSchema): void {
       }
       if (f.minItems !== undefined && !isCount(f.minItems)) fail(name, 'has a minItems that is not a whole number >= 0');
       if (f.maxItems !== undefined && !isCount(f.maxItems)) fail(name, 'has a maxItems that is not a whole number >= 0');
-      if (isCount(f.minItems) && isCount(f.maxItems) && (f.minItems as number) > (f.maxItems as number)) fail(name, 'has minItems above maxItems');
+      if (isCount(f.minItems) && isCount(f.maxItems) && (f.minItems as number) > (f.maxItems as number))
+        fail(name, 'has minItems above maxItems');
       if (d !== undefined) {
         if (!Array.isArray(d) || d.some((v) => !options().includes(v)) || new Set(d).size !== d.length) {
           fail(name, 'has a default that is not a list of distinct offered options');
@@ -180,7 +194,8 @@ export function lintFormSchema(schema: FormSchema, options: LintOptions = {}): v
       );
     }
   }
-  for (const name of [...secret, ...cleared]) if (!names.includes(name)) fail(name, 'is listed in secretFields/notSecret but is not a field');
+  for (const name of [...secret, ...cleared])
+    if (!names.includes(name)) fail(name, 'is listed in secretFields/notSecret but is not a field');
   if (schema.required !== undefined) {
     if (!Array.isArray(schema.required)) fail('(schema)', 'has a required that is not a list of field names');
     for (const name of schema.required) if (!names.includes(name)) fail(name, 'is required but is not a field');

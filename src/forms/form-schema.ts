@@ -73,12 +73,7 @@ export interface MultiSelectFieldSchema extends FieldBase {
 
 /** Any field of a restricted form schema. */
 export type FieldSchema =
-  | StringFieldSchema
-  | NumberFieldSchema
-  | BooleanFieldSchema
-  | EnumFieldSchema
-  | TitledEnumFieldSchema
-  | MultiSelectFieldSchema;
+  StringFieldSchema | NumberFieldSchema | BooleanFieldSchema | EnumFieldSchema | TitledEnumFieldSchema | MultiSelectFieldSchema;
 
 /** A restricted form schema: `requestedSchema` on the wire. */
 export interface FormSchema {

@@ -21,12 +21,7 @@ import { validate, type ValidationError } from 'class-validator';
 import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
-import type {
-  ElicitationKind,
-  ElicitationRecord,
-  ElicitationStatusView,
-  TransitionResult,
-} from '../elicitation.types.js';
+import type { ElicitationKind, ElicitationRecord, ElicitationStatusView, TransitionResult } from '../elicitation.types.js';
 import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
@@ -119,12 +114,7 @@ export class ElicitationController {
 
   @Post(':id/api-key')
   @UseFilters(ElicitationPageFilter)
-  async submitApiKey(
-    @Param('id') id: string,
-    @Body() body: FormBody,
-    @Req() req: unknown,
-    @Res({ passthrough: true }) res: PageResponse,
-  ) {
+  async submitApiKey(@Param('id') id: string, @Body() body: FormBody, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
     const record = await this.openPost(id, 'api-key', req, body);
     if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), 'You declined the request.');
     const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
@@ -143,12 +133,7 @@ export class ElicitationController {
 
   @Post(':id/confirm')
   @UseFilters(ElicitationPageFilter)
-  async submitConfirm(
-    @Param('id') id: string,
-    @Body() body: FormBody,
-    @Req() req: unknown,
-    @Res({ passthrough: true }) res: PageResponse,
-  ) {
+  async submitConfirm(@Param('id') id: string, @Body() body: FormBody, @Req() req: unknown, @Res({ passthrough: true }) res: PageResponse) {
     const record = await this.openPost(id, 'confirm', req, body);
     const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
     if ((await validate(dto)).length > 0) {
@@ -187,7 +172,8 @@ export class ElicitationController {
     const plan = formPlanOf(record.metadata);
     const { content, kept } = readSubmission(plan, body ?? {});
     const result = plan.validate(content);
-    if (result.ok) return this.finished(res, record, await this.service.complete(id, result.value), 'Thank you. Your answers were received.');
+    if (result.ok)
+      return this.finished(res, record, await this.service.complete(id, result.value), 'Thank you. Your answers were received.');
     // One window that spans the record's whole life, the same on every instance: the stores align fixed
     // windows to multiples of windowMs, so a window of the record's lifetime read at its expiry never
     // rolls over (and is forgotten after expiry), whereas "the time left" would start a new count each post.
@@ -232,12 +218,7 @@ export class ElicitationController {
    * page kind (404), the browser user (401, or 303 to `loginUrl` on a GET; 403 for another user), expiry
    * (410), and that it is still pending (409). Resolves `undefined` when it answered with a redirect.
    */
-  private async openPending(
-    id: string,
-    kind: ElicitationKind,
-    req: unknown,
-    res?: PageResponse,
-  ): Promise<ElicitationRecord | undefined> {
+  private async openPending(id: string, kind: ElicitationKind, req: unknown, res?: PageResponse): Promise<ElicitationRecord | undefined> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
     const record = await this.service.getRecord(id);
     if (!record || record.kind !== kind) throw new ElicitationNotFoundException();

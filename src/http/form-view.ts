@@ -113,7 +113,9 @@ function kindOf(field: FieldSchema): FieldKind {
     case 'array':
       return 'multi';
     default:
-      throw new Error(`nestjs-mcp-elicitation: the hosted form cannot render a field of type ${JSON.stringify((field as { type?: unknown }).type)}`);
+      throw new Error(
+        `nestjs-mcp-elicitation: the hosted form cannot render a field of type ${JSON.stringify((field as { type?: unknown }).type)}`,
+      );
   }
 }
 
@@ -125,7 +127,9 @@ function optionsOf(field: FieldSchema): Option[] {
   if ('oneOf' in field) return field.oneOf.map((o) => ({ value: o.const, title: o.title }));
   if (field.type === 'array') {
     const items = field.items;
-    return 'enum' in items ? items.enum.map((value) => ({ value, title: value })) : items.anyOf.map((o) => ({ value: o.const, title: o.title }));
+    return 'enum' in items
+      ? items.enum.map((value) => ({ value, title: value }))
+      : items.anyOf.map((o) => ({ value: o.const, title: o.title }));
   }
   return [];
 }
@@ -287,14 +291,32 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
     if (f.kind === 'select') {
       const selected = text ?? '';
       const hasDefault = f.schema.default !== undefined && !f.secret;
-      options = f.options.map((o, i) => ({ id: `${id}-o${i}`, value: o.value, title: o.title, selected: o.value === selected, checked: false }));
+      options = f.options.map((o, i) => ({
+        id: `${id}-o${i}`,
+        value: o.value,
+        title: o.title,
+        selected: o.value === selected,
+        checked: false,
+      }));
       // Without a default, an empty first option: "(none)" for an optional field, a placeholder the browser
       // refuses for a required one (so no option is ever picked for the user silently).
       if (!hasDefault) {
-        options.unshift({ id: `${id}-none`, value: '', title: f.required ? 'Choose…' : '(none)', selected: !options.some((o) => o.selected), checked: false });
+        options.unshift({
+          id: `${id}-none`,
+          value: '',
+          title: f.required ? 'Choose…' : '(none)',
+          selected: !options.some((o) => o.selected),
+          checked: false,
+        });
       }
     } else if (f.kind === 'multi') {
-      options = f.options.map((o, i) => ({ id: `${id}-o${i}`, value: o.value, title: o.title, selected: false, checked: chosen.has(o.value) }));
+      options = f.options.map((o, i) => ({
+        id: `${id}-o${i}`,
+        value: o.value,
+        title: o.title,
+        selected: false,
+        checked: chosen.has(o.value),
+      }));
     }
     return {
       id,
@@ -304,7 +326,15 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
       isCheckbox: f.kind === 'boolean',
       isSelect: f.kind === 'select',
       isMulti: f.kind === 'multi',
-      inputType: secretInput ? 'password' : f.kind === 'number' ? 'number' : f.kind === 'text' ? (f.format ? INPUT_TYPES[f.format] : 'text') : null,
+      inputType: secretInput
+        ? 'password'
+        : f.kind === 'number'
+          ? 'number'
+          : f.kind === 'text'
+            ? f.format
+              ? INPUT_TYPES[f.format]
+              : 'text'
+            : null,
       value: isInput ? text : null,
       checked: f.kind === 'boolean' && kept === true,
       options,
@@ -314,7 +344,14 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
       maxLength: f.kind === 'text' && schema.maxLength !== undefined ? String(schema.maxLength) : null,
       min: f.kind === 'number' && !secretInput && schema.minimum !== undefined ? String(schema.minimum) : null,
       max: f.kind === 'number' && !secretInput && schema.maximum !== undefined ? String(schema.maximum) : null,
-      step: f.kind === 'number' && !secretInput ? (f.schema.type === 'integer' ? '1' : 'any') : f.format === 'date-time' && !secretInput ? '1' : null,
+      step:
+        f.kind === 'number' && !secretInput
+          ? f.schema.type === 'integer'
+            ? '1'
+            : 'any'
+          : f.format === 'date-time' && !secretInput
+            ? '1'
+            : null,
       autocomplete: f.secret ? 'off' : null,
       inputMode: secretInput && f.kind === 'number' ? (f.schema.type === 'integer' ? 'numeric' : 'decimal') : null,
       help,

@@ -60,10 +60,14 @@ export class PageSecurity {
     }) as unknown as (req: RawReq, res: RawRes, next: () => void) => void;
     // Run helmet once against a recorder: its headers do not depend on the request, and applying the
     // recorded set costs a fraction of running the middleware chain on every page (see bench/http.bench.ts).
-    headers({} as RawReq, {
-      setHeader: (name: string, value: string) => void this.fixedHeaders.push([name, String(value)]),
-      removeHeader: (name: string) => void this.removedHeaders.push(name),
-    } as unknown as RawRes, () => undefined);
+    headers(
+      {} as RawReq,
+      {
+        setHeader: (name: string, value: string) => void this.fixedHeaders.push([name, String(value)]),
+        removeHeader: (name: string) => void this.removedHeaders.push(name),
+      } as unknown as RawRes,
+      () => undefined,
+    );
   }
 
   /** Sets every page header; returns the nonce the page's inline style must carry. */

@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService, type CreatedElicitation } from '../elicitation.service.js';
@@ -27,7 +21,10 @@ export type { ElicitOptions, ElicitResult, FormFallback, ToolElicitation, UrlEli
 /** The part of the SDK low-level `Server` (1.x, or 2.x on a 2025-11-25 connection) the binding uses. */
 export interface SdkServerLike {
   getClientCapabilities(): { elicitation?: { form?: object; url?: object } } | undefined;
-  elicitInput(params: Record<string, unknown>, options?: Record<string, unknown>): Promise<{ action: string; content?: Record<string, unknown> }>;
+  elicitInput(
+    params: Record<string, unknown>,
+    options?: Record<string, unknown>,
+  ): Promise<{ action: string; content?: Record<string, unknown> }>;
   createElicitationCompletionNotifier(elicitationId: string): () => Promise<void>;
   onclose?: () => void;
 }
@@ -276,7 +273,12 @@ export class McpElicitation implements OnModuleInit, OnModuleDestroy {
   /** SDK 2.x serving a 2025-11-25 session: the push mechanics, with the 2.x context read as a 1.x extra. */
   private legacyV2(server: SdkServerOrMcpServer, ctx: SdkV2Context): LegacyToolElicitation {
     const low = 'server' in server ? server.server : server;
-    const extra: SdkRequestExtra = { requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, sessionId: ctx.sessionId, authInfo: ctx.http?.authInfo };
+    const extra: SdkRequestExtra = {
+      requestId: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
+      sessionId: ctx.sessionId,
+      authInfo: ctx.http?.authInfo,
+    };
     return new LegacyToolElicitation(this, low, extra, () => this.options.resolveMcpUser(extra) ?? undefined, this.urlRequiredError('v2'));
   }
 
@@ -440,9 +442,15 @@ export class LegacyToolElicitation implements ToolElicitation {
     const pending = (await this.binding.service.list({ userId: this.userId, status: 'pending' }))
       .reverse()
       .find((p) => p.type === type && p.kind === ask.kind);
-    const request = pending && this.binding.tracks(pending.elicitationId, this.server)
-      ? { elicitationId: pending.elicitationId, url: this.binding.service.urlFor(pending.elicitationId, pending.kind), expiresAt: new Date(pending.expiresAt), message: ask.message }
-      : await this.create({ ...ask, type });
+    const request =
+      pending && this.binding.tracks(pending.elicitationId, this.server)
+        ? {
+            elicitationId: pending.elicitationId,
+            url: this.binding.service.urlFor(pending.elicitationId, pending.kind),
+            expiresAt: new Date(pending.expiresAt),
+            message: ask.message,
+          }
+        : await this.create({ ...ask, type });
     this.throwRequired([request]);
   }
 
@@ -451,9 +459,7 @@ export class LegacyToolElicitation implements ToolElicitation {
    * until the user finishes on the page, the elicitation expires, or `timeoutMs` passes. A client that
    * declines or cancels the URL ends the elicitation the same way.
    */
-  async requestUrl<T extends ElicitationData = ElicitationData>(
-    ask: UrlElicitationAsk & { timeoutMs?: number },
-  ): Promise<WaitOutcome<T>> {
+  async requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<WaitOutcome<T>> {
     const { timeoutMs, ...rest } = ask;
     const request = await this.create(rest);
     const service = this.binding.service;

@@ -162,7 +162,10 @@ export class ModernToolElicitation implements ToolElicitation {
     const request = (url: string): InputRequest => ({ method: 'elicitation/create', params: { mode: 'url', message: ask.message, url } });
     // Not declared: never embedded, nothing created. The SDK answers the embedded request with -32021.
     if (!this.isSupported('url')) {
-      throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request(service.urlFor('00000000-0000-4000-8000-000000000000', ask.kind)) } });
+      throw new InputRequiredSignal({
+        resultType: 'input_required',
+        inputRequests: { [slot.key]: request(service.urlFor('00000000-0000-4000-8000-000000000000', ask.kind)) },
+      });
     }
     const created = await service.createUrlElicitation({ ...ask, userId: user });
     return this.suspend({ [slot.key]: request(created.url) }, { k: slot.key, q: slot.q, id: created.elicitationId });

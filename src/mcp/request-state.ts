@@ -78,9 +78,7 @@ export class RequestStateCodec {
   private readonly box: SecretBox;
 
   constructor(encryptionKeys: Buffer[]) {
-    this.box = new SecretBox(
-      encryptionKeys.map((key) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), PURPOSE, 32))),
-    );
+    this.box = new SecretBox(encryptionKeys.map((key) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), PURPOSE, 32))));
   }
 
   /** A fresh payload id (128 random bits). */

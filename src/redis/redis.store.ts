@@ -542,7 +542,12 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
 }
 
 function isClient(value: unknown): value is RedisClient {
-  return typeof value === 'object' && value !== null && typeof (value as Redis).hgetall === 'function' && typeof (value as Redis).duplicate === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Redis).hgetall === 'function' &&
+    typeof (value as Redis).duplicate === 'function'
+  );
 }
 
 function defineScripts(redis: RedisClient): void {

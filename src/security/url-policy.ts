@@ -126,11 +126,7 @@ export async function assertSafeExternalUrl(input: string, policy: ExternalUrlPo
             `plain http to "${hostname}" is not allowed`,
             'Use an https:// URL (plain http is only accepted for a loopback host with allowHttpLoopback, for local development)',
           )
-        : new UnsafeUrlError(
-            'not-https',
-            `the scheme "${url.protocol}" is not allowed`,
-            'Use an https:// URL',
-          );
+        : new UnsafeUrlError('not-https', `the scheme "${url.protocol}" is not allowed`, 'Use an https:// URL');
     }
   }
 

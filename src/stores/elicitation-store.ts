@@ -1,10 +1,4 @@
-import type {
-  ElicitationData,
-  ElicitationEvent,
-  ElicitationRecord,
-  FinalStatus,
-  TransitionResult,
-} from '../elicitation.types.js';
+import type { ElicitationData, ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult } from '../elicitation.types.js';
 
 /** The change `finish` applies to a pending record. */
 export interface FinishChange {

@@ -1,12 +1,6 @@
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { DeadlineWheel } from './deadline-wheel.js';
-import {
-  ElicitationStore,
-  type CounterHit,
-  type CreateQuota,
-  type CreateResult,
-  type FinishChange,
-} from './elicitation-store.js';
+import { ElicitationStore, type CounterHit, type CreateQuota, type CreateResult, type FinishChange } from './elicitation-store.js';
 
 /**
  * The default store: one process, no dependencies. Records expire lazily on read and through

@@ -82,9 +82,19 @@ export function describeElicitationStoreContract(
     it('completes a pending record exactly once and keeps the first data', async () => {
       const record = pendingRecord();
       await store.create(record);
-      const first = await store.finish(record.id, { status: 'completed', data: { apiKey: 'first' }, now: T0 + 1, purgeAt: T0 + 1 + RETENTION });
+      const first = await store.finish(record.id, {
+        status: 'completed',
+        data: { apiKey: 'first' },
+        now: T0 + 1,
+        purgeAt: T0 + 1 + RETENTION,
+      });
       expect(first.ok).toBe(true);
-      const second = await store.finish(record.id, { status: 'completed', data: { apiKey: 'second' }, now: T0 + 2, purgeAt: T0 + 2 + RETENTION });
+      const second = await store.finish(record.id, {
+        status: 'completed',
+        data: { apiKey: 'second' },
+        now: T0 + 2,
+        purgeAt: T0 + 2 + RETENTION,
+      });
       expect(second).toMatchObject({ ok: false, reason: 'already-finished', status: 'completed' });
       const declined = await store.finish(record.id, { status: 'declined', now: T0 + 3, purgeAt: T0 + 3 + RETENTION });
       expect(declined).toMatchObject({ ok: false, reason: 'already-finished', status: 'completed' });
@@ -109,7 +119,12 @@ export function describeElicitationStoreContract(
     it('refuses to complete after expiresAt but allows the expired transition', async () => {
       const record = pendingRecord();
       await store.create(record);
-      const late = await store.finish(record.id, { status: 'completed', data: { apiKey: 'x' }, now: record.expiresAt, purgeAt: record.expiresAt + RETENTION });
+      const late = await store.finish(record.id, {
+        status: 'completed',
+        data: { apiKey: 'x' },
+        now: record.expiresAt,
+        purgeAt: record.expiresAt + RETENTION,
+      });
       expect(late).toMatchObject({ ok: false, reason: 'expired' });
       expect((await store.get(record.id, record.expiresAt))!.status).toBe('pending');
       const expired = await store.finish(record.id, { status: 'expired', now: record.expiresAt, purgeAt: record.expiresAt + RETENTION });
@@ -117,7 +132,10 @@ export function describeElicitationStoreContract(
     });
 
     it('answers not-found for unknown ids', async () => {
-      await expect(store.finish(randomUUID(), { status: 'declined', now: T0, purgeAt: T0 + 1 })).resolves.toEqual({ ok: false, reason: 'not-found' });
+      await expect(store.finish(randomUUID(), { status: 'declined', now: T0, purgeAt: T0 + 1 })).resolves.toEqual({
+        ok: false,
+        reason: 'not-found',
+      });
     });
 
     it('forgets records after purgeAt', async () => {
@@ -146,7 +164,7 @@ export function describeElicitationStoreContract(
       expect(await store.findLatestCompleted(user, 'api-key-github', T0 + RETENTION)).toBeUndefined();
     });
 
-    it('lists a user\'s records oldest first', async () => {
+    it("lists a user's records oldest first", async () => {
       const user = `user-${randomUUID()}`;
       const a = pendingRecord({ userId: user, createdAt: T0 + 2 });
       const b = pendingRecord({ userId: user, type: 'confirm', kind: 'confirm', createdAt: T0 + 1 });

@@ -22,11 +22,14 @@ function validValue(field: FieldSchema): fc.Arbitrary<unknown> {
   if (options) return fc.constantFrom(...options);
   if (field.type === 'boolean') return fc.boolean();
   if (field.type === 'integer') return fc.integer({ min: field.minimum ?? -1e6, max: field.maximum ?? 1e6 });
-  if (field.type === 'number') return fc.double({ min: field.minimum ?? -1e6, max: field.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+  if (field.type === 'number')
+    return fc.double({ min: field.minimum ?? -1e6, max: field.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
   const f = field as { format?: string; minLength?: number; maxLength?: number };
   switch (f.format) {
     case 'email':
-      return fc.tuple(fc.stringMatching(/^[a-z0-9._-]{1,20}$/), fc.stringMatching(/^[a-z0-9-]{1,20}$/), fc.stringMatching(/^[a-z]{2,6}$/)).map(([u, d, t]) => `${u}@${d}.${t}`);
+      return fc
+        .tuple(fc.stringMatching(/^[a-z0-9._-]{1,20}$/), fc.stringMatching(/^[a-z0-9-]{1,20}$/), fc.stringMatching(/^[a-z]{2,6}$/))
+        .map(([u, d, t]) => `${u}@${d}.${t}`);
     case 'uri':
       return fc.webUrl();
     case 'date':
@@ -39,14 +42,20 @@ function validValue(field: FieldSchema): fc.Arbitrary<unknown> {
 }
 
 const required = new Set(schema.required ?? []);
-const validContent = fc.record(
-  Object.fromEntries(Object.entries(schema.properties).map(([name, field]) => [name, validValue(field)])),
-  { requiredKeys: [...required] },
-);
+const validContent = fc.record(Object.fromEntries(Object.entries(schema.properties).map(([name, field]) => [name, validValue(field)])), {
+  requiredKeys: [...required],
+});
 
 /** Mutations that always make an answer invalid. */
 const mutations: Array<[string, (c: Record<string, unknown>) => Record<string, unknown>]> = [
-  ['drops a required field', (c) => { const { name, ...rest } = c; void name; return rest; }],
+  [
+    'drops a required field',
+    (c) => {
+      const { name, ...rest } = c;
+      void name;
+      return rest;
+    },
+  ],
   ['adds an unknown key', (c) => ({ ...c, isAdmin: true })],
   ['turns a number into text', (c) => ({ ...c, age: String(c.age) })],
   ['goes below a minimum', (c) => ({ ...c, age: -1 })],

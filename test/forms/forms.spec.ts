@@ -20,9 +20,25 @@ export const EVERY_KIND = {
     newsletter: { type: 'boolean', default: false },
     size: { type: 'string', enum: ['s', 'm', 'l'], default: 'm' },
     legacyColor: { type: 'string', enum: ['r', 'g'], enumNames: ['Red', 'Green'] },
-    plan: { type: 'string', oneOf: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }], default: 'free' },
+    plan: {
+      type: 'string',
+      oneOf: [
+        { const: 'free', title: 'Free' },
+        { const: 'pro', title: 'Pro' },
+      ],
+      default: 'free',
+    },
     tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 },
-    roles: { type: 'array', items: { anyOf: [{ const: 'dev', title: 'Developer' }, { const: 'ops', title: 'Operations' }] }, default: ['dev'] },
+    roles: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'dev', title: 'Developer' },
+          { const: 'ops', title: 'Operations' },
+        ],
+      },
+      default: ['dev'],
+    },
   },
   required: ['name', 'email', 'age', 'tags'],
 } as const;
@@ -67,7 +83,12 @@ describe('defineForm: every schema kind', () => {
     ['a bad e-mail', { ...VALID, email: 'not-an-email' }, 'email', 'must be an e-mail address'],
     ['a bad URL', { ...VALID, homepage: 'mona.dev' }, 'homepage', 'must be a URL'],
     ['a bad date', { ...VALID, birthday: '1990-02-30' }, 'birthday', 'must be a date (YYYY-MM-DD)'],
-    ['a date-time without zone', { ...VALID, meeting: '2026-11-22T10:00:00' }, 'meeting', 'must be a date and time (ISO 8601 with a time zone)'],
+    [
+      'a date-time without zone',
+      { ...VALID, meeting: '2026-11-22T10:00:00' },
+      'meeting',
+      'must be a date and time (ISO 8601 with a time zone)',
+    ],
     ['too short text', { ...VALID, name: '' }, 'name', 'must be at least 1 character(s)'],
     ['too long text', { ...VALID, name: 'x'.repeat(51) }, 'name', 'must be at most 50 character(s)'],
     ['a bad enum value', { ...VALID, size: 'xl' }, 'size', 'must be one of the offered options'],
@@ -103,21 +124,41 @@ describe('defineForm: every schema kind', () => {
 });
 
 describe('lint at declaration', () => {
-  const bad = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => () =>
-    defineForm({ type: 'object', properties, ...extra } as unknown as FormSchema);
+  const bad =
+    (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    () =>
+      defineForm({ type: 'object', properties, ...extra } as unknown as FormSchema);
 
   it.each([
     ['a nested object', { address: { type: 'object', properties: {} } }, 'address', /nested object/],
     ['an array of objects', { items: { type: 'array', items: { type: 'object', properties: {} } } }, 'items', /list of objects/],
     ['pattern', { code: { type: 'string', pattern: '^[0-9]+$' } }, 'code', /"pattern"/],
     ['an unknown format', { when: { type: 'string', format: 'time' } }, 'when', /format "time"/],
-    ['a default outside its enum', { size: { type: 'string', enum: ['s'], default: 'm' } }, 'size', /default that is not one of its options/],
+    [
+      'a default outside its enum',
+      { size: { type: 'string', enum: ['s'], default: 'm' } },
+      'size',
+      /default that is not one of its options/,
+    ],
     ['a default outside its bounds', { n: { type: 'integer', minimum: 1, maximum: 3, default: 5 } }, 'n', /default outside its bounds/],
     ['a default of the wrong type', { b: { type: 'boolean', default: 'yes' } }, 'b', /default that is not true or false/],
     ['a bad default e-mail', { e: { type: 'string', format: 'email', default: 'x' } }, 'e', /not a valid email/],
     ['minimum above maximum', { n: { type: 'number', minimum: 5, maximum: 1 } }, 'n', /minimum above maximum/],
     ['enumNames not matching', { c: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } }, 'c', /enumNames/],
-    ['duplicate titled options', { p: { type: 'string', oneOf: [{ const: 'a', title: 'A' }, { const: 'a', title: 'B' }] } }, 'p', /twice/],
+    [
+      'duplicate titled options',
+      {
+        p: {
+          type: 'string',
+          oneOf: [
+            { const: 'a', title: 'A' },
+            { const: 'a', title: 'B' },
+          ],
+        },
+      },
+      'p',
+      /twice/,
+    ],
     ['a free-value list', { tags: { type: 'array', items: { type: 'string' } } }, 'tags', /multi-selects/],
     ['an unknown type', { x: { type: 'null' } }, 'x', /type "null"/],
     ['a secret-looking field', { password: { type: 'string' } }, 'password', /forbids asking for secrets in form mode/],
@@ -137,12 +178,18 @@ describe('lint at declaration', () => {
   it('refuses a required field that does not exist, and an empty schema', () => {
     expect(bad({ a: { type: 'string' } }, { required: ['b'] })).toThrow(/"b" is required but is not a field/);
     expect(bad({})).toThrow(/has no fields/);
-    expect(() => defineForm({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } as never)).toThrow(/additionalProperties/);
+    expect(() => defineForm({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } as never)).toThrow(
+      /additionalProperties/,
+    );
   });
 
   it('lets a secret-looking field through when declared secret or cleared', () => {
-    expect(defineForm({ type: 'object', properties: { password: { type: 'string' } } }, { secretFields: ['password'] }).secretFields).toEqual(['password']);
-    expect(() => defineForm({ type: 'object', properties: { tokenCount: { type: 'integer' } } }, { notSecret: ['tokenCount'] })).not.toThrow();
+    expect(
+      defineForm({ type: 'object', properties: { password: { type: 'string' } } }, { secretFields: ['password'] }).secretFields,
+    ).toEqual(['password']);
+    expect(() =>
+      defineForm({ type: 'object', properties: { tokenCount: { type: 'integer' } } }, { notSecret: ['tokenCount'] }),
+    ).not.toThrow();
   });
 });
 
@@ -173,7 +220,12 @@ describe('formFromClass: a NestJS-native declaration', () => {
     @IsOptional()
     subscribe?: boolean;
 
-    @FormField({ options: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }] })
+    @FormField({
+      options: [
+        { const: 'free', title: 'Free' },
+        { const: 'pro', title: 'Pro' },
+      ],
+    })
     plan!: string;
 
     @FormField({ multiple: true })
@@ -194,7 +246,13 @@ describe('formFromClass: a NestJS-native declaration', () => {
         homepage: { type: 'string', format: 'uri' },
         age: { type: 'integer', minimum: 0, maximum: 150, default: 18 },
         subscribe: { title: 'Newsletter', type: 'boolean' },
-        plan: { type: 'string', oneOf: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }] },
+        plan: {
+          type: 'string',
+          oneOf: [
+            { const: 'free', title: 'Free' },
+            { const: 'pro', title: 'Pro' },
+          ],
+        },
         tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, maxItems: 2 },
       },
       required: ['name', 'email', 'plan'],

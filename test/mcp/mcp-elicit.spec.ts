@@ -12,12 +12,19 @@ const profile = defineForm({
   properties: {
     name: { type: 'string', minLength: 1 },
     email: { type: 'string', format: 'email' },
-    plan: { type: 'string', oneOf: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }], default: 'free' },
+    plan: {
+      type: 'string',
+      oneOf: [
+        { const: 'free', title: 'Free' },
+        { const: 'pro', title: 'Pro' },
+      ],
+      default: 'free',
+    },
   },
   required: ['name', 'email'],
 });
 
-const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content)[0].text;
+const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0].text;
 
 describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
   let ref: TestingModule;
@@ -46,7 +53,11 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
       const email: string = answer.content.email;
       return { ...answer, email };
     });
-    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { name: 'Mona', email: 'mona@example.com', plan: 'free' }, email: 'mona@example.com' });
+    expect(JSON.parse(text(result))).toEqual({
+      action: 'accept',
+      content: { name: 'Mona', email: 'mona@example.com', plan: 'free' },
+      email: 'mona@example.com',
+    });
     expect(seen).toMatchObject({ mode: 'form', message: 'Your profile?', requestedSchema: profile.schema });
   });
 
@@ -59,7 +70,11 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
 
   it.each([
     ['an accept without content', { action: 'accept' as const }, /\(answer\) must be an object/],
-    ['an extra key', { action: 'accept' as const, content: { name: 'M', email: 'm@e.io', admin: true } }, /admin is not a field of this form/],
+    [
+      'an extra key',
+      { action: 'accept' as const, content: { name: 'M', email: 'm@e.io', admin: true } },
+      /admin is not a field of this form/,
+    ],
     ['a missing required field (the SDK or we refuse it)', { action: 'accept' as const, content: { name: 'M' } }, /email/],
   ])('turns %s into a tool error listing the fields (where the SDK lets it pass)', async (_, answer, message) => {
     const { client, call } = await linked(binding, { form: {} });
@@ -105,7 +120,10 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
   });
 
   it('sends forms with secret fields to the hosted page, never through form mode', async () => {
-    const login = defineForm({ type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } } }, { secretFields: ['password'] });
+    const login = defineForm(
+      { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } } },
+      { secretFields: ['password'] },
+    );
     const formOnly = await linked(binding, { form: {} });
     const refused = await formOnly.call((el) => el.elicit('Sign in', login));
     expect(refused.result.isError).toBe(true);

@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
-import {
-  ElicitRequestSchema,
-  ErrorCode,
-  McpError,
-  UrlElicitationRequiredError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { linked, type Caps } from '../support/linked-mcp.js';

@@ -50,7 +50,9 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
   const clients: Client[] = [];
 
   beforeEach(async () => {
-    ref = await compileElicitation({ limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxFormAttempts: MAX_FORM_ATTEMPTS } });
+    ref = await compileElicitation({
+      limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxFormAttempts: MAX_FORM_ATTEMPTS },
+    });
     binding = ref.get(McpElicitation);
     service = ref.get(ElicitationService);
     tools = [];
@@ -83,7 +85,13 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     onElicit,
     manual = false,
     maxRounds,
-  }: { user?: string; elicitation?: Caps; onElicit?: (params: Elicit) => ElicitResult | Promise<ElicitResult>; manual?: boolean; maxRounds?: number } = {}) {
+  }: {
+    user?: string;
+    elicitation?: Caps;
+    onElicit?: (params: Elicit) => ElicitResult | Promise<ElicitResult>;
+    manual?: boolean;
+    maxRounds?: number;
+  } = {}) {
     const client = new Client(
       { name: 'modern-flow-client', version: '1.0.0' },
       {
@@ -92,7 +100,8 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         inputRequired: manual ? { autoFulfill: false } : { maxRounds: maxRounds ?? 10 },
       },
     );
-    if (elicitation) client.setRequestHandler('elicitation/create', async (request) => (onElicit ? onElicit(request.params) : { action: 'cancel' }));
+    if (elicitation)
+      client.setRequestHandler('elicitation/create', async (request) => (onElicit ? onElicit(request.params) : { action: 'cancel' }));
     /** Every tools/call body the client sent, and the JSON-RPC message answering it (as on the wire). */
     const calls: AnyResult[] = [];
     const replies: AnyResult[] = [];
@@ -145,7 +154,9 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     const { client, calls } = await connect({
       onElicit: (params): ElicitResult => {
         asked.push(params);
-        return params.message === 'What is your name?' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'accept', content: { age: 36 } };
+        return params.message === 'What is your name?'
+          ? { action: 'accept', content: { name: 'Ada' } }
+          : { action: 'accept', content: { age: 36 } };
       },
     });
 
@@ -248,7 +259,10 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     expect(Object.keys(r1.inputRequests)).toEqual(['elicitation-1']);
     expect(typeof r1.requestState).toBe('string');
 
-    const r2 = await call({ inputResponses: { wrong_key: { action: 'accept', content: { confirmed: true } } }, requestState: r1.requestState });
+    const r2 = await call({
+      inputResponses: { wrong_key: { action: 'accept', content: { confirmed: true } } },
+      requestState: r1.requestState,
+    });
     expect(r2.resultType).toBe('input_required');
     expect(r2.inputRequests).toEqual(r1.inputRequests);
     expect(typeof r2.requestState).toBe('string');
@@ -262,7 +276,10 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     expect(r4.resultType).toBe('input_required');
     expect(completed).toBe(0);
 
-    const done = await call({ inputResponses: { 'elicitation-1': { action: 'accept', content: { confirmed: true } } }, requestState: r4.requestState });
+    const done = await call({
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { confirmed: true } } },
+      requestState: r4.requestState,
+    });
     expect(replies.at(-1)!.result.resultType).toBe('complete');
     expect(textOf(done)).toBe('Deleted /tmp/c');
     expect(completed).toBe(1);
@@ -296,7 +313,10 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         expect((error as ProtocolError).code).toBe(-32021);
         expect((error as ProtocolError).data).toEqual({ requiredCapabilities: { elicitation: { url: {} } } });
       }
-      expect(calls.map((c) => c.params._meta['io.modelcontextprotocol/clientCapabilities'])).toEqual([{ elicitation: {} }, { elicitation: {} }]);
+      expect(calls.map((c) => c.params._meta['io.modelcontextprotocol/clientCapabilities'])).toEqual([
+        { elicitation: {} },
+        { elicitation: {} },
+      ]);
       expect(reached).toBe(0);
       expect(await service.list({ userId: 'alice' })).toEqual([]);
 
@@ -327,7 +347,8 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         return text('done');
       });
       const { client } = await connect({
-        onElicit: (p): ElicitResult => (p.message === 'Your age?' ? { action: 'accept', content: { age: 3 } } : { action: 'accept', content: { name: 'Ada' } }),
+        onElicit: (p): ElicitResult =>
+          p.message === 'Your age?' ? { action: 'accept', content: { age: 3 } } : { action: 'accept', content: { name: 'Ada' } },
       });
       const result = await client.callTool({ name: 'fickle', arguments: {} });
       expect(result.isError).toBe(true);
@@ -345,7 +366,10 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         return text(answer.action);
       });
       const asked: string[] = [];
-      const { client } = await connect({ maxRounds: 4, onElicit: (p) => (asked.push(p.message), { action: 'accept', content: { name: 'Ada' } }) });
+      const { client } = await connect({
+        maxRounds: 4,
+        onElicit: (p) => (asked.push(p.message), { action: 'accept', content: { name: 'Ada' } }),
+      });
       const error = await rejection(client.callTool({ name: 'fickle', arguments: {} }));
       expect(error).toBeInstanceOf(SdkError);
       expect((error as SdkError).code).toBe(SdkErrorCode.InputRequiredRoundsExceeded);
@@ -364,7 +388,10 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     it('fail the tool for a client without URL mode: a secret is never asked in form mode', async () => {
       register();
       let asked = 0;
-      const { client } = await connect({ elicitation: { form: {} }, onElicit: () => (asked++, { action: 'accept', content: { password: 'hunter2' } }) });
+      const { client } = await connect({
+        elicitation: { form: {} },
+        onElicit: () => (asked++, { action: 'accept', content: { password: 'hunter2' } }),
+      });
       const result = await client.callTool({ name: 'set-password', arguments: {} });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('password');
@@ -419,7 +446,9 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       const { client, replies } = await connect({ manual: true });
       const r1 = await rawCall(client, { name: 'approve', arguments: {} });
       const [pending] = await service.list({ userId: 'alice' });
-      const answered = new Promise((resolve) => setTimeout(resolve, 200)).then(() => service.complete(pending.elicitationId, { confirmed: true }));
+      const answered = new Promise((resolve) => setTimeout(resolve, 200)).then(() =>
+        service.complete(pending.elicitationId, { confirmed: true }),
+      );
       const done = await retry(client, r1);
       expect((await answered).ok).toBe(true);
       expect(replies.at(-1)!.result.resultType).toBe('complete');

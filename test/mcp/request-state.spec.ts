@@ -75,7 +75,9 @@ function containsEncoded(text: string, needle: string): boolean {
   if (text.includes(needle)) return true;
   for (const pad of ['', 'x', 'xy']) {
     for (const encoding of ['base64', 'base64url'] as const) {
-      const encoded = Buffer.from(pad + needle).toString(encoding).replace(/=+$/, '');
+      const encoded = Buffer.from(pad + needle)
+        .toString(encoding)
+        .replace(/=+$/, '');
       // Drop the characters that mix in the padding bytes or the bytes that follow.
       const stable = encoded.slice(Math.ceil((pad.length * 4) / 3) + 1, -2);
       if (stable.length >= 8 && text.includes(stable)) return true;
@@ -227,7 +229,9 @@ describe('RequestStateCodec', () => {
 
     it('accepts the same tool and arguments, whatever the key order (nested too)', () => {
       expect(() => RequestStateCodec.checkCall(opened, 'delete-file', args)).not.toThrow();
-      expect(() => RequestStateCodec.checkCall(opened, 'delete-file', { options: { depth: 2, force: true }, path: '/tmp/report.txt' })).not.toThrow();
+      expect(() =>
+        RequestStateCodec.checkCall(opened, 'delete-file', { options: { depth: 2, force: true }, path: '/tmp/report.txt' }),
+      ).not.toThrow();
     });
 
     it('refuses another tool', () => {
@@ -299,7 +303,8 @@ describe('RequestStateCodec', () => {
     expect(containsEncoded(`x${Buffer.from(JSON.stringify(planted)).toString('base64url')}`, MARKER)).toBe(true);
     expect(containsEncoded(Buffer.from(`ab${JSON.stringify(planted)}`).toString('base64'), MARKER)).toBe(true);
     expect(containsEncoded(sealed, MARKER)).toBe(false);
-    for (const word of ['alice', 'delete-file', 'accept', 'answer', 'elicitation-1']) expect(containsEncoded(codec.seal(payload()), word)).toBe(false);
+    for (const word of ['alice', 'delete-file', 'accept', 'answer', 'elicitation-1'])
+      expect(containsEncoded(codec.seal(payload()), word)).toBe(false);
     for (const part of sealed.split('.')) {
       const decoded = Buffer.from(part, 'base64url');
       expect(decoded.includes(MARKER)).toBe(false);
@@ -444,24 +449,25 @@ describeRedis('McpElicitation.verifyRequestState on Redis', () => {
     await client.quit();
   });
 
-  describe('single use', () => describeSingleUse(
-    () => {
-      prefix = `${RUN}-${++n}`;
-      return compileElicitation({ requestStateTtlMs: 10 * 60_000, store: new RedisElicitationStore(client, { keyPrefix: prefix }) });
-    },
-    async () => {
-      // Every redemption left one bounded counter in this prefix, nothing without a TTL.
-      const keys = await scanKeys(client, `{${prefix}}*`);
-      expect(keys.length).toBeGreaterThan(0);
-      for (const key of keys) {
-        expect(key).toContain('request-state:');
-        const ttl = await client.pttl(key);
-        expect(ttl).toBeGreaterThan(0);
-        expect(ttl).toBeLessThanOrEqual(2 * 10 * 60_000);
-      }
-      await deletePrefix(client, prefix);
-    },
-  ));
+  describe('single use', () =>
+    describeSingleUse(
+      () => {
+        prefix = `${RUN}-${++n}`;
+        return compileElicitation({ requestStateTtlMs: 10 * 60_000, store: new RedisElicitationStore(client, { keyPrefix: prefix }) });
+      },
+      async () => {
+        // Every redemption left one bounded counter in this prefix, nothing without a TTL.
+        const keys = await scanKeys(client, `{${prefix}}*`);
+        expect(keys.length).toBeGreaterThan(0);
+        for (const key of keys) {
+          expect(key).toContain('request-state:');
+          const ttl = await client.pttl(key);
+          expect(ttl).toBeGreaterThan(0);
+          expect(ttl).toBeLessThanOrEqual(2 * 10 * 60_000);
+        }
+        await deletePrefix(client, prefix);
+      },
+    ));
 
   it('refuses a replay on another instance sharing the store', async () => {
     const shared = `${RUN}-shared`;

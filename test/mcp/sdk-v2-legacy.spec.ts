@@ -58,11 +58,16 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
   async function linkedV2(body: (el: ToolElicitation, args: { topic: string }) => Promise<unknown>, onElicit: Handler) {
     const server = new McpServer({ name: 'v2-legacy-unit', version: '1.0.0' }, { ...binding.serverOptions() });
     const eras: string[] = [];
-    binding.registerTool(server, 'probe', { description: 'test probe', inputSchema: z.object({ topic: z.string() }) }, async (args: { topic: string }, el) => {
-      eras.push(el.era);
-      const value = await body(el, args);
-      return { content: [{ type: 'text' as const, text: JSON.stringify(value ?? null) }] };
-    });
+    binding.registerTool(
+      server,
+      'probe',
+      { description: 'test probe', inputSchema: z.object({ topic: z.string() }) },
+      async (args: { topic: string }, el) => {
+        eras.push(el.era);
+        const value = await body(el, args);
+        return { content: [{ type: 'text' as const, text: JSON.stringify(value ?? null) }] };
+      },
+    );
     const client = new Client({ name: 'v2-legacy-client', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
     const asked: ElicitRequestParams[] = [];
     client.setRequestHandler('elicitation/create', (request) => {
@@ -77,7 +82,10 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     });
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    closers.push(() => client.close(), () => server.close());
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
     expect(client.getProtocolEra()).toBe('legacy');
     return {
       eras,

@@ -74,7 +74,12 @@ describe('isCanonicalSealed (checked on the text, without decoding)', () => {
           expect(isCanonicalSealed(sealed)).toBe(true);
           for (const [at, op, ch] of edits) {
             const i = at % (sealed.length + 1);
-            sealed = op === 0 ? sealed.slice(0, i) + ch + sealed.slice(i + 1) : op === 1 ? sealed.slice(0, i) + ch + sealed.slice(i) : sealed.slice(0, i) + sealed.slice(i + 1);
+            sealed =
+              op === 0
+                ? sealed.slice(0, i) + ch + sealed.slice(i + 1)
+                : op === 1
+                  ? sealed.slice(0, i) + ch + sealed.slice(i)
+                  : sealed.slice(0, i) + sealed.slice(i + 1);
           }
           expect(isCanonicalSealed(sealed)).toBe(canonicalByRoundTrip(sealed));
         },
@@ -140,7 +145,8 @@ describe('security options', () => {
 
   it('reads keys as Buffer, hex or base64, and refuses other lengths', () => {
     const key = randomBytes(32);
-    const read = (encryptionKey: unknown) => resolveElicitationOptions({ ...base, encryptionKey } as never, 'elicit').options.encryptionKeys;
+    const read = (encryptionKey: unknown) =>
+      resolveElicitationOptions({ ...base, encryptionKey } as never, 'elicit').options.encryptionKeys;
     expect(read(key)[0].equals(key)).toBe(true);
     expect(read(key.toString('hex'))[0].equals(key)).toBe(true);
     expect(read(key.toString('base64'))[0].equals(key)).toBe(true);
@@ -158,7 +164,9 @@ describe('security options', () => {
     [{ loginUrl: 'javascript:alert(1)' }, /loginUrl/],
     [{ loginUrl: '//evil.example/login' }, /loginUrl/],
   ])('refuses %j', (patch, message) => {
-    expect(() => resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) } as never, 'elicit')).toThrow(message);
+    expect(() => resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) } as never, 'elicit')).toThrow(
+      message,
+    );
   });
 
   it('defaults the limits and the throttle', () => {
@@ -206,7 +214,12 @@ describe('secrets at rest and read-once delivery', () => {
     ref = await compileElicitation();
     const service = ref.get(ElicitationService);
     const store = ref.get(ElicitationStore);
-    const marked = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'alice', metadata: { secretFields: ['pin'] } });
+    const marked = await service.createUrlElicitation({
+      kind: 'confirm',
+      message: 'ok?',
+      userId: 'alice',
+      metadata: { secretFields: ['pin'] },
+    });
     await service.complete(marked.elicitationId, { pin: '4242' });
     expect(JSON.stringify(await store.get(marked.elicitationId, Date.now()))).not.toContain('4242');
     const plain = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'alice' });
@@ -227,7 +240,10 @@ describe('secrets at rest and read-once delivery', () => {
     expect((await store.get(a.elicitationId, Date.now()))!.data).toBeUndefined();
     const b = await service.createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice', type: 'once' });
     await service.complete(b.elicitationId, { apiKey: 'k2' });
-    const reads = await Promise.all([service.getResult(b.elicitationId, { consume: true }), service.getResult(b.elicitationId, { consume: true })]);
+    const reads = await Promise.all([
+      service.getResult(b.elicitationId, { consume: true }),
+      service.getResult(b.elicitationId, { consume: true }),
+    ]);
     expect(reads.filter((r) => r?.status === 'completed')).toHaveLength(1);
   });
 
@@ -248,13 +264,17 @@ describe('secrets at rest and read-once delivery', () => {
     const service = ref.get(ElicitationService);
     await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'dan' });
     const second = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'dan' });
-    await expect(service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'dan' })).rejects.toMatchObject({ reason: 'user-pending-limit' });
+    await expect(service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'dan' })).rejects.toMatchObject({
+      reason: 'user-pending-limit',
+    });
     await service.decline(second.elicitationId);
     await expect(service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'dan' })).resolves.toBeDefined();
   });
 
   it('refuses oversized metadata and results', async () => {
-    ref = await compileElicitation({ limits: { createPerMinute: 100, maxPendingPerUser: 100, maxMetadataBytes: 100, maxResultBytes: 100 } });
+    ref = await compileElicitation({
+      limits: { createPerMinute: 100, maxPendingPerUser: 100, maxMetadataBytes: 100, maxResultBytes: 100 },
+    });
     const service = ref.get(ElicitationService);
     await expect(
       service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u', metadata: { blob: 'x'.repeat(200) } }),
@@ -267,10 +287,19 @@ describe('secrets at rest and read-once delivery', () => {
   it('checks external URLs against the policy and keeps the target for the redirect', async () => {
     ref = await compileElicitation({ externalUrlPolicy: { resolveHost: async () => ['93.184.216.34'] } });
     const service = ref.get(ElicitationService);
-    const ok = await service.createUrlElicitation({ kind: 'external', url: 'https://accounts.example.com/consent?client_id=abc&state=xyz', message: 'Connect', userId: 'u' });
+    const ok = await service.createUrlElicitation({
+      kind: 'external',
+      url: 'https://accounts.example.com/consent?client_id=abc&state=xyz',
+      message: 'Connect',
+      userId: 'u',
+    });
     expect(ok.url).toMatch(/\/elicit\/[0-9a-f-]{36}\/external$/);
-    await expect(service.createUrlElicitation({ kind: 'external', url: 'http://169.254.169.254/latest', message: 'x', userId: 'u' })).rejects.toMatchObject({ name: 'UnsafeUrlError' });
+    await expect(
+      service.createUrlElicitation({ kind: 'external', url: 'http://169.254.169.254/latest', message: 'x', userId: 'u' }),
+    ).rejects.toMatchObject({ name: 'UnsafeUrlError' });
     await expect(service.createUrlElicitation({ kind: 'external', message: 'x', userId: 'u' })).rejects.toThrow(/url" is required/);
-    await expect(service.createUrlElicitation({ kind: 'confirm', url: 'https://a.example', message: 'x', userId: 'u' } as never)).rejects.toThrow(/only for kind "external"/);
+    await expect(
+      service.createUrlElicitation({ kind: 'confirm', url: 'https://a.example', message: 'x', userId: 'u' } as never),
+    ).rejects.toThrow(/only for kind "external"/);
   });
 });

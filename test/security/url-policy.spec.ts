@@ -70,9 +70,7 @@ const NON_PUBLIC_V4 = [
   '198.18.0.1',
   '240.0.0.1',
 ];
-const IPV4_LITERALS = NON_PUBLIC_V4.flatMap((dotted) =>
-  ipv4Spellings(dotted).map(([form, host]) => [dotted, form, host] as const),
-);
+const IPV4_LITERALS = NON_PUBLIC_V4.flatMap((dotted) => ipv4Spellings(dotted).map(([form, host]) => [dotted, form, host] as const));
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -127,7 +125,7 @@ describe('assertSafeExternalUrl: accepted URLs', () => {
     ['https localhost with allowHttpLoopback', 'https://localhost:8443/', { allowHttpLoopback: true }],
   ])('accepts %s', async (_label, input, policy) => {
     const resolveHost = resolverFrom({
-      'localhost': ['127.0.0.1', '::1'],
+      localhost: ['127.0.0.1', '::1'],
       'app.localhost': ['127.0.0.1'],
     });
     const fallback = async (hostname: string) => (hostname.endsWith('localhost') ? resolveHost(hostname) : resolvePublic(hostname));
@@ -220,9 +218,9 @@ describe('assertSafeExternalUrl: allow-list', () => {
   it.each([['https://example.com'], ['example.com:8443'], ['example.com/path'], ['user@example.com'], ['*'], ['']])(
     'throws a TypeError for the malformed entry %j',
     async (entry) => {
-      await expect(
-        assertSafeExternalUrl('https://example.com/', { allowedHosts: [entry], resolveHost: resolvePublic }),
-      ).rejects.toThrow(TypeError);
+      await expect(assertSafeExternalUrl('https://example.com/', { allowedHosts: [entry], resolveHost: resolvePublic })).rejects.toThrow(
+        TypeError,
+      );
     },
   );
 });
@@ -406,9 +404,7 @@ describe('assertSafeExternalUrl: DNS pre-resolution', () => {
 
 describe('assertSafeExternalUrl: default resolver', () => {
   it('uses dns.promises.lookup (all, verbatim) only when no resolveHost is injected', async () => {
-    const lookup = jest
-      .spyOn(dns.promises, 'lookup')
-      .mockImplementation((async () => [{ address: PUBLIC_V4, family: 4 }]) as never);
+    const lookup = jest.spyOn(dns.promises, 'lookup').mockImplementation((async () => [{ address: PUBLIC_V4, family: 4 }]) as never);
 
     await expect(assertSafeExternalUrl('https://api.example.com/v1')).resolves.toBeInstanceOf(URL);
     // (the spy's type only sees lookup's last overload, hence the untyped comparison of the arguments)
@@ -421,9 +417,10 @@ describe('assertSafeExternalUrl: default resolver', () => {
   });
 
   it('refuses a private answer from the default resolver', async () => {
-    jest
-      .spyOn(dns.promises, 'lookup')
-      .mockImplementation((async () => [{ address: PUBLIC_V4, family: 4 }, { address: '10.1.2.3', family: 4 }]) as never);
+    jest.spyOn(dns.promises, 'lookup').mockImplementation((async () => [
+      { address: PUBLIC_V4, family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ]) as never);
     const error = await refusal('https://api.example.com/', { resolveHost: undefined });
     expect(error.reason).toBe('private-address');
   });

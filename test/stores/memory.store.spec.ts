@@ -111,8 +111,9 @@ describe('DeadlineWheel', () => {
     const current = wheel.bucketAt(now);
     if (current) {
       let kept = 0;
-      for (const d of current) if (d <= now) out.push(d);
-      else current[kept++] = d;
+      for (const d of current)
+        if (d <= now) out.push(d);
+        else current[kept++] = d;
       wheel.trim(now, kept);
     }
     return out;

@@ -57,7 +57,15 @@ function run(file: string, args: string[], timeoutMs: number): Promise<string> {
 
 /** A plain connection to one node, failing fast rather than retrying. */
 function nodeClient(port: number): Redis {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000, commandTimeout: 2_000, retryStrategy: () => null });
+  const client = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   return client;
 }
@@ -81,7 +89,10 @@ async function waitForClusterOk(ports: number[], timeoutMs: number): Promise<voi
       }),
     );
     const ok = states.every(
-      (info) => /cluster_state:ok/.test(info) && /cluster_slots_ok:16384/.test(info) && new RegExp(`cluster_known_nodes:${ports.length}\\b`).test(info),
+      (info) =>
+        /cluster_state:ok/.test(info) &&
+        /cluster_slots_ok:16384/.test(info) &&
+        new RegExp(`cluster_known_nodes:${ports.length}\\b`).test(info),
     );
     if (ok) return;
     last = states.map((s, i) => `--- ${ports[i]}\n${s}`).join('\n');
@@ -99,10 +110,14 @@ async function connectCluster(port: number): Promise<Cluster> {
   });
   cluster.on('error', () => undefined);
   try {
-    await within(10_000, `cluster client on port ${port} ready`, new Promise<void>((resolve, reject) => {
-      cluster.once('ready', () => resolve());
-      cluster.once('end', () => reject(new Error('cluster client ended before ready')));
-    }));
+    await within(
+      10_000,
+      `cluster client on port ${port} ready`,
+      new Promise<void>((resolve, reject) => {
+        cluster.once('ready', () => resolve());
+        cluster.once('end', () => reject(new Error('cluster client ended before ready')));
+      }),
+    );
   } catch (error) {
     cluster.disconnect();
     throw error;
@@ -133,18 +148,30 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
     for (const port of ports) {
       servers.push(
         await startRedisServer(port, [
-          '--port', String(port),
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', `nodes-${port}.conf`,
-          '--dir', dir,
-          '--save', '',
-          '--appendonly', 'no',
-          '--bind', HOST,
-          '--daemonize', 'no',
+          '--port',
+          String(port),
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--bind',
+          HOST,
+          '--daemonize',
+          'no',
         ]),
       );
     }
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`), '--cluster-replicas', '0', '--cluster-yes'], 30_000);
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      30_000,
+    );
     await waitForClusterOk(ports, 20_000);
     cluster = await connectCluster(ports[0]);
     clients.push(cluster);
@@ -156,7 +183,10 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
     if (dir) await rm(dir, { recursive: true, force: true });
   }, TEARDOWN_TIMEOUT_MS);
 
-  describeElicitationStoreContract('RedisElicitationStore (Cluster client)', () => new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` }));
+  describeElicitationStoreContract(
+    'RedisElicitationStore (Cluster client)',
+    () => new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` }),
+  );
 
   describe('Cluster specifics', () => {
     /** The slot Redis computes for `key`. */
@@ -203,7 +233,9 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
         const pending = pendingRecord({ createdAt: now, expiresAt: now + 60_000, purgeAt: now + 90_000, userId: 'slot-user-2', type: 't' });
         await store.create(done);
         await store.create(pending);
-        expect(await store.finish(done.id, { status: 'completed', data: { apiKey: prefix }, now: now + 1, purgeAt: now + 90_000 })).toMatchObject({ ok: true });
+        expect(
+          await store.finish(done.id, { status: 'completed', data: { apiKey: prefix }, now: now + 1, purgeAt: now + 90_000 }),
+        ).toMatchObject({ ok: true });
         // The multi-key scripts work on whichever node serves the prefix.
         expect(await store.findLatestCompleted('slot-user', 't', now + 2)).toMatchObject({ id: done.id, data: { apiKey: prefix } });
         expect((await store.listByUser('slot-user-2', now + 2)).map((r) => r.id)).toEqual([pending.id]);

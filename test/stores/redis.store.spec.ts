@@ -72,7 +72,10 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         const ops: Array<[string, () => Promise<unknown>]> = [
           ['create', () => store.create(record)],
           ['get', () => store.get(record.id, record.createdAt)],
-          ['finish', () => store.finish(record.id, { status: 'completed', data: { k: 1 }, now: record.createdAt + 1, purgeAt: record.purgeAt })],
+          [
+            'finish',
+            () => store.finish(record.id, { status: 'completed', data: { k: 1 }, now: record.createdAt + 1, purgeAt: record.purgeAt }),
+          ],
           ['findLatestCompleted', () => store.findLatestCompleted(record.userId, record.type, record.createdAt + 2)],
           ['listByUser', () => store.listByUser(record.userId, record.createdAt + 2)],
         ];
@@ -96,7 +99,14 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       const channelA = await a.openEventChannel((e) => seenByA.push(e));
       const channelB = await b.openEventChannel((e) => seenByB.push(e));
       try {
-        const event: ElicitationEvent = { type: 'completed', elicitationId: randomUUID(), userId: 'u', kind: 'api-key', elicitationType: 't', at: 1 };
+        const event: ElicitationEvent = {
+          type: 'completed',
+          elicitationId: randomUUID(),
+          userId: 'u',
+          kind: 'api-key',
+          elicitationType: 't',
+          at: 1,
+        };
         await channelB.publish(event);
         const deadline = Date.now() + 2_000;
         while (seenByA.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -110,7 +120,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
-    it('publishes a finished record\'s event from the finish script, once, and never back to the sender', async () => {
+    it("publishes a finished record's event from the finish script, once, and never back to the sender", async () => {
       const prefix = `${RUN}-script-event`;
       const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
       const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
@@ -218,9 +228,23 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-finish-record` });
       const now = Date.now();
       const cases = [
-        { record: pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, sessionId: 's' }), change: { status: 'completed' as const, data: { apiKey: 'k', nested: { a: [1, 2] } } } },
-        { record: pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, metadata: { form: { schema: { type: 'object' } }, 'q"uote': '\u00e9\u2028' } }), change: { status: 'declined' as const } },
-        { record: pendingRecord({ createdAt: now - 10_000, expiresAt: now - 1, purgeAt: now + 1_000 }), change: { status: 'expired' as const } },
+        {
+          record: pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, sessionId: 's' }),
+          change: { status: 'completed' as const, data: { apiKey: 'k', nested: { a: [1, 2] } } },
+        },
+        {
+          record: pendingRecord({
+            createdAt: now,
+            expiresAt: now + 5_000,
+            purgeAt: now + 10_000,
+            metadata: { form: { schema: { type: 'object' } }, 'q"uote': '\u00e9\u2028' },
+          }),
+          change: { status: 'declined' as const },
+        },
+        {
+          record: pendingRecord({ createdAt: now - 10_000, expiresAt: now - 1, purgeAt: now + 1_000 }),
+          change: { status: 'expired' as const },
+        },
       ];
       for (const { record, change } of cases) {
         await store.create(record);

@@ -37,4 +37,3 @@ export async function linked(binding: McpElicitation, elicitation: Caps, authUse
     },
   };
 }
-

@@ -110,7 +110,13 @@ export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise
   if (gone() || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
-  if (await within(graceMs, 'SIGTERM', exited).then(() => true, () => false)) return;
+  if (
+    await within(graceMs, 'SIGTERM', exited).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   child.kill('SIGKILL');
   await within(5_000, 'SIGKILL', exited).catch(() => undefined);
 }

@@ -1,0 +1,26 @@
+// ESLint flat config: typescript-eslint's type-checked recommended rules over every TypeScript file the
+// repository compiles (library, tests, examples, benchmarks). Formatting is Prettier's job, not ESLint's.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'dist-demo/', 'coverage/', 'bench/results/', 'node_modules/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // `_`-prefixed names are deliberately unused (destructured away, or a required parameter position).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Plain JavaScript (configs, scripts): no type information.
+    files: ['**/*.{js,mjs,cjs}'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
