@@ -287,6 +287,18 @@ export class ElicitationService implements OnModuleDestroy {
     return this.transition(id, 'cancelled');
   }
 
+  /** Counts one invalid answer to a hosted form (kind 'form'); the `limits.maxFormAttempts`-th declines the elicitation. */
+  async recordInvalidFormAttempt(record: ElicitationRecord): Promise<{ attemptsLeft: number; declined?: TransitionResult }> {
+    // One window that spans the record's whole life, the same on every instance: the stores align fixed
+    // windows to multiples of windowMs, so a window of the record's lifetime read at its expiry never
+    // rolls over (and is forgotten after expiry), whereas "the time left" would start a new count each post.
+    const lifetime = Math.max(record.expiresAt - record.createdAt, 1);
+    const { count } = await this.store.hit(`form-attempts:${record.id}`, lifetime, record.expiresAt);
+    const max = this.options.limits.maxFormAttempts;
+    if (count >= max) return { attemptsLeft: 0, declined: await this.decline(record.id) };
+    return { attemptsLeft: max - count };
+  }
+
   /**
    * Resolves when the elicitation leaves `pending` (with the data when completed), or with
    * `{ status: 'timeout' }` when `timeoutMs` passes first. Lets a tool pause and resume inside one call.

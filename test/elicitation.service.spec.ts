@@ -3,6 +3,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
+import { buildForm } from '../src/forms/define-form.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 import { compileElicitation } from './support/testing-module.js';
@@ -210,6 +211,40 @@ describe('ElicitationService', () => {
       expect(await service.sweep(Date.now() + 61_000)).toBe(1);
       expect(events.filter((e) => e.type === 'expired').map((e) => e.elicitationId)).toEqual([a.elicitationId]);
       expect(await service.sweep(Date.now() + 61_000)).toBe(0);
+    });
+  });
+
+  describe('recordInvalidFormAttempt', () => {
+    const createForm = () =>
+      service.createUrlElicitation({
+        kind: 'form',
+        form: buildForm({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }),
+        message: 'Tell us your name',
+        userId: 'alice',
+      });
+
+    it('counts invalid answers and declines on the limits.maxFormAttempts-th (default 3)', async () => {
+      const { elicitationId } = await createForm();
+      const record = (await service.getRecord(elicitationId))!;
+      expect(await service.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 2 });
+      expect(await service.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 1 });
+      const third = await service.recordInvalidFormAttempt(record);
+      expect(third).toMatchObject({ attemptsLeft: 0, declined: { ok: true, record: { status: 'declined' } } });
+      expect(await service.getResult(elicitationId)).toEqual({ status: 'declined' });
+      expect(events.filter((e) => e.type !== 'created').map((e) => e.type)).toEqual(['declined']);
+      // A late attempt finds it finished: nothing is declined twice.
+      expect(await service.recordInvalidFormAttempt(record)).toMatchObject({
+        attemptsLeft: 0,
+        declined: { ok: false, reason: 'already-finished', status: 'declined' },
+      });
+    });
+
+    it('keeps one count per elicitation', async () => {
+      const a = (await service.getRecord((await createForm()).elicitationId))!;
+      const b = (await service.getRecord((await createForm()).elicitationId))!;
+      expect(await service.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 2 });
+      expect(await service.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 1 });
+      expect(await service.recordInvalidFormAttempt(b)).toEqual({ attemptsLeft: 2 });
     });
   });
 
