@@ -6,6 +6,11 @@ import type { FieldSchema, FormSchema, StringFormat, TitledOption } from './form
 
 const FIELDS = Symbol('nestjs-mcp-elicitation:form-fields');
 
+/** The `@FormField()` options of a class's properties (`target` is its prototype); `own` skips inherited ones. */
+function fieldsOf(target: object, own = false): Map<string, FormFieldOptions> | undefined {
+  return (own ? Reflect.getOwnMetadata(FIELDS, target) : Reflect.getMetadata(FIELDS, target)) as Map<string, FormFieldOptions> | undefined;
+}
+
 /** What `@FormField()` adds to a property (class-validator decorators supply the constraints). */
 export interface FormFieldOptions {
   title?: string;
@@ -39,15 +44,14 @@ export interface FormFieldOptions {
  */
 export function FormField(options: FormFieldOptions = {}): PropertyDecorator {
   return (target, property) => {
-    const fields: Map<string, FormFieldOptions> =
-      Reflect.getOwnMetadata(FIELDS, target) ?? new Map(Reflect.getMetadata(FIELDS, target) ?? []);
+    const fields = fieldsOf(target, true) ?? new Map(fieldsOf(target) ?? []);
     fields.set(String(property), { ...(fields.get(String(property)) ?? {}), ...options });
     Reflect.defineMetadata(FIELDS, fields, target);
   };
 }
 
 /** Field settings read from class-validator metadata. */
-function fromValidators(cls: Function, property: string): FormFieldOptions & { optional?: boolean } {
+function fromValidators(cls: abstract new (...args: never[]) => unknown, property: string): FormFieldOptions & { optional?: boolean } {
   const out: FormFieldOptions & { optional?: boolean } = {};
   for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
     if (m.propertyName !== property) continue;
@@ -166,7 +170,8 @@ function fieldSchema(name: string, o: FormFieldOptions, designType: unknown): Fi
  * ```
  */
 export function formFromClass<T>(cls: new (...args: never[]) => T, options: FormOptions = {}): FormDefinition<T> {
-  const fields: Map<string, FormFieldOptions> | undefined = Reflect.getMetadata(FIELDS, cls.prototype);
+  const proto = cls.prototype as object;
+  const fields = fieldsOf(proto);
   if (!fields?.size) throw new FormSchemaError('(schema)', `of class ${cls.name} has no @FormField() properties`);
   const properties: Record<string, FieldSchema> = {};
   const required: string[] = [];
@@ -174,7 +179,7 @@ export function formFromClass<T>(cls: new (...args: never[]) => T, options: Form
   const notSecret = [...(options.notSecret ?? [])];
   for (const [name, own] of fields) {
     const merged = { ...fromValidators(cls, name), ...own };
-    properties[name] = fieldSchema(name, merged, Reflect.getMetadata('design:type', cls.prototype, name));
+    properties[name] = fieldSchema(name, merged, Reflect.getMetadata('design:type', proto, name));
     if (merged.required ?? !merged.optional) required.push(name);
     if (merged.secret) secretFields.push(name);
     if (merged.notSecret) notSecret.push(name);

@@ -1,5 +1,5 @@
 import { FormSchemaError } from '../errors/form-schema.error.js';
-import type { FieldSchema, FormSchema } from './form-schema.js';
+import type { FieldSchema, FormSchema, StringFormat } from './form-schema.js';
 import { FORMAT_CHECKS, optionsOf } from './form-validator.js';
 
 const BASE_KEYS = ['type', 'title', 'description', 'default'];
@@ -24,6 +24,9 @@ export function looksSecret(name: string, field: FieldSchema): boolean {
 
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
 
+/** `Array.isArray` without its `any[]`: the items stay `unknown` until checked. */
+const isList = (v: unknown): v is readonly unknown[] => Array.isArray(v);
+
 function fail(field: string, problem: string): never {
   throw new FormSchemaError(field, problem);
 }
@@ -41,9 +44,10 @@ function kindOf(name: string, field: FieldSchema): keyof typeof ALLOWED_KEYS {
 }
 
 function lintTitledOptions(name: string, options: unknown): void {
-  if (!Array.isArray(options) || options.length === 0) fail(name, 'needs a non-empty list of { const, title } options');
+  if (!isList(options) || options.length === 0) fail(name, 'needs a non-empty list of { const, title } options');
   const seen = new Set<string>();
-  for (const o of options) {
+  for (const item of options) {
+    const o = item as { const?: unknown; title?: unknown } | null | undefined;
     if (!o || typeof o.const !== 'string' || typeof o.title !== 'string' || Object.keys(o).some((k) => k !== 'const' && k !== 'title')) {
       fail(name, 'has an option that is not { const: string, title: string }');
     }
@@ -77,13 +81,13 @@ function lintField(name: string, field: FieldSchema): void {
       if (f.format !== undefined && !FORMATS.includes(f.format as string)) {
         fail(name, `has format ${JSON.stringify(f.format)}: use one of ${FORMATS.join(', ')}`);
       }
+      const format = f.format as StringFormat | undefined; // one of FORMATS, checked just above
       if (d !== undefined) {
         if (typeof d !== 'string') fail(name, 'has a default that is not a string');
         if ((isCount(f.minLength) && d.length < (f.minLength as number)) || (isCount(f.maxLength) && d.length > (f.maxLength as number))) {
           fail(name, 'has a default outside its length bounds');
         }
-        if (f.format && !FORMAT_CHECKS[f.format as keyof typeof FORMAT_CHECKS](d))
-          fail(name, `has a default that is not a valid ${f.format}`);
+        if (format && !FORMAT_CHECKS[format](d)) fail(name, `has a default that is not a valid ${format}`);
       }
       break;
     }
@@ -147,7 +151,7 @@ function lintField(name: string, field: FieldSchema): void {
       if (isCount(f.minItems) && isCount(f.maxItems) && (f.minItems as number) > (f.maxItems as number))
         fail(name, 'has minItems above maxItems');
       if (d !== undefined) {
-        if (!Array.isArray(d) || d.some((v) => !options().includes(v)) || new Set(d).size !== d.length) {
+        if (!isList(d) || d.some((v) => typeof v !== 'string' || !options().includes(v)) || new Set(d).size !== d.length) {
           fail(name, 'has a default that is not a list of distinct offered options');
         }
         if ((isCount(f.minItems) && d.length < (f.minItems as number)) || (isCount(f.maxItems) && d.length > (f.maxItems as number))) {
@@ -197,7 +201,7 @@ export function lintFormSchema(schema: FormSchema, options: LintOptions = {}): v
   for (const name of [...secret, ...cleared])
     if (!names.includes(name)) fail(name, 'is listed in secretFields/notSecret but is not a field');
   if (schema.required !== undefined) {
-    if (!Array.isArray(schema.required)) fail('(schema)', 'has a required that is not a list of field names');
+    if (!isList(schema.required)) fail('(schema)', 'has a required that is not a list of field names');
     for (const name of schema.required) if (!names.includes(name)) fail(name, 'is required but is not a field');
     if (new Set(schema.required).size !== schema.required.length) fail('(schema)', 'lists a required field twice');
   }

@@ -96,7 +96,7 @@ function compileField(field: FieldSchema): Check {
         if (typeof v !== 'string') return 'must be text';
         if (minLength !== undefined && v.length < minLength) return `must be at least ${minLength} character(s)`;
         if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} character(s)`;
-        if (formatCheck && !formatCheck(v)) return FORMAT_MESSAGES[format!];
+        if (formatCheck && !formatCheck(v)) return FORMAT_MESSAGES[format];
         return undefined;
       };
     }
