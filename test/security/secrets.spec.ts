@@ -122,6 +122,7 @@ describe('CsrfTokens', () => {
 
 describe('security options', () => {
   const base = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u' };
+  type RawOptions = Parameters<typeof resolveElicitationOptions>[0];
   const env = process.env.NODE_ENV;
   afterEach(() => {
     process.env.NODE_ENV = env;
@@ -146,7 +147,7 @@ describe('security options', () => {
   it('reads keys as Buffer, hex or base64, and refuses other lengths', () => {
     const key = randomBytes(32);
     const read = (encryptionKey: unknown) =>
-      resolveElicitationOptions({ ...base, encryptionKey } as never, 'elicit').options.encryptionKeys;
+      resolveElicitationOptions({ ...base, encryptionKey } as RawOptions, 'elicit').options.encryptionKeys;
     expect(read(key)[0].equals(key)).toBe(true);
     expect(read(key.toString('hex'))[0].equals(key)).toBe(true);
     expect(read(key.toString('base64'))[0].equals(key)).toBe(true);
@@ -164,9 +165,7 @@ describe('security options', () => {
     [{ loginUrl: 'javascript:alert(1)' }, /loginUrl/],
     [{ loginUrl: '//evil.example/login' }, /loginUrl/],
   ])('refuses %j', (patch, message) => {
-    expect(() => resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) } as never, 'elicit')).toThrow(
-      message,
-    );
+    expect(() => resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) }, 'elicit')).toThrow(message);
   });
 
   it('defaults the limits and the throttle', () => {
@@ -250,7 +249,7 @@ describe('secrets at rest and read-once delivery', () => {
   it('refuses creation past the per-user rate and pending caps with ElicitationQuotaError, storing nothing', async () => {
     ref = await compileElicitation({ limits: { createPerMinute: 3, maxPendingPerUser: 100 } });
     const service = ref.get(ElicitationService);
-    const store = ref.get(ElicitationStore) as MemoryElicitationStore;
+    const store = ref.get<ElicitationStore, MemoryElicitationStore>(ElicitationStore);
     for (let i = 0; i < 3; i++) await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'bob' });
     const error = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'bob' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ElicitationQuotaError);
@@ -285,7 +284,7 @@ describe('secrets at rest and read-once delivery', () => {
   });
 
   it('checks external URLs against the policy and keeps the target for the redirect', async () => {
-    ref = await compileElicitation({ externalUrlPolicy: { resolveHost: async () => ['93.184.216.34'] } });
+    ref = await compileElicitation({ externalUrlPolicy: { resolveHost: () => Promise.resolve(['93.184.216.34']) } });
     const service = ref.get(ElicitationService);
     const ok = await service.createUrlElicitation({
       kind: 'external',
@@ -298,8 +297,8 @@ describe('secrets at rest and read-once delivery', () => {
       service.createUrlElicitation({ kind: 'external', url: 'http://169.254.169.254/latest', message: 'x', userId: 'u' }),
     ).rejects.toMatchObject({ name: 'UnsafeUrlError' });
     await expect(service.createUrlElicitation({ kind: 'external', message: 'x', userId: 'u' })).rejects.toThrow(/url" is required/);
-    await expect(
-      service.createUrlElicitation({ kind: 'confirm', url: 'https://a.example', message: 'x', userId: 'u' } as never),
-    ).rejects.toThrow(/only for kind "external"/);
+    await expect(service.createUrlElicitation({ kind: 'confirm', url: 'https://a.example', message: 'x', userId: 'u' })).rejects.toThrow(
+      /only for kind "external"/,
+    );
   });
 });

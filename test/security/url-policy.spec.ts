@@ -9,14 +9,14 @@ const PUBLIC_V6 = '2606:2800:220:1:248:1893:25c8:1946';
 const SECRET = 'S3cr3t-V4lue-q9Zx';
 
 /** Resolves every name to public addresses only. */
-const resolvePublic = async (_hostname: string): Promise<string[]> => [PUBLIC_V4, PUBLIC_V6];
+const resolvePublic = (_hostname: string): Promise<string[]> => Promise.resolve([PUBLIC_V4, PUBLIC_V6]);
 
 /** Resolver answering from a table; unknown names fail like getaddrinfo does. */
 function resolverFrom(table: Record<string, string[]>): (hostname: string) => Promise<string[]> {
-  return async (hostname) => {
+  return (hostname) => {
     const answer = table[hostname];
-    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return answer;
+    if (!answer) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(answer);
   };
 }
 
@@ -128,14 +128,14 @@ describe('assertSafeExternalUrl: accepted URLs', () => {
       localhost: ['127.0.0.1', '::1'],
       'app.localhost': ['127.0.0.1'],
     });
-    const fallback = async (hostname: string) => (hostname.endsWith('localhost') ? resolveHost(hostname) : resolvePublic(hostname));
+    const fallback = (hostname: string) => (hostname.endsWith('localhost') ? resolveHost(hostname) : resolvePublic(hostname));
     const url = await assertSafeExternalUrl(input, { resolveHost: fallback, ...policy });
     expect(url).toBeInstanceOf(URL);
     expect(url.href).toBe(new URL(input).href);
   });
 
   it('resolves a literal-free host with the injected resolver, using the WHATWG-normalised name', async () => {
-    const resolveHost = jest.fn(async (_hostname: string) => [PUBLIC_V4, PUBLIC_V6, '8.8.4.4']);
+    const resolveHost = jest.fn((_hostname: string) => Promise.resolve([PUBLIC_V4, PUBLIC_V6, '8.8.4.4']));
     await expect(assertSafeExternalUrl('https://Bücher.Example/a', { resolveHost })).resolves.toBeInstanceOf(URL);
     expect(resolveHost).toHaveBeenCalledTimes(1);
     expect(resolveHost).toHaveBeenCalledWith('xn--bcher-kva.example');
@@ -350,41 +350,42 @@ describe('assertSafeExternalUrl: DNS pre-resolution', () => {
     ['carrier-grade NAT', ['100.64.0.1']],
   ])('refuses a host resolving to %s', async (_label, addresses) => {
     const error = await expectRefused('https://rebind.example.net/', 'private-address', {
-      resolveHost: async () => addresses,
+      resolveHost: () => Promise.resolve(addresses),
     });
     expect(error.message).toContain('rebind.example.net');
   });
 
   it('refuses loopback answers for a public name even with allowHttpLoopback over http', async () => {
     // http is only for loopback hosts: a public name is refused before DNS.
-    await expectRefused('http://dev.example.net/', 'not-https', { allowHttpLoopback: true, resolveHost: async () => ['127.0.0.1'] });
+    await expectRefused('http://dev.example.net/', 'not-https', {
+      allowHttpLoopback: true,
+      resolveHost: () => Promise.resolve(['127.0.0.1']),
+    });
     // https with allowHttpLoopback accepts loopback answers, still not private ones.
     await expect(
-      assertSafeExternalUrl('https://dev.example.net/', { allowHttpLoopback: true, resolveHost: async () => ['127.0.0.1'] }),
+      assertSafeExternalUrl('https://dev.example.net/', { allowHttpLoopback: true, resolveHost: () => Promise.resolve(['127.0.0.1']) }),
     ).resolves.toBeInstanceOf(URL);
     await expectRefused('https://dev.example.net/', 'private-address', {
       allowHttpLoopback: true,
-      resolveHost: async () => ['127.0.0.1', '192.168.0.10'],
+      resolveHost: () => Promise.resolve(['127.0.0.1', '192.168.0.10']),
     });
   });
 
   it('requires every answer for http://localhost to be loopback', async () => {
     await expectRefused('http://localhost/', 'private-address', {
       allowHttpLoopback: true,
-      resolveHost: async () => ['127.0.0.1', '10.0.0.5'],
+      resolveHost: () => Promise.resolve(['127.0.0.1', '10.0.0.5']),
     });
     await expectRefused('http://localhost/', 'private-address', {
       allowHttpLoopback: true,
-      resolveHost: async () => [PUBLIC_V4],
+      resolveHost: () => Promise.resolve([PUBLIC_V4]),
     });
   });
 
   it('refuses when the resolver throws, naming the error code and keeping the cause', async () => {
     const failure = Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example.net'), { code: 'ENOTFOUND' });
     const error = await expectRefused('https://nowhere.example.net/', 'unresolvable', {
-      resolveHost: async () => {
-        throw failure;
-      },
+      resolveHost: () => Promise.reject(failure),
     });
     expect(error.message).toContain('ENOTFOUND');
     expect(error.message).toContain('nowhere.example.net');
@@ -397,14 +398,17 @@ describe('assertSafeExternalUrl: DNS pre-resolution', () => {
     ['a non-array', undefined],
   ])('refuses when the resolver returns %s', async (_label, answer) => {
     await expectRefused('https://empty.example.net/', 'unresolvable', {
-      resolveHost: async () => answer as string[],
+      resolveHost: () => Promise.resolve(answer as string[]),
     });
   });
 });
 
 describe('assertSafeExternalUrl: default resolver', () => {
   it('uses dns.promises.lookup (all, verbatim) only when no resolveHost is injected', async () => {
-    const lookup = jest.spyOn(dns.promises, 'lookup').mockImplementation((async () => [{ address: PUBLIC_V4, family: 4 }]) as never);
+    // `as never`: the spy is typed by lookup's last overload (one address), not the `all: true` one the policy calls.
+    const lookup = jest
+      .spyOn(dns.promises, 'lookup')
+      .mockImplementation((() => Promise.resolve([{ address: PUBLIC_V4, family: 4 }])) as never);
 
     await expect(assertSafeExternalUrl('https://api.example.com/v1')).resolves.toBeInstanceOf(URL);
     // (the spy's type only sees lookup's last overload, hence the untyped comparison of the arguments)
@@ -417,10 +421,11 @@ describe('assertSafeExternalUrl: default resolver', () => {
   });
 
   it('refuses a private answer from the default resolver', async () => {
-    jest.spyOn(dns.promises, 'lookup').mockImplementation((async () => [
-      { address: PUBLIC_V4, family: 4 },
-      { address: '10.1.2.3', family: 4 },
-    ]) as never);
+    jest.spyOn(dns.promises, 'lookup').mockImplementation((() =>
+      Promise.resolve([
+        { address: PUBLIC_V4, family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ])) as never);
     const error = await refusal('https://api.example.com/', { resolveHost: undefined });
     expect(error.reason).toBe('private-address');
   });
