@@ -13,7 +13,7 @@ export type Caps = Record<string, object> | undefined;
 export async function linked(binding: McpElicitation, elicitation: Caps, authUser: string | null = 'alice') {
   const server = new McpServer({ name: 'unit', version: '1.0.0' });
   let captured!: ToolElicitation;
-  let action: (el: ToolElicitation) => Promise<unknown> = async () => undefined;
+  let action: (el: ToolElicitation) => Promise<unknown> = () => Promise.resolve(undefined);
   server.registerTool('probe', { description: 'test probe' }, async (extra) => {
     captured = binding.forRequest(server, { ...extra, authInfo: authUser ? { token: 't', clientId: authUser, scopes: [] } : undefined });
     const value = await action(captured);
@@ -22,7 +22,7 @@ export async function linked(binding: McpElicitation, elicitation: Caps, authUse
   const client = new Client({ name: 'c', version: '1' }, { capabilities: elicitation ? { elicitation } : {} });
   const notifications: string[] = [];
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void notifications.push(n.params.elicitationId));
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept' }));
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, () => Promise.resolve({ action: 'accept' as const }));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);
   return {
