@@ -46,64 +46,55 @@ export interface ElicitationEventChannel {
 }
 
 /**
- * Where elicitations live: the contract every store implements, and the injection token of the
- * configured store (inject `ElicitationStore` by type).
+ * The record side of a store: where elicitations live, from creation to purge.
  *
  * Every method is one call so that a networked store can make it one round trip, and `finish` is an
  * atomic compare-and-set so that a record leaves `pending` exactly once, across processes. Times are
  * passed in (epoch milliseconds), never read from a clock, so stores stay deterministic.
  *
- * Run `describeElicitationStoreContract` (from the test suite) against your own implementation.
+ * Check an implementation with `describeElicitationRecordStoreContract` (`nestjs-mcp-elicitation/testing`).
  */
-export abstract class ElicitationStore {
+export interface ElicitationRecordStore {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
    * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step.
    */
-  abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
+  create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
 
   /**
    * Reads one record. Resolves `undefined` for unknown ids and for records past their `purgeAt`.
    * A pending record past its `expiresAt` is returned as it is (still `pending`); the service expires it.
+   * The record is the caller's own copy.
    */
-  abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
+  get(id: string, now: number): Promise<ElicitationRecord | undefined>;
 
   /**
    * Atomic compare-and-set out of `pending`. Succeeds only while the record is `pending` and, unless the
    * change is `expired`, before its `expiresAt`. Never overwrites a finished record.
    */
-  abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
+  finish(id: string, change: FinishChange): Promise<TransitionResult>;
 
   /**
    * Read-once delivery: atomically returns a completed record with its data and removes the data from the
    * store (setting `consumedAt`). Resolves `undefined` when the record is unknown, not completed or
    * already consumed.
    */
-  abstract consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
+  consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
 
   /** The most recently completed, not consumed record for this user and type, if any is still retained. */
-  abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
+  findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
 
   /** All retained records of one user, oldest first. */
-  abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
+  listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
 
   /**
    * Expires every pending record whose `expiresAt` is at or before `now` (setting `finishedAt: now` and
    * `purgeAt: now + retentionMs`) and forgets every record whose `purgeAt` has passed. Resolves the
-   * records it expired, so the caller can announce them (read them only: a store may hand out its own
-   * objects). Its cost should follow the number of due records, not the number of stored ones.
+   * records it expired, so the caller can announce them. They are read-only: unlike `get`, a store may
+   * hand out its own objects here rather than copies (the memory store does, for speed). Its cost should
+   * follow the number of due records, not the number of stored ones.
    */
-  abstract sweep(now: number, retentionMs: number): Promise<ElicitationRecord[]>;
-
-  /** Counts one hit on `key` in a fixed window of `windowMs` (for throttling); shared across instances on a shared store. */
-  abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
-
-  /**
-   * Optional: the hits counted so far on `key` in the window of `now`, without counting one (0 for none).
-   * Lets a caller refuse what was already used before it commits to using it; stores without it are
-   * still correct, because `hit` stays the atomic check.
-   */
-  peekHits?(key: string, windowMs: number, now: number): Promise<number>;
+  sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
 
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;
@@ -114,4 +105,44 @@ export abstract class ElicitationStore {
    * notifies MCP sessions held by another.
    */
   openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+}
+
+/**
+ * The counter side of a store: fixed-window hit counters, shared across instances on a shared store. The
+ * page throttle, the hosted form's invalid-attempt limit and the single use of a `requestState` count here.
+ *
+ * Check an implementation with `describeElicitationCounterStoreContract` (`nestjs-mcp-elicitation/testing`).
+ */
+export interface ElicitationCounterStore {
+  /** Counts one hit on `key` in a fixed window of `windowMs`; shared across instances on a shared store. */
+  hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
+
+  /**
+   * Optional: the hits counted so far on `key` in the window of `now`, without counting one (0 for none).
+   * Lets a caller refuse what was already used before it commits to using it; stores without it are
+   * still correct, because `hit` stays the atomic check.
+   */
+  peekHits?(key: string, windowMs: number, now: number): Promise<number>;
+}
+
+/**
+ * A whole store: both contracts in one object, and the injection token of the configured store (inject
+ * `ElicitationStore` by type). A custom store is `class MyStore extends ElicitationStore`; the members
+ * are documented on `ElicitationRecordStore` and `ElicitationCounterStore`.
+ *
+ * Check an implementation with `describeElicitationStoreContract` (`nestjs-mcp-elicitation/testing`),
+ * which runs the suites of both contracts.
+ */
+export abstract class ElicitationStore implements ElicitationRecordStore, ElicitationCounterStore {
+  abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
+  abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
+  abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
+  abstract consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
+  abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
+  abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
+  abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
+  ping?(): Promise<void>;
+  openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+  abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
+  peekHits?(key: string, windowMs: number, now: number): Promise<number>;
 }
