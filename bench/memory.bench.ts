@@ -32,14 +32,14 @@ import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
   defineForm,
-  ELICITATION_RESOLVED_OPTIONS,
   ElicitationModule,
   ElicitationService,
   ElicitationStore,
   MemoryElicitationStore,
   type ElicitationRecord,
-  type ResolvedElicitationOptions,
 } from '../src/index.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../src/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../src/elicitation-options.interface.js';
 import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup

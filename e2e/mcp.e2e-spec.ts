@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
-import { McpElicitation } from '../src/mcp/mcp-elicitation.js';
+import { CompletionNotifications } from '../src/mcp/completion-notifications.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
@@ -247,7 +247,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
     });
 
     it('forgets the session pairing when the session closes, and the result survives', async () => {
-      const binding = demo.app.get(McpElicitation);
+      const binding = demo.app.get(CompletionNotifications);
       const service = demo.app.get(ElicitationService);
       const c = await connectClient(demo.mcpUrl, { user: 'liam' });
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }));
@@ -265,14 +265,14 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
     });
 
     it('drops the pairing once the elicitation finishes', async () => {
-      const binding = demo.app.get(McpElicitation);
+      const binding = demo.app.get(CompletionNotifications);
       const c = await connect({ user: 'mia' });
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'npm' } }));
       const id = elicitations[0].elicitationId;
-      expect(binding.tracks(id, (binding as any).notifiers.get(id).server)).toBe(true);
+      expect(binding.isPaired(id)).toBe(true);
       expect((await browser('mia').post(elicitations[0].url, { apiKey: 'k' })).status).toBe(200);
       await c.completion(id);
-      expect((binding as any).notifiers.has(id)).toBe(false);
+      expect(binding.isPaired(id)).toBe(false);
     });
   });
 });

@@ -1,36 +1,46 @@
+/**
+ * The public API of `nestjs-mcp-elicitation`: what a Nest application may import. Internals (the resolved
+ * options and their key ring, the concrete protocol-era classes, form compilers, the store's sealed record
+ * reads) stay behind this barrel; `docs/architecture.md` maps them.
+ */
+
+// The module and its options
 export { ElicitationModule } from './elicitation.module.js';
 export {
   ELICITATION_MODULE_OPTIONS,
-  ELICITATION_OPTIONS_TYPE,
-  ELICITATION_ASYNC_OPTIONS_TYPE,
+  type ElicitationModuleAsyncOptions,
   type ElicitationModuleExtras,
 } from './elicitation.module-definition.js';
 export type {
   ElicitationLimits,
-  ElicitationThrottle,
   ElicitationModuleOptions,
   ElicitationOptionsFactory,
-  ResolvedElicitationOptions,
-  ResolvePageUser,
+  ElicitationThrottle,
   ResolveMcpUser,
+  ResolvePageUser,
 } from './elicitation-options.interface.js';
+export {
+  DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_PENDING_RETRY_WAIT_MS,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_ROUTE_PREFIX,
+  DEFAULT_TTL_MS,
+} from './elicitation.constants.js';
+
+// The service, its events and its records
 export {
   ElicitationService,
   type CreateUrlElicitationInput,
   type CreatedElicitation,
-  type ReadOptions,
+  type ReadOptions as ElicitationReadOptions,
   type StoredAnswer,
-  type WaitOptions,
+  type WaitOptions as ElicitationWaitOptions,
 } from './elicitation.service.js';
 export type * from './elicitation.types.js';
-export {
-  ELICITATION_RESOLVED_OPTIONS,
-  DEFAULT_TTL_MS,
-  DEFAULT_CLEANUP_INTERVAL_MS,
-  DEFAULT_ROUTE_PREFIX,
-  DEFAULT_REQUEST_STATE_TTL_MS,
-  DEFAULT_PENDING_RETRY_WAIT_MS,
-} from './elicitation.constants.js';
+export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
+export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
+
+// Stores
 export {
   ElicitationStore,
   type CounterHit,
@@ -40,39 +50,45 @@ export {
   type FinishChange,
 } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
-export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
-export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
-export {
-  McpElicitation,
-  LegacyToolElicitation,
-  type ElicitingToolHandler,
-  type SdkV2Context,
-  type ToolElicitation,
-  type ElicitOptions,
-  type ElicitResult,
-  type FormElicitationResult,
-  type FormFallback,
-  type SdkRequestExtra,
-  type SdkServerOrMcpServer,
-  type UrlElicitationAsk,
-  type UrlElicitationRequest,
-} from './mcp/mcp-elicitation.js';
-export { ModernToolElicitation } from './mcp/modern-tool-elicitation.js';
+
+// The MCP binding (both SDK lines, both protocol eras)
+export { McpElicitation, type ElicitationServerOptions, type ElicitingToolHandler } from './mcp/mcp-elicitation.js';
+export type {
+  ElicitOptions as ElicitationElicitOptions,
+  ElicitResult,
+  FormElicitationResult,
+  FormFallback,
+  PushToolElicitation,
+  ToolElicitation,
+  UrlElicitationAsk,
+  UrlElicitationRequest,
+} from './mcp/tool-elicitation.js';
+export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context } from './mcp/sdk.types.js';
 export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
-export { RequestStateError, type RequestStateRejection } from './mcp/request-state.js';
-export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
+export { RequestStateError, type RequestState, type RequestStateRejection } from './mcp/request-state.codec.js';
+
+// Forms
+export * from './forms/form-schema.js';
+export { defineForm, isFormDefinition, type FormDefinition, type FormOptions as ElicitationFormOptions } from './forms/define-form.js';
+export { FormField, formFromClass, type FormFieldOptions } from './forms/form-decorators.js';
+export { lintFormSchema, type LintOptions as ElicitationLintOptions } from './forms/form-lint.js';
+export type { ValidationResult as ElicitationValidationResult } from './forms/form-validator.js';
+
+// URLs
+export { assertSafeExternalUrl, type ExternalUrlPolicy } from './security/url-policy.js';
+
+// Errors
 export { ElicitationConfigError } from './errors/elicitation-config.error.js';
-export { ElicitationInputError } from './errors/elicitation-input.error.js';
-export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';
-export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
-export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationExpiredException } from './errors/elicitation-expired.exception.js';
 export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';
-export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
+export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';
+export { ElicitationInputError } from './errors/elicitation-input.error.js';
+export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
+export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
-export { UnsafeUrlError, type UnsafeUrlReason } from './errors/unsafe-url.error.js';
-export { assertSafeExternalUrl, lintUrlQuery, type ExternalUrlPolicy } from './security/url-policy.js';
+export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
 export { ElicitationThrottledException } from './http/elicitation-throttler.guard.js';
-export * from './forms/index.js';
-export { FormSchemaError } from './errors/form-schema.error.js';
+export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
 export { ElicitationValidationError, type FieldIssue } from './errors/elicitation-validation.error.js';
+export { FormSchemaError } from './errors/form-schema.error.js';
+export { UnsafeUrlError, type UnsafeUrlReason } from './errors/unsafe-url.error.js';

@@ -1,6 +1,7 @@
-import type { CreateUrlElicitationInput } from '../elicitation.service.js';
+import type { CreateUrlElicitationInput, CreatedElicitation } from '../elicitation.service.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
-import type { FormDefinition } from '../forms/define-form.js';
+import { FormSchemaError } from '../errors/form-schema.error.js';
+import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 
 /** What a tool asks for through the URL pages. The user (and session) come from the request. */
@@ -59,4 +60,73 @@ export interface ToolElicitation {
   requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T>;
   /** Asks through a hosted page (URL mode) and resolves how it ended (`completed` with the data, `declined`, ...). */
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<WaitOutcome<T>>;
+}
+
+/** A URL elicitation as the -32042 error and `elicitation/create` carry it. */
+export interface UrlElicitationRequest extends CreatedElicitation {
+  message: string;
+}
+
+/** The answer of a form-mode elicitation (pass-through of the SDK result, see `elicitForm`). */
+export interface FormElicitationResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/**
+ * The push mechanism (protocol 2025-11-25) also offers the raw steps, for tools that want them directly:
+ * what `McpElicitation.forRequest` returns.
+ */
+export interface PushToolElicitation extends ToolElicitation {
+  readonly era: '2025-11-25';
+  /** Creates a URL elicitation for this call's user, paired with this session for the completion notification. */
+  create(ask: UrlElicitationAsk): Promise<UrlElicitationRequest>;
+  /** Fails the tool call with the URL-elicitation-required error (-32042) listing `elicitations`. */
+  throwRequired(elicitations: UrlElicitationRequest[], message?: string): never;
+  /** Form mode passed through to the SDK (no validation beyond the SDK's; prefer `elicit`). */
+  elicitForm(message: string, requestedSchema: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<FormElicitationResult>;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The rules both mechanisms share.
+
+/** The elicitation capability a client declared (absent: none). */
+export type DeclaredElicitation = { form?: object; url?: object } | undefined;
+
+/** Whether a client that declared `declared` supports `mode` (`elicitation: {}` means form only). */
+export function supportsMode(declared: DeclaredElicitation, mode: 'form' | 'url'): boolean {
+  if (!declared) return false;
+  return mode === 'url' ? declared.url !== undefined : declared.form !== undefined || declared.url === undefined;
+}
+
+/** A form as given to `elicit` (a definition, or a raw schema linted now). */
+export function toFormDefinition<T>(form: FormDefinition<T> | FormSchema): FormDefinition<T> {
+  return isFormDefinition(form) ? form : buildForm<T>(form);
+}
+
+/**
+ * Where a form question is asked: natively in form mode, or on the hosted form page (URL mode) when the
+ * form has secret fields (the spec forbids secrets in form mode) or the client lacks form mode and the
+ * tool chose `fallback: 'hosted'`. A form with secrets for a client without URL mode is refused here.
+ */
+export function formRoute(
+  definition: FormDefinition<unknown>,
+  supports: (mode: 'form' | 'url') => boolean,
+  fallback?: FormFallback,
+): 'form' | 'hosted' {
+  const secret = definition.secretFields[0];
+  if (secret === undefined && (supports('form') || fallback !== 'hosted')) return 'form';
+  if (secret !== undefined && !supports('url')) {
+    throw new FormSchemaError(
+      secret,
+      'is a secret, which may only be collected on the hosted form page (URL mode), and this client does not support URL mode',
+    );
+  }
+  return 'hosted';
+}
+
+/** A hosted form's outcome as `elicit` answers it. */
+export function hostedFormResult<T>(outcome: WaitOutcome<Record<string, unknown>>): ElicitResult<T> {
+  if (outcome.status === 'completed') return { action: 'accept', content: outcome.data as T };
+  return outcome.status === 'declined' ? { action: 'decline' } : { action: 'cancel' };
 }

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitRequestSchema, ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { CompletionNotifications } from '../../src/mcp/completion-notifications.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { linked, type Caps } from '../support/linked-mcp.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -11,11 +12,13 @@ describe('McpElicitation (SDK 1.x binding)', () => {
   let ref: TestingModule;
   let binding: McpElicitation;
   let service: ElicitationService;
+  let notifications: CompletionNotifications;
 
   beforeEach(async () => {
     ref = await compileElicitation();
     binding = ref.get(McpElicitation);
     service = ref.get(ElicitationService);
+    notifications = ref.get(CompletionNotifications);
   });
   afterEach(async () => {
     await ref.close();
@@ -55,12 +58,12 @@ describe('McpElicitation (SDK 1.x binding)', () => {
     const b = await linked(binding, { url: {} });
     let id = '';
     await a.call(async (el) => (id = (await el.create({ kind: 'confirm', message: 'ok?' })).elicitationId));
-    expect(binding.tracked).toEqual({ sessions: 1, elicitations: 1 });
+    expect(notifications.tracked).toEqual({ sessions: 1, elicitations: 1 });
     await service.complete(id, { confirmed: true });
     await new Promise((r) => setTimeout(r, 20));
     expect(a.notifications).toEqual([id]);
     expect(b.notifications).toEqual([]);
-    expect(binding.tracked).toEqual({ sessions: 0, elicitations: 0 });
+    expect(notifications.tracked).toEqual({ sessions: 0, elicitations: 0 });
     await service.cancel(id);
     await new Promise((r) => setTimeout(r, 20));
     expect(a.notifications).toEqual([id]);
@@ -70,9 +73,9 @@ describe('McpElicitation (SDK 1.x binding)', () => {
     const { server, call } = await linked(binding, { url: {} });
     let id = '';
     await call(async (el) => (id = (await el.create({ kind: 'confirm', message: 'ok?' })).elicitationId));
-    expect(binding.tracked.sessions).toBe(1);
+    expect(notifications.tracked.sessions).toBe(1);
     await server.close();
-    expect(binding.tracked).toEqual({ sessions: 0, elicitations: 0 });
+    expect(notifications.tracked).toEqual({ sessions: 0, elicitations: 0 });
     expect((await service.getStatus(id))!.status).toBe('pending');
   });
 
@@ -80,7 +83,7 @@ describe('McpElicitation (SDK 1.x binding)', () => {
     const { call } = await linked(binding, { url: {} });
     let id = '';
     await call(async (el) => (id = (await el.create({ kind: 'confirm', message: 'ok?' })).elicitationId));
-    (binding as any).notifiers.get(id).notify = async () => {
+    (notifications as any).notifiers.get(id).notify = async () => {
       throw new Error('transport gone');
     };
     const warnings: unknown[] = [];

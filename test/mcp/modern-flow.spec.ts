@@ -125,7 +125,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
 
   /** Manual mode: one raw tools/call, returning the raw result (input_required included). */
   function rawCall(client: Client, params: Record<string, unknown>): Promise<AnyResult> {
-    return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true } as never) as Promise<AnyResult>;
+    return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true } as never);
   }
 
   async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -405,7 +405,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       const { client } = await connect({ manual: true });
       const r1 = await rawCall(client, { name: 'set-password', arguments: {} });
       expect(r1.resultType).toBe('input_required');
-      const [request] = Object.values(r1.inputRequests) as Array<{ method: string; params: { mode: string; url: string } }>;
+      const [request] = Object.values<{ method: string; params: { mode: string; url: string } }>(r1.inputRequests);
       expect(request.method).toBe('elicitation/create');
       expect(request.params.mode).toBe('url');
       expect(request.params).not.toHaveProperty('requestedSchema');

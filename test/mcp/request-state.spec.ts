@@ -1,15 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { McpElicitation, type SdkV2Context } from '../../src/mcp/mcp-elicitation.js';
+import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import { RequestStates } from '../../src/mcp/request-states.js';
+import type { SdkV2Context } from '../../src/mcp/sdk.types.js';
 import {
   digestOf,
   RequestStateCodec,
   RequestStateError,
-  type RequestStatePayload,
+  type RequestState,
   type RequestStateRejection,
-} from '../../src/mcp/request-state.js';
+} from '../../src/mcp/request-state.codec.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { SecretBox } from '../../src/security/secret-box.js';
 import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';
@@ -21,19 +23,40 @@ const EXPECT = { user: 'alice', method: 'tools/call', now: NOW };
 /** Planted in the payload: it must never be readable in the sealed string. */
 const MARKER = 'PLANTED-MARKER-7f3a9c';
 
-function payload(overrides: Partial<RequestStatePayload> = {}): RequestStatePayload {
+function payload(overrides: Partial<RequestState> = {}): RequestState {
   return {
-    v: 1,
-    j: RequestStateCodec.newId(),
-    u: 'alice',
-    m: 'tools/call',
-    n: 'delete-file',
-    a: digestOf({ path: '/tmp/report.txt', options: { force: true, depth: 2 } }),
-    e: NOW + 60_000,
-    d: [{ k: 'elicitation-1', q: digestOf('first question'), r: { action: 'accept', content: { name: 'Alice Example' } } }],
-    p: { k: 'elicitation-2', q: digestOf('second question') },
+    id: RequestStateCodec.newId(),
+    user: 'alice',
+    method: 'tools/call',
+    name: 'delete-file',
+    argsDigest: digestOf({ path: '/tmp/report.txt', options: { force: true, depth: 2 } }),
+    expiresAt: NOW + 60_000,
+    answered: [
+      { key: 'elicitation-1', question: digestOf('first question'), response: { action: 'accept', content: { name: 'Alice Example' } } },
+    ],
+    pending: { key: 'elicitation-2', question: digestOf('second question') },
     ...overrides,
   };
+}
+
+const PURPOSE = 'nestjs-mcp-elicitation request-state v1';
+/** The wire form of `payload()`: one-letter keys, as `RequestStateCodec` writes them inside the seal. */
+function wire(state: RequestState = payload()) {
+  return {
+    v: 1,
+    j: state.id,
+    u: state.user,
+    m: state.method,
+    n: state.name,
+    a: state.argsDigest,
+    e: state.expiresAt,
+    d: state.answered.map((q) => ({ k: q.key, q: q.question, r: q.response })),
+    p: { k: state.pending!.key, q: state.pending!.question },
+  };
+}
+/** A box under the key the codec derives from `key` (so a test can seal or read the raw wire JSON). */
+function derivedBox(key: Buffer): SecretBox {
+  return new SecretBox([Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), PURPOSE, 32))]);
 }
 
 /** The reason a call refused the state with (fails the test when it did not throw RequestStateError). */
@@ -91,6 +114,13 @@ describe('RequestStateCodec', () => {
   const key2 = randomBytes(32);
   const codec = new RequestStateCodec([key1]);
 
+  it('writes the one wire format inside the seal: one-letter keys, named fields only in code', () => {
+    const state = payload();
+    const opened: unknown = JSON.parse(derivedBox(key1).open(codec.seal(state), PURPOSE));
+    expect(opened).toEqual(wire(state));
+    expect(Object.keys(opened as object)).toEqual(['v', 'j', 'u', 'm', 'n', 'a', 'e', 'd', 'p']);
+  });
+
   it('round-trips a payload, and seals the same payload differently every time (random IV)', () => {
     const original = payload();
     const a = codec.seal(original);
@@ -119,7 +149,7 @@ describe('RequestStateCodec', () => {
   ])('part %i (%s)', (index) => {
     it('refuses every single-character change', () => {
       const sealed = codec.seal(payload());
-      expect(codec.open(sealed, EXPECT).u).toBe('alice');
+      expect(codec.open(sealed, EXPECT).user).toBe('alice');
       const parts = sealed.split('.');
       const variants = oneCharVariants(parts[index]);
       expect(variants.length).toBeGreaterThan(parts[index].length);
@@ -178,7 +208,7 @@ describe('RequestStateCodec', () => {
       const truncated = [...parts.slice(0, 4), tag.subarray(0, length).toString('base64url')].join('.');
       expect(['tampered', 'malformed']).toContain(reasonOf(() => codec.open(truncated, EXPECT)));
     }
-    expect(codec.open(sealed, EXPECT).u).toBe('alice');
+    expect(codec.open(sealed, EXPECT).user).toBe('alice');
   });
 
   it('refuses non-strings, the empty string and oversized input', () => {
@@ -192,17 +222,18 @@ describe('RequestStateCodec', () => {
   });
 
   it('refuses a genuine seal whose content is not a state payload', () => {
-    const box = (p: unknown) => codec.seal(p as RequestStatePayload);
-    expect(reasonOf(() => codec.open(box({ ...payload(), v: 2 }), EXPECT))).toBe('malformed');
-    expect(reasonOf(() => codec.open(box({ ...payload(), j: 7 }), EXPECT))).toBe('malformed');
-    expect(reasonOf(() => codec.open(box({ ...payload(), d: 'none' }), EXPECT))).toBe('malformed');
+    const box = (p: unknown) => derivedBox(key1).seal(JSON.stringify(p), PURPOSE);
+    expect(codec.open(box(wire()), EXPECT).user).toBe('alice');
+    expect(reasonOf(() => codec.open(box({ ...wire(), v: 2 }), EXPECT))).toBe('malformed');
+    expect(reasonOf(() => codec.open(box({ ...wire(), j: 7 }), EXPECT))).toBe('malformed');
+    expect(reasonOf(() => codec.open(box({ ...wire(), d: 'none' }), EXPECT))).toBe('malformed');
     expect(reasonOf(() => codec.open(box(null), EXPECT))).toBe('malformed');
     expect(reasonOf(() => codec.open(box('a string'), EXPECT))).toBe('malformed');
   });
 
   it('refuses an expired state (the expiry instant itself included)', () => {
-    const sealed = codec.seal(payload({ e: NOW + 1_000 }));
-    expect(codec.open(sealed, { ...EXPECT, now: NOW + 999 }).e).toBe(NOW + 1_000);
+    const sealed = codec.seal(payload({ expiresAt: NOW + 1_000 }));
+    expect(codec.open(sealed, { ...EXPECT, now: NOW + 999 }).expiresAt).toBe(NOW + 1_000);
     expect(reasonOf(() => codec.open(sealed, { ...EXPECT, now: NOW + 1_000 }))).toBe('expired');
     expect(reasonOf(() => codec.open(sealed, { ...EXPECT, now: NOW + 3_600_000 }))).toBe('expired');
   });
@@ -212,9 +243,9 @@ describe('RequestStateCodec', () => {
     expect(reasonOf(() => codec.open(sealed, { ...EXPECT, user: 'bob' }))).toBe('user');
     expect(reasonOf(() => codec.open(sealed, { ...EXPECT, user: '' }))).toBe('user');
     expect(reasonOf(() => codec.open(sealed, { ...EXPECT, user: 'Alice' }))).toBe('user');
-    const anonymous = codec.seal(payload({ u: '' }));
+    const anonymous = codec.seal(payload({ user: '' }));
     expect(reasonOf(() => codec.open(anonymous, EXPECT))).toBe('user');
-    expect(codec.open(anonymous, { ...EXPECT, user: '' }).u).toBe('');
+    expect(codec.open(anonymous, { ...EXPECT, user: '' }).user).toBe('');
   });
 
   it('refuses a state minted for another method', () => {
@@ -255,7 +286,7 @@ describe('RequestStateCodec', () => {
     });
 
     it('treats absent arguments as {} (a tool without an input schema)', () => {
-      const none = codec.open(codec.seal(payload({ a: digestOf({}) })), EXPECT);
+      const none = codec.open(codec.seal(payload({ argsDigest: digestOf({}) })), EXPECT);
       expect(() => RequestStateCodec.checkCall(none, 'delete-file', undefined)).not.toThrow();
       expect(() => RequestStateCodec.checkCall(none, 'delete-file', {})).not.toThrow();
       expect(reasonOf(() => RequestStateCodec.checkCall(none, 'delete-file', { a: 1 }))).toBe('arguments');
@@ -268,12 +299,12 @@ describe('RequestStateCodec', () => {
       const rotating = new RequestStateCodec([key2, key1]);
       const rotated = new RequestStateCodec([key2]);
       const sealedOld = old.seal(payload());
-      expect(rotating.open(sealedOld, EXPECT).u).toBe('alice');
+      expect(rotating.open(sealedOld, EXPECT).user).toBe('alice');
       expect(reasonOf(() => rotated.open(sealedOld, EXPECT))).toBe('tampered');
       // New states are sealed under the first key: every instance on the new ring opens them.
       const sealedNew = rotating.seal(payload());
       expect(sealedNew.split('.')[1]).not.toBe(sealedOld.split('.')[1]);
-      expect(rotated.open(sealedNew, EXPECT).u).toBe('alice');
+      expect(rotated.open(sealedNew, EXPECT).user).toBe('alice');
       expect(reasonOf(() => old.open(sealedNew, EXPECT))).toBe('tampered');
     });
 
@@ -286,7 +317,7 @@ describe('RequestStateCodec', () => {
 
     it('derives its own key: a value sealed with the raw encryptionKey (secrets at rest) does not open as a state', () => {
       const raw = new SecretBox([key1]);
-      const forged = raw.seal(JSON.stringify(payload()), 'nestjs-mcp-elicitation request-state v1');
+      const forged = raw.seal(JSON.stringify(wire()), PURPOSE);
       expect(reasonOf(() => codec.open(forged, EXPECT))).toBe('tampered');
       expect(forged.split('.')[1]).not.toBe(codec.seal(payload()).split('.')[1]);
     });
@@ -294,9 +325,9 @@ describe('RequestStateCodec', () => {
 
   it('keeps the payload unreadable: no planted value appears in the state, in clear or base64', () => {
     const planted = payload({
-      u: `user-${MARKER}`,
-      n: `tool-${MARKER}`,
-      d: [{ k: `key-${MARKER}`, q: 'q', r: { action: 'accept', content: { secret: `answer-${MARKER}` } } }],
+      user: `user-${MARKER}`,
+      name: `tool-${MARKER}`,
+      answered: [{ key: `key-${MARKER}`, question: 'q', response: { action: 'accept', content: { secret: `answer-${MARKER}` } } }],
     });
     const sealed = codec.seal(planted);
     // The check itself finds the marker when it is there, in clear or encoded.
@@ -330,11 +361,13 @@ function contextFor(user: string | undefined, method = 'tools/call', mcpName?: s
 function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: () => Promise<void> = async () => undefined) {
   let ref: TestingModule;
   let binding: McpElicitation;
+  let states: RequestStates;
   const TTL = 10 * 60_000;
 
   beforeEach(async () => {
     ref = await makeModule();
     binding = ref.get(McpElicitation);
+    states = ref.get(RequestStates);
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -346,7 +379,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
   /** Verifies a state, then uses it up for the call it was minted for (as the tool wrapper does). */
   const use = async (state: string, ctx: SdkV2Context, args: unknown) => {
     const payload = await binding.verifyRequestState(state, ctx);
-    await binding.redeemRequestState(payload, payload.n, args);
+    await states.redeem(payload, payload.name, args);
     return payload;
   };
 
@@ -354,8 +387,8 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const alice = contextFor('alice');
     const state = binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' });
     const first = await use(state, alice, { path: '/tmp/x' });
-    expect(first.n).toBe('delete-file');
-    expect(first.a).toBe(digestOf({ path: '/tmp/x' }));
+    expect(first.name).toBe('delete-file');
+    expect(first.argsDigest).toBe(digestOf({ path: '/tmp/x' }));
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
   });
@@ -367,7 +400,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const states = [1, 2, 3, 4].map(() => binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' }));
     for (const [i, later] of [1, 61_000, TTL / 2 + 7, TTL - 1].entries()) {
       at(start + (i % 2));
-      expect((await use(states[i], alice, { path: '/tmp/x' })).u).toBe('alice');
+      expect((await use(states[i], alice, { path: '/tmp/x' })).user).toBe('alice');
       at(start + later);
       expect(await rejectionOf(binding.verifyRequestState(states[i], alice))).toBe('replayed');
     }
@@ -382,7 +415,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     expect(await rejectionOf(binding.verifyRequestState(`${state.slice(0, -1)}${state.endsWith('A') ? 'Q' : 'A'}`, alice))).toMatch(
       /^(tampered|malformed)$/,
     );
-    expect((await use(state, alice, { service: 'github' })).n).toBe('connect-service');
+    expect((await use(state, alice, { service: 'github' })).name).toBe('connect-service');
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
   });
 
@@ -392,7 +425,7 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const encoded = `=?base64?${Buffer.from('approve-deploy').toString('base64')}?=`;
     expect(await rejectionOf(binding.verifyRequestState(state, contextFor('alice', 'tools/call', encoded)))).toBe('tool');
     const sameName = `=?base64?${Buffer.from('delete-file').toString('base64')}?=`;
-    expect((await use(state, contextFor('alice', 'tools/call', sameName), { path: '/x' })).n).toBe('delete-file');
+    expect((await use(state, contextFor('alice', 'tools/call', sameName), { path: '/x' })).name).toBe('delete-file');
     expect(await rejectionOf(binding.verifyRequestState(state, contextFor('alice', 'tools/call', 'delete-file')))).toBe('replayed');
   });
 
@@ -400,13 +433,13 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     const alice = contextFor('alice');
     const state = binding.sealRequestState(alice, 'delete-file', { path: '/tmp/x' });
     const payload = await binding.verifyRequestState(state, alice);
-    expect(await rejectionOf(binding.redeemRequestState(payload, 'delete-file', { path: '/etc/passwd' }))).toBe('arguments');
-    expect(await rejectionOf(binding.redeemRequestState(payload, 'approve-deploy', { path: '/tmp/x' }))).toBe('tool');
+    expect(await rejectionOf(states.redeem(payload, 'delete-file', { path: '/etc/passwd' }))).toBe('arguments');
+    expect(await rejectionOf(states.redeem(payload, 'approve-deploy', { path: '/tmp/x' }))).toBe('tool');
     // Not opened by this binding (another hook's value): refused.
-    expect(await rejectionOf(binding.redeemRequestState({ ...payload }, 'delete-file', { path: '/tmp/x' }))).toBe('malformed');
+    expect(await rejectionOf(states.redeem({ ...payload }, 'delete-file', { path: '/tmp/x' }))).toBe('malformed');
     // Nothing was used up: the call it was minted for redeems it once.
-    await binding.redeemRequestState(payload, 'delete-file', { path: '/tmp/x' });
-    expect(await rejectionOf(binding.redeemRequestState(payload, 'delete-file', { path: '/tmp/x' }))).toBe('replayed');
+    await states.redeem(payload, 'delete-file', { path: '/tmp/x' });
+    expect(await rejectionOf(states.redeem(payload, 'delete-file', { path: '/tmp/x' }))).toBe('replayed');
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('replayed');
   });
 
@@ -418,14 +451,14 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
     at(start + TTL);
     expect(await rejectionOf(binding.verifyRequestState(state, alice))).toBe('expired');
     at(start + TTL - 1);
-    expect((await use(state, alice, {})).n).toBe('delete-file');
+    expect((await use(state, alice, {})).name).toBe('delete-file');
   });
 
   it('redeems different states independently', async () => {
     const alice = contextFor('alice');
     const a = binding.sealRequestState(alice, 'delete-file', { path: '/a' });
     const b = binding.sealRequestState(alice, 'delete-file', { path: '/a' });
-    expect((await use(a, alice, { path: '/a' })).j).not.toBe((await use(b, alice, { path: '/a' })).j);
+    expect((await use(a, alice, { path: '/a' })).id).not.toBe((await use(b, alice, { path: '/a' })).id);
     expect(await rejectionOf(binding.verifyRequestState(a, alice))).toBe('replayed');
     expect(await rejectionOf(binding.verifyRequestState(b, alice))).toBe('replayed');
   });
@@ -478,7 +511,7 @@ describeRedis('McpElicitation.verifyRequestState on Redis', () => {
       const alice = contextFor('alice');
       const state = a.get(McpElicitation).sealRequestState(alice, 'delete-file', { path: '/x' });
       const opened = await b.get(McpElicitation).verifyRequestState(state, alice);
-      await b.get(McpElicitation).redeemRequestState(opened, 'delete-file', { path: '/x' });
+      await b.get(RequestStates).redeem(opened, 'delete-file', { path: '/x' });
       expect(await rejectionOf(a.get(McpElicitation).verifyRequestState(state, alice))).toBe('replayed');
     } finally {
       await a.close();

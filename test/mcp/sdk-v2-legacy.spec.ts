@@ -17,6 +17,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
+import { CompletionNotifications } from '../../src/mcp/completion-notifications.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -158,7 +159,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     expect(await notified).toBe(asked.elicitationId);
     expect(link.completed).toEqual([asked.elicitationId]);
     // The pairing is forgotten once the elicitation finished.
-    expect(binding.tracked.elicitations).toBe(0);
+    expect(ref.get(CompletionNotifications).tracked.elicitations).toBe(0);
   });
 
   it('fails requireAnswer with -32042 carrying the page URL, and the retry after the page finds the answer', async () => {

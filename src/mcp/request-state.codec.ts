@@ -1,0 +1,189 @@
+import { createHash, hkdfSync } from 'node:crypto';
+import { randomPool } from '../security/random-pool.js';
+import { isCanonicalSealed, SecretBox } from '../security/secret-box.js';
+
+/** A form question's answer carried in a state: validated content, or the refusal. */
+export type FormResponse = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+
+/** One question of a tool call that was answered in an earlier round (protocol 2026-07-28). */
+export interface AnsweredQuestion {
+  /** The `inputRequests` key it was asked under. */
+  key: string;
+  /** Digest of the question, so a tool that asks something else on a retry is not handed this answer. */
+  question: string;
+  /** Form mode: the validated answer. */
+  response?: FormResponse;
+  /** URL mode: the elicitation id (the answer itself stays in the store, never in the state). */
+  elicitationId?: string;
+}
+
+/** The question a tool call is waiting on. */
+export interface PendingQuestion {
+  key: string;
+  question: string;
+  /** URL mode: the elicitation the hosted page answers. */
+  elicitationId?: string;
+  /** Form mode: answers refused so far (invalid content). */
+  invalidAnswers?: number;
+}
+
+/** What a sealed `requestState` carries. Everything a client could use to change the outcome is inside the seal. */
+export interface RequestState {
+  /** Random id, redeemed once through the store (replay protection). */
+  id: string;
+  /** The verified user of the call that minted it; '' when the call had none. */
+  user: string;
+  /** The method of the originating request (`tools/call`, `prompts/get`, `resources/read`). */
+  method: string;
+  /** The tool (prompt, resource) name. */
+  name: string;
+  /** Digest of the originating request's arguments (`digestOf`). */
+  argsDigest: string;
+  /** Expiry, epoch milliseconds. */
+  expiresAt: number;
+  /** Questions answered in earlier rounds, in the order the tool asked them. */
+  answered: AnsweredQuestion[];
+  /** The question this round asked. */
+  pending?: PendingQuestion;
+}
+
+/**
+ * The wire format inside the seal: one-letter keys, since the state travels with every retry. Only this
+ * file reads or writes it (`toWire` / `fromWire`); code reads `RequestState`'s named fields.
+ */
+interface RequestStateWire {
+  v: 1;
+  j: string;
+  u: string;
+  m: string;
+  n: string;
+  a: string;
+  e: number;
+  d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
+  p?: { k: string; q: string; id?: string; n?: number };
+}
+
+/** Why a `requestState` was refused (only for logs: the client always gets the same error). */
+export type RequestStateRejection = 'malformed' | 'tampered' | 'expired' | 'user' | 'method' | 'tool' | 'arguments' | 'replayed';
+
+/**
+ * A `requestState` that must not be honoured. The message is the same for every reason (it may reach the
+ * client); `reason` is for server logs only.
+ */
+export class RequestStateError extends Error {
+  override readonly name = 'RequestStateError';
+
+  constructor(readonly reason: RequestStateRejection) {
+    super('Invalid or expired requestState');
+  }
+}
+
+/** The seal's additional data: a state sealed for this purpose opens for nothing else, and vice versa. */
+const PURPOSE = 'nestjs-mcp-elicitation request-state v1';
+/** Longest state accepted before any decryption work (a real one is well under 4 KiB). */
+const MAX_STATE_LENGTH = 64 * 1024;
+
+/**
+ * Seals and opens `requestState` values: AES-256-GCM (private and tamper-evident) under keys derived
+ * from the module's `encryptionKey` ring, so every instance sharing the ring opens every instance's
+ * states and a rotated-out key stops opening them.
+ */
+export class RequestStateCodec {
+  private readonly box: SecretBox;
+
+  constructor(encryptionKeys: Buffer[]) {
+    this.box = new SecretBox(encryptionKeys.map((key) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), PURPOSE, 32))));
+  }
+
+  /** A fresh state id (128 random bits). */
+  static newId(): string {
+    return randomPool.take(16).toString('base64url');
+  }
+
+  seal(state: RequestState): string {
+    return this.box.seal(JSON.stringify(toWire(state)), PURPOSE);
+  }
+
+  /**
+   * Opens a state and checks what the seal alone cannot: expiry, the user and the method. The tool
+   * name and arguments are checked by the caller that knows them (`checkCall`).
+   */
+  open(sealed: unknown, expected: { user: string; method: string; now: number }): RequestState {
+    if (typeof sealed !== 'string' || sealed.length === 0 || sealed.length > MAX_STATE_LENGTH || !isCanonicalSealed(sealed)) {
+      throw new RequestStateError('malformed');
+    }
+    let json: string;
+    try {
+      json = this.box.open(sealed, PURPOSE);
+    } catch {
+      throw new RequestStateError('tampered');
+    }
+    let wire: Partial<RequestStateWire> | null;
+    try {
+      wire = JSON.parse(json) as Partial<RequestStateWire> | null;
+    } catch {
+      throw new RequestStateError('malformed');
+    }
+    const state = fromWire(wire);
+    if (!(expected.now < state.expiresAt)) throw new RequestStateError('expired');
+    if (state.user !== expected.user) throw new RequestStateError('user');
+    if (state.method !== expected.method) throw new RequestStateError('method');
+    return state;
+  }
+
+  /** Throws unless the state was minted for this tool and these arguments. */
+  static checkCall(state: RequestState, name: string, args: unknown): void {
+    if (state.name !== name) throw new RequestStateError('tool');
+    if (state.argsDigest !== digestOf(args ?? {})) throw new RequestStateError('arguments');
+  }
+}
+
+function toWire(s: RequestState): RequestStateWire {
+  const wire: RequestStateWire = {
+    v: 1,
+    j: s.id,
+    u: s.user,
+    m: s.method,
+    n: s.name,
+    a: s.argsDigest,
+    e: s.expiresAt,
+    d: s.answered.map((q) => ({ k: q.key, q: q.question, r: q.response, id: q.elicitationId })),
+  };
+  if (s.pending) {
+    const { key, question, elicitationId, invalidAnswers } = s.pending;
+    wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers };
+  }
+  return wire;
+}
+
+function fromWire(w: Partial<RequestStateWire> | null): RequestState {
+  if (w?.v !== 1 || typeof w.j !== 'string' || !Array.isArray(w.d)) throw new RequestStateError('malformed');
+  const state: RequestState = {
+    id: w.j,
+    user: w.u as string,
+    method: w.m as string,
+    name: w.n as string,
+    argsDigest: w.a as string,
+    expiresAt: w.e as number,
+    answered: w.d.map((q) => ({ key: q.k, question: q.q, response: q.r, elicitationId: q.id })),
+  };
+  if (w.p) state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n };
+  return state;
+}
+
+/** A short, stable digest of a JSON value (object keys sorted, so key order does not matter). */
+export function digestOf(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 32);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

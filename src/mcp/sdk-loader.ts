@@ -1,0 +1,42 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { UrlRequiredErrorClass } from './sdk.types.js';
+
+type Sdk1Types = typeof import('@modelcontextprotocol/sdk/types.js');
+type Sdk2Server = typeof import('@modelcontextprotocol/server');
+
+/** Which SDK line serves a call: 1.x (`@modelcontextprotocol/sdk`) or 2.x (`@modelcontextprotocol/server`). */
+export type SdkLine = '1.x' | '2.x';
+
+const MISSING: Record<SdkLine, string> = {
+  '1.x': 'nestjs-mcp-elicitation: install @modelcontextprotocol/sdk (1.23 or later) to use the MCP binding with SDK 1.x.',
+  '2.x': 'nestjs-mcp-elicitation: install @modelcontextprotocol/server (2.x) to use the MCP binding with SDK 2.x.',
+};
+
+/**
+ * The one place the optional SDK packages are loaded (lazily, at module init): the binding needs each
+ * line's own `UrlElicitationRequiredError` class, because `McpServer` recognises only its own -32042.
+ */
+@Injectable()
+export class McpSdkLoader implements OnModuleInit {
+  private readonly errors = new Map<SdkLine, UrlRequiredErrorClass>();
+
+  async onModuleInit(): Promise<void> {
+    const [sdk1, sdk2] = await Promise.all([
+      import('@modelcontextprotocol/sdk/types.js').catch((): Sdk1Types | undefined => undefined),
+      import('@modelcontextprotocol/server').catch((): Sdk2Server | undefined => undefined),
+    ]);
+    if (sdk1) this.errors.set('1.x', sdk1.UrlElicitationRequiredError);
+    if (sdk2) this.errors.set('2.x', sdk2.UrlElicitationRequiredError);
+  }
+
+  /** The -32042 error class of an SDK line, or one that explains how to install that line. */
+  urlRequiredError(line: SdkLine): UrlRequiredErrorClass {
+    const found = this.errors.get(line);
+    if (found) return found;
+    return class MissingSdkError extends Error {
+      constructor() {
+        super(MISSING[line]);
+      }
+    };
+  }
+}
