@@ -465,8 +465,8 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       // A two-question tool on the demo's own modern server (the demo tools ask one question each).
       const tools = demo.app.get(DemoToolsService);
       const binding = demo.app.get(McpElicitation);
-      const original = tools.createModernServer.bind(tools);
-      tools.createModernServer = (): ModernMcpServer => {
+      const original = tools.createInputRequiredServer.bind(tools);
+      tools.createInputRequiredServer = (): ModernMcpServer => {
         const server = original();
         binding.registerTool(server, 'two-questions', {}, async (_args, el) => {
           const first = await el.elicit(
@@ -519,7 +519,7 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
           ),
         );
       } finally {
-        tools.createModernServer = original;
+        tools.createInputRequiredServer = original;
       }
     });
   });

@@ -6,7 +6,7 @@
  *   `elicitation-sep1330-enums`. Each asks through the library's form mode (`elicitation.elicit(...)`:
  *   linted schema, strictly validated answer); under 2025-11-25 the question is pushed on the call's
  *   stream, under 2026-07-28 it comes back as `input_required`.
- * - `registerModernConformanceTools` (2026-07-28 only): the `input-required-result-*` scenarios and the
+ * - `registerInputRequiredConformanceTools` (2026-07-28 only): the `input-required-result-*` scenarios and the
  *   diagnostic tools of `server-stateless`. Every form question goes through the library
  *   (`el.elicit(..., { key })`, the key the suite expects); sampling and roots requests are built with
  *   the SDK's `inputRequired` builders and carry a state from `elicitation.sealRequestState`, so their
@@ -20,7 +20,7 @@ import {
   inputRequired,
   inputResponse,
   type InputRequiredResult as SdkInputRequiredResult,
-  type McpServer as ModernMcpServer,
+  type McpServer as Sdk2McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -42,7 +42,7 @@ const describe = (answer: ElicitResult<unknown>) =>
   `action=${answer.action}, content=${JSON.stringify(answer.action === 'accept' ? answer.content : {})}`;
 
 /** Registers `test_elicitation`, `test_elicitation_sep1034_defaults` and `test_elicitation_sep1330_enums`. */
-export function registerConformanceTools(server: McpServer | ModernMcpServer, elicitation: McpElicitation): void {
+export function registerConformanceTools(server: McpServer | Sdk2McpServer, elicitation: McpElicitation): void {
   const ask = (el: ToolElicitation, message: string, requestedSchema: FormSchema) =>
     el.elicit(message, requestedSchema, { timeoutMs: TIMEOUT_MS });
 
@@ -169,7 +169,7 @@ const samplingRequest = (question: string, maxTokens: number): InputRequest =>
   inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: question } }], maxTokens });
 
 /** The SDK 2.x context the binding passes as a handler's third argument (2026-07-28 requests only). */
-const modern = (context: unknown) => context as ServerContext;
+const sdk2Context = (context: unknown) => context as ServerContext;
 
 /** Whether this request's `_meta` declares a client capability (2026-07-28: it applies to this request only). */
 function declares(ctx: ServerContext, capability: 'sampling' | 'roots' | 'elicitation'): boolean {
@@ -200,7 +200,7 @@ const answerText = (answer: ElicitResult<Record<string, unknown>>, accepted: (co
  * The tools, prompt and diagnostics the 2026-07-28 scenarios call (`input-required-result-*`,
  * `server-stateless`). Registered on the SDK 2.x server only.
  */
-export function registerModernConformanceTools(server: ModernMcpServer, elicitation: McpElicitation): void {
+export function registerInputRequiredConformanceTools(server: Sdk2McpServer, elicitation: McpElicitation): void {
   const tool = (name: string, description: string, run: ElicitingToolHandler<unknown, unknown>) =>
     elicitation.registerTool(server, name, { description }, run);
 
@@ -212,7 +212,7 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
   const sampling =
     (name: string, key: string, question: string): ElicitingToolHandler<unknown, unknown> =>
     async (args, _el, context) => {
-      const ctx = modern(context);
+      const ctx = sdk2Context(context);
       const answer = answerOf(ctx, key);
       if (answer.kind !== 'sampling') return ask(ctx, name, args, { [key]: samplingRequest(question, 100) });
       return text(`Sampling answered: ${samplingText(answer.result)}`);
@@ -240,7 +240,7 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     'test_input_required_result_list_roots',
     "Conformance (2026-07-28): asks for the client's roots (roots/list, key client_roots).",
     async (args, _el, context) => {
-      const ctx = modern(context);
+      const ctx = sdk2Context(context);
       const answer = answerOf(ctx, 'client_roots');
       if (answer.kind !== 'roots')
         return ask(ctx, 'test_input_required_result_list_roots', args, { client_roots: inputRequired.listRoots() });
@@ -263,7 +263,7 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     'test_input_required_result_multiple_inputs',
     'Conformance (2026-07-28): asks for your name, a model greeting and your roots in one round.',
     async (_args, el, context) => {
-      const ctx = modern(context);
+      const ctx = sdk2Context(context);
       const greeting = answerOf(ctx, 'greeting');
       const roots = answerOf(ctx, 'client_roots');
       let answer: ElicitResult<Record<string, unknown>>;
@@ -317,7 +317,7 @@ export function registerModernConformanceTools(server: ModernMcpServer, elicitat
     'test_input_required_result_capabilities',
     'Conformance (2026-07-28): asks for your name by form, or by sampling when the client declares no elicitation.',
     async (args, el, context) => {
-      const ctx = modern(context);
+      const ctx = sdk2Context(context);
       if (el.isSupported('form') || !declares(ctx, 'sampling'))
         return text(answerText(await askName(el), (c) => `Hello, ${String(c.name)}!`));
       return sampling('test_input_required_result_capabilities', 'name_question', 'What name should I greet?')(args, el, context);

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { McpServer as Sdk2McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { defineForm, McpElicitation, type ElicitingToolHandler } from '../../src/index.js';
 import { profileForm } from './profile-form.js';
-import { registerConformanceTools, registerModernConformanceTools } from './conformance-tools.js';
+import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
@@ -112,8 +112,8 @@ export class DemoToolsService {
   }
 
   /** A server for one 2026-07-28 request (SDK 2.x). */
-  createModernServer(): ModernMcpServer {
-    const server = new ModernMcpServer(SERVER_INFO, {
+  createInputRequiredServer(): Sdk2McpServer {
+    const server = new Sdk2McpServer(SERVER_INFO, {
       ...this.elicitation.serverOptions(),
       // A server lives for one request here, so its lists never change while a client could listen.
       capabilities: {
@@ -124,12 +124,12 @@ export class DemoToolsService {
     this.register(server);
     if (process.env.MCP_CONFORMANCE === '1') {
       registerConformanceTools(server, this.elicitation);
-      registerModernConformanceTools(server, this.elicitation);
+      registerInputRequiredConformanceTools(server, this.elicitation);
     }
     return server;
   }
 
-  private register(server: McpServer | ModernMcpServer): void {
+  private register(server: McpServer | Sdk2McpServer): void {
     for (const tool of DEMO_TOOLS) {
       this.elicitation.registerTool(server, tool.name, { description: tool.description, inputSchema: tool.inputSchema }, tool.run);
     }

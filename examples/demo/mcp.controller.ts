@@ -65,16 +65,16 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
 @Controller('mcp')
 export class McpController implements OnApplicationShutdown {
   private readonly sessions = new Map<string, Session>();
-  private readonly modernHandler: McpHttpHandler;
-  private readonly modern: NodeMcpRequestHandler;
+  private readonly inputRequiredHandler: McpHttpHandler;
+  private readonly inputRequired: NodeMcpRequestHandler;
 
   constructor(
     private readonly tools: DemoToolsService,
     @Inject(DEMO_ALLOWED_HOSTS) private readonly allowedHosts: Set<string>,
   ) {
     // legacy: 'reject' — legacy traffic never reaches this handler (it is routed to the sessions below).
-    this.modernHandler = createMcpHandler(() => this.tools.createModernServer(), { legacy: 'reject' });
-    this.modern = toNodeHandler(this.modernHandler);
+    this.inputRequiredHandler = createMcpHandler(() => this.tools.createInputRequiredServer(), { legacy: 'reject' });
+    this.inputRequired = toNodeHandler(this.inputRequiredHandler);
   }
 
   /** Number of open sessions (tests check that closed ones are forgotten). */
@@ -88,10 +88,10 @@ export class McpController implements OnApplicationShutdown {
     if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
     const user = userFromBearer(req);
     if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
-    // A session id means a 2025-11-25 session (modern clients never send one); otherwise the SDK decides.
+    // A session id means a 2025-11-25 session (2026-07-28 clients never send one); otherwise the SDK decides.
     const sessionId = req.headers['mcp-session-id'];
     if (req.method === 'POST' && sessionId === undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
-      return this.modern(req, res, body);
+      return this.inputRequired(req, res, body);
     }
 
     if (typeof sessionId === 'string') {
@@ -117,7 +117,7 @@ export class McpController implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.modernHandler.close().catch(() => undefined);
+    await this.inputRequiredHandler.close().catch(() => undefined);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));

@@ -60,7 +60,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     // the sealed requestState and the store.
     handler = createMcpHandler(
       () => {
-        const server = new McpServer({ name: 'modern-flow-test', version: '1.0.0' }, binding.serverOptions());
+        const server = new McpServer({ name: 'input-required-flow-test', version: '1.0.0' }, binding.serverOptions());
         for (const [name, config, run] of tools) binding.registerTool(server, name, config, run);
         return server;
       },
@@ -93,7 +93,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     maxRounds?: number;
   } = {}) {
     const client = new Client(
-      { name: 'modern-flow-client', version: '1.0.0' },
+      { name: 'input-required-flow-client', version: '1.0.0' },
       {
         capabilities: elicitation ? { elicitation } : {},
         versionNegotiation: { mode: { pin: '2026-07-28' } },
