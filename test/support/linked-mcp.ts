@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { LegacyToolElicitation as ToolElicitation, McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import type { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import type { PushToolElicitation as ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 
 export type Caps = Record<string, object> | undefined;
 
