@@ -15,6 +15,7 @@ import type { ElicitationModuleOptions } from '../src/elicitation-options.interf
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';
+import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { as, startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
@@ -1116,7 +1117,7 @@ describe('attacks on the elicitation pages over HTTP', () => {
 
     it.each(UNSAFE)('%s is refused with UnsafeUrlError and nothing is stored', async (_, url) => {
       const events: ElicitationEvent[] = [];
-      const off = s.service.onEvent((e) => events.push(e));
+      const off = s.app.get(ElicitationEvents).subscribe((e) => events.push(e));
       const before = await s.service.list({ userId: 'ssrf-user' });
       try {
         await expect(
@@ -1208,9 +1209,9 @@ describe('secrets never leak', () => {
     const s = await startApp({}, { logger: recorder });
     const responses: string[] = [];
     const events: ElicitationEvent[] = [];
-    const off = s.service.onEvent((e) => events.push(e));
+    const off = s.app.get(ElicitationEvents).subscribe((e) => events.push(e));
     const rxEvents: ElicitationEvent[] = [];
-    const subscription = s.service.events$.subscribe((e) => rxEvents.push(e));
+    const subscription = s.app.get(ElicitationEvents).events$.subscribe((e) => rxEvents.push(e));
     const keep = <T extends request.Response>(res: T) => (responses.push(everything(res)), res);
     try {
       const created = await s.service.createUrlElicitation({

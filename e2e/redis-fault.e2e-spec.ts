@@ -19,6 +19,7 @@ import { ElicitationService } from '../src/elicitation.service.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../src/errors/elicitation-store-unavailable.error.js';
+import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
 import type { ElicitationEventChannel } from '../src/stores/elicitation-store.js';
 import {
@@ -98,7 +99,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     redis = await startRedisServer(port, redisArgs());
     demo = await startDemoApp({ port: 0, logger: false, store: 'redis', redisUrl, redisPrefix: PREFIX });
     service = demo.app.get(ElicitationService);
-    service.onEvent((e) => events.push(e));
+    demo.app.get(ElicitationEvents).subscribe((e) => events.push(e));
   }, 60_000);
 
   afterAll(async () => {

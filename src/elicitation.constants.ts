@@ -15,6 +15,9 @@ export const DEFAULT_PRIMARY_COLOR = '#2563eb';
 /** Longest API key the api-key page accepts, in characters. */
 export const MAX_API_KEY_LENGTH = 4096;
 
+/** Longest timer Node accepts (2^31-1 ms, about 24.8 days): the ceiling of every millisecond option and wait. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Injection token of the validated, defaulted options (services inject these, never the raw ones). */
 export const ELICITATION_RESOLVED_OPTIONS = Symbol('ElicitationResolvedOptions');
 

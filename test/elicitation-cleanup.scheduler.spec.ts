@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { ElicitationCleanupScheduler } from '../src/cleanup/elicitation-cleanup.scheduler.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { compileElicitation } from './support/testing-module.js';
 
@@ -25,7 +26,7 @@ describe('ElicitationCleanupScheduler', () => {
     const ref = await compileElicitation({ cleanupIntervalMs: 20 });
     const service = ref.get(ElicitationService);
     const expired: string[] = [];
-    service.onEvent((e) => e.type === 'expired' && expired.push(e.elicitationId));
+    ref.get(ElicitationEvents).subscribe((e) => e.type === 'expired' && expired.push(e.elicitationId));
     const { elicitationId } = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'u', ttlMs: 10 });
     const deadline = Date.now() + 2_000;
     while (expired.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

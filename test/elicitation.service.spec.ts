@@ -3,6 +3,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
+import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { buildForm } from '../src/forms/define-form.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';
@@ -20,7 +21,7 @@ describe('ElicitationService', () => {
     ref = await compileElicitation({ ttlMs: 60_000, retentionMs: 30_000 });
     service = ref.get(ElicitationService);
     events = [];
-    stopListening = service.onEvent((e) => events.push(e));
+    stopListening = ref.get(ElicitationEvents).subscribe((e) => events.push(e));
   });
   afterEach(async () => {
     stopListening();
@@ -100,7 +101,7 @@ describe('ElicitationService', () => {
     });
 
     it('answers undefined for unknown and malformed ids without touching the store', async () => {
-      const store = ref.get(ElicitationStore) as MemoryElicitationStore;
+      const store = ref.get<ElicitationStore, MemoryElicitationStore>(ElicitationStore);
       let reads = 0;
       const get = store.get.bind(store);
       store.get = async (...args) => (reads++, get(...args));
@@ -281,7 +282,7 @@ describe('ElicitationService', () => {
       const { elicitationId } = await createKey();
       await expect(service.waitForCompletion(elicitationId, { timeoutMs: 20 })).resolves.toEqual({ status: 'timeout' });
       expect((await service.getStatus(elicitationId))!.status).toBe('pending');
-      expect((service as any).waiters.size).toBe(0);
+      expect(service['waiters'].size).toBe(0);
     });
 
     it('rejects with the abort reason when the signal aborts, and forgets the waiter', async () => {
@@ -290,14 +291,14 @@ describe('ElicitationService', () => {
       const wait = service.waitForCompletion(elicitationId, { signal: controller.signal });
       controller.abort(new Error('client went away'));
       await expect(wait).rejects.toThrow('client went away');
-      expect((service as any).waiters.size).toBe(0);
+      expect(service['waiters'].size).toBe(0);
       const aborted = AbortSignal.abort(new Error('already'));
       await expect(service.waitForCompletion(elicitationId, { signal: aborted })).rejects.toThrow('already');
     });
 
     it('rejects for an unknown id', async () => {
       await expect(service.waitForCompletion('1b4e28ba-2fa1-41d2-883f-0016d3cca427')).rejects.toThrow(/not found/);
-      expect((service as any).waiters.size).toBe(0);
+      expect(service['waiters'].size).toBe(0);
     });
 
     it('wakes every waiter of one id', async () => {
@@ -309,7 +310,7 @@ describe('ElicitationService', () => {
   });
 
   it('keeps working when an event listener throws', async () => {
-    const stop = service.onEvent(() => {
+    const stop = ref.get(ElicitationEvents).subscribe(() => {
       throw new Error('listener bug');
     });
     const { elicitationId } = await createKey();
@@ -320,7 +321,7 @@ describe('ElicitationService', () => {
 
   it('streams events through events$', async () => {
     const seen: string[] = [];
-    const sub = service.events$.subscribe((e) => seen.push(e.type));
+    const sub = ref.get(ElicitationEvents).events$.subscribe((e) => seen.push(e.type));
     const { elicitationId } = await createKey();
     await service.cancel(elicitationId);
     sub.unsubscribe();

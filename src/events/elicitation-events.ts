@@ -14,11 +14,15 @@ export type ElicitationEventListener = (event: ElicitationEvent) => void;
  * When the store is shared between instances (it offers `openEventChannel`, as the Redis store does),
  * events also travel to and from the other instances, so a page submitted on instance B wakes tools
  * and notifies MCP sessions on instance A. Events carry ids and status, never submitted data.
+ *
+ * `events$` and `subscribe` are the one way to listen to them.
  */
 @Injectable()
 export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ElicitationEvents');
   private readonly listeners = new Set<ElicitationEventListener>();
+  /** Listeners of the events that arrived from other instances only. */
+  private readonly remoteListeners = new Set<ElicitationEventListener>();
   private channel: ElicitationEventChannel | undefined;
 
   constructor(private readonly store: ElicitationStore) {}
@@ -27,7 +31,7 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
   readonly events$ = new Observable<ElicitationEvent>((subscriber) => this.subscribe((e) => subscriber.next(e)));
 
   async onModuleInit(): Promise<void> {
-    if (this.store.openEventChannel) this.channel = await this.store.openEventChannel((event) => this.deliver(event));
+    if (this.store.openEventChannel) this.channel = await this.store.openEventChannel((event) => this.deliverRemote(event));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -42,14 +46,28 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Number of current listeners (for leak checks in tests). */
-  get listenerCount(): number {
-    return this.listeners.size;
+  /**
+   * Calls `listener` only for the events another instance published (they arrive through the store's event
+   * channel), until the returned function is called. The instance that makes a transition acts on it
+   * directly, so this is for what it cannot know otherwise.
+   * @internal for the service, which wakes its waiters on another instance's transitions
+   */
+  subscribeRemote(listener: ElicitationEventListener): () => void {
+    this.remoteListeners.add(listener);
+    return () => void this.remoteListeners.delete(listener);
   }
 
-  /** Delivers an event here and sends it to the other instances. A failed send is logged, never thrown. */
+  /** Number of current listeners, remote-only ones included (for leak checks in tests). */
+  get listenerCount(): number {
+    return this.listeners.size + this.remoteListeners.size;
+  }
+
+  /**
+   * Delivers an event here and sends it to the other instances. A failed send is logged, never thrown.
+   * @internal the service publishes each transition it makes (and wakes its own waiters itself)
+   */
   publish(event: ElicitationEvent): void {
-    this.deliver(event);
+    this.notify(this.listeners, event);
     this.channel?.publish(event).catch((error: unknown) => {
       this.logger.warn(
         `Could not send the "${event.type}" event of ${event.elicitationId} to other instances: ${error instanceof Error ? error.message : String(error)}`,
@@ -57,8 +75,14 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  private deliver(event: ElicitationEvent): void {
-    for (const listener of this.listeners) {
+  /** An event from another instance: its remote-only listeners first, then every listener. */
+  private deliverRemote(event: ElicitationEvent): void {
+    this.notify(this.remoteListeners, event);
+    this.notify(this.listeners, event);
+  }
+
+  private notify(listeners: Set<ElicitationEventListener>, event: ElicitationEvent): void {
+    for (const listener of listeners) {
       try {
         listener(event);
       } catch (error) {

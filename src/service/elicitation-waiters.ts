@@ -1,0 +1,160 @@
+import { MAX_TIMER_MS } from '../elicitation.constants.js';
+import type {
+  ElicitationData,
+  ElicitationEvent,
+  ElicitationOutcome,
+  ElicitationRecord,
+  FinalStatus,
+  WaitOutcome,
+} from '../elicitation.types.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+
+/** Options of `waitForCompletion`. */
+export interface WaitOptions {
+  /** Longest wait in milliseconds; resolves `{ status: 'timeout' }` then. @default until the elicitation expires */
+  timeoutMs?: number;
+  /** Aborting rejects the wait with the signal's reason; the elicitation itself is left as it is. */
+  signal?: AbortSignal;
+}
+
+/** What the waiter registry needs from the service that owns it. */
+export interface ElicitationWaiterDeps {
+  /** The record as a reader sees it now (an overdue pending one is expired on the way); `undefined` when unknown. */
+  current(id: string): Promise<ElicitationRecord | undefined>;
+  /** The stored record as it is, for an event from another instance (which carries no data). */
+  stored(id: string): Promise<ElicitationRecord | undefined>;
+  /** What a waiter sees of a finished record: the answer decrypted in process for `completed` (may throw). */
+  outcome(record: ElicitationRecord): ElicitationOutcome;
+}
+
+/** One pending `waitForCompletion` call. Settling is idempotent: the first outcome wins. */
+interface Waiter {
+  settle(outcome: WaitOutcome): void;
+}
+
+/**
+ * The in-process registry of `waitForCompletion` calls, by elicitation id. Transitions made by this instance
+ * wake their waiters with the record in hand (`finished`); events from other instances wake them through
+ * `remote`, which reads the store once per id for a `completed` answer. Each waiter settles exactly once:
+ * by a transition, its timer (timeout or expiry), its abort signal, or `close` on shutdown.
+ */
+export class ElicitationWaiters {
+  private readonly byId = new Map<string, Set<Waiter>>();
+
+  constructor(private readonly deps: ElicitationWaiterDeps) {}
+
+  /** Number of elicitation ids with at least one waiter (for leak checks in tests). */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /**
+   * Resolves when the elicitation leaves `pending` (with the data when completed), `{ status: 'expired' }`
+   * when it expires first, or `{ status: 'timeout' }` when `timeoutMs` passes first. Rejects with
+   * `ElicitationNotFoundException` for an unknown id, and with the signal's reason on abort.
+   */
+  async wait(id: string, { timeoutMs, signal }: WaitOptions = {}): Promise<WaitOutcome> {
+    signal?.throwIfAborted();
+    let waiter!: Waiter;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    let done = false;
+    const settled = new Promise<WaitOutcome>((resolve, reject) => {
+      const finish = (fn: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
+        this.remove(id, waiter);
+        fn();
+      };
+      waiter = { settle: (outcome) => finish(() => resolve(outcome)) };
+      // The caller's own abort reason, passed on unchanged (whatever it is), as fetch does.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      onAbort = () => finish(() => reject(signal!.reason));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    // Register before reading, so a transition between the read and the registration is not missed.
+    let set = this.byId.get(id);
+    if (!set) this.byId.set(id, (set = new Set()));
+    set.add(waiter);
+
+    const record = await this.deps.current(id).catch((error: unknown) => {
+      waiter.settle({ status: 'timeout' });
+      throw error;
+    });
+    if (!record) {
+      waiter.settle({ status: 'timeout' });
+      throw new ElicitationNotFoundException();
+    }
+    if (done) {
+      // Settled (aborted, or woken by a transition) while the record was being read.
+    } else if (record.status !== 'pending') {
+      waiter.settle(this.deps.outcome(record));
+    } else {
+      const untilExpiry = record.expiresAt - Date.now();
+      const expiresFirst = timeoutMs === undefined || untilExpiry <= timeoutMs;
+      timer = setTimeout(
+        () => {
+          if (!expiresFirst) return waiter.settle({ status: 'timeout' });
+          this.deps.current(id).then(
+            (r) => waiter.settle(r && r.status !== 'pending' ? this.deps.outcome(r) : { status: 'expired' }),
+            () => waiter.settle({ status: 'expired' }),
+          );
+        },
+        Math.min(Math.max(expiresFirst ? untilExpiry : timeoutMs, 0), MAX_TIMER_MS),
+      );
+      // A waiting tool call must not keep the process alive on shutdown (`close` settles it).
+      timer.unref();
+    }
+    return settled;
+  }
+
+  /**
+   * A transition this instance just made: wakes the waiters of `id` with the outcome in hand, no store read.
+   * `answerJson` is a completion's answer as it was sealed, parsed into one fresh copy for the waiters of `id`
+   * (what the store read they no longer need gave them).
+   */
+  finished(id: string, status: FinalStatus, answerJson = '{}'): void {
+    const set = this.byId.get(id);
+    if (!set) return;
+    this.settleAll(set, status === 'completed' ? { status, data: JSON.parse(answerJson) as ElicitationData } : { status });
+  }
+
+  /** An event from another instance: the outcome is in the event, except a `completed` answer, read once per id. */
+  remote(event: ElicitationEvent): void {
+    if (event.type === 'created') return;
+    const set = this.byId.get(event.elicitationId);
+    if (!set) return;
+    if (event.type !== 'completed') return this.settleAll(set, { status: event.type });
+    this.deps.stored(event.elicitationId).then(
+      (record) => this.settleAll(set, record?.status === 'completed' ? this.safeOutcome(record) : { status: 'expired' }),
+      () => undefined,
+    );
+  }
+
+  /** Settles every waiter with `timeout` (module shutdown). */
+  close(): void {
+    for (const set of [...this.byId.values()]) this.settleAll(set, { status: 'timeout' });
+    this.byId.clear();
+  }
+
+  private settleAll(set: Set<Waiter>, outcome: WaitOutcome): void {
+    for (const waiter of [...set]) waiter.settle(outcome);
+  }
+
+  /** A record whose answer cannot be opened (a key no longer in the ring) reads as expired. */
+  private safeOutcome(record: ElicitationRecord): WaitOutcome {
+    try {
+      return this.deps.outcome(record);
+    } catch {
+      return { status: 'expired' };
+    }
+  }
+
+  private remove(id: string, waiter: Waiter): void {
+    const set = this.byId.get(id);
+    set?.delete(waiter);
+    if (set?.size === 0) this.byId.delete(id);
+  }
+}
