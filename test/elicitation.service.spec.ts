@@ -5,7 +5,7 @@ import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { buildForm } from '../src/forms/define-form.js';
-import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { ElicitationStore, type ElicitationEventChannel } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 import { compileElicitation } from './support/testing-module.js';
 
@@ -306,6 +306,93 @@ describe('ElicitationService', () => {
       const waits = Promise.all([1, 2, 3].map(() => service.waitForCompletion(elicitationId)));
       await service.complete(elicitationId, { apiKey: 'k' });
       expect(await waits).toEqual(Array(3).fill({ status: 'completed', data: { apiKey: 'k' } }));
+    });
+
+    it('wakes a waiter of a transition made here with the answer in hand, without reading the store again', async () => {
+      const { elicitationId } = await createKey();
+      const wait = service.waitForCompletion(elicitationId);
+      await new Promise((r) => setTimeout(r, 5));
+      const store = ref.get<ElicitationStore, MemoryElicitationStore>(ElicitationStore);
+      let reads = 0;
+      const get = store.get.bind(store);
+      store.get = async (...args) => (reads++, get(...args));
+      const answer = { apiKey: 'k' };
+      await service.complete(elicitationId, answer);
+      const outcome = await wait;
+      expect(outcome).toEqual({ status: 'completed', data: { apiKey: 'k' } });
+      expect(outcome.status === 'completed' && outcome.data).not.toBe(answer);
+      expect(reads).toBe(0);
+    });
+  });
+
+  describe('across instances (events through the store channel)', () => {
+    /** A memory store whose event channel links the instances that share it, in process. */
+    class LinkedMemoryStore extends MemoryElicitationStore {
+      reads = 0;
+      private readonly channels = new Set<(event: ElicitationEvent) => void>();
+      override get(id: string, now: number) {
+        this.reads++;
+        return super.get(id, now);
+      }
+      override openEventChannel(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel> {
+        this.channels.add(onRemoteEvent);
+        return Promise.resolve({
+          publish: async (event) => {
+            for (const deliver of this.channels) if (deliver !== onRemoteEvent) deliver(event);
+          },
+          close: async () => void this.channels.delete(onRemoteEvent),
+        });
+      }
+    }
+    let store: LinkedMemoryStore;
+    let refA: TestingModule;
+    let refB: TestingModule;
+    beforeEach(async () => {
+      store = new LinkedMemoryStore();
+      const encryptionKey = Buffer.alloc(32, 7);
+      refA = await compileElicitation({ store, encryptionKey });
+      refB = await compileElicitation({ store, encryptionKey });
+    });
+    afterEach(async () => {
+      await Promise.all([refA.close(), refB.close()]);
+    });
+
+    it('wakes a waiter on A when B completes, reading the answer once', async () => {
+      const [a, b] = [refA.get(ElicitationService), refB.get(ElicitationService)];
+      const { elicitationId } = await a.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'alice' });
+      const waits = Promise.all([a.waitForCompletion(elicitationId), a.waitForCompletion(elicitationId)]);
+      await new Promise((r) => setTimeout(r, 5));
+      store.reads = 0;
+      expect(await b.complete(elicitationId, { apiKey: 'from-b' })).toMatchObject({ ok: true });
+      expect(await waits).toEqual(Array(2).fill({ status: 'completed', data: { apiKey: 'from-b' } }));
+      expect(store.reads).toBe(1);
+      expect(a['waiters'].size).toBe(0);
+    });
+
+    it('wakes a waiter on A with the status a declined event from B carries, without a read', async () => {
+      const [a, b] = [refA.get(ElicitationService), refB.get(ElicitationService)];
+      const { elicitationId } = await a.createUrlElicitation({ kind: 'confirm', message: 'Deploy?', userId: 'alice' });
+      const wait = a.waitForCompletion(elicitationId);
+      await new Promise((r) => setTimeout(r, 5));
+      store.reads = 0;
+      await b.decline(elicitationId);
+      await expect(wait).resolves.toEqual({ status: 'declined' });
+      expect(store.reads).toBe(0);
+    });
+
+    it('gives remote-only listeners the events of the other instances, and every listener all of them', async () => {
+      const eventsA = refA.get(ElicitationEvents);
+      const listeners = eventsA.listenerCount;
+      const remoteOnA: string[] = [];
+      const allOnA: string[] = [];
+      const stops = [eventsA.subscribeRemote((e) => remoteOnA.push(e.type)), eventsA.subscribe((e) => allOnA.push(e.type))];
+      expect(eventsA.listenerCount).toBe(listeners + 2);
+      const created = await refA.get(ElicitationService).createUrlElicitation({ kind: 'confirm', message: 'Ok?', userId: 'alice' });
+      await refB.get(ElicitationService).cancel(created.elicitationId);
+      expect(remoteOnA).toEqual(['cancelled']);
+      expect(allOnA).toEqual(['created', 'cancelled']);
+      stops.forEach((stop) => stop());
+      expect(eventsA.listenerCount).toBe(listeners);
     });
   });
 
