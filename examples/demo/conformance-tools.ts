@@ -211,7 +211,7 @@ export function registerInputRequiredConformanceTools(server: Sdk2McpServer, eli
   /** A sampling round trip: asks `question` under `key`, then answers with what the client's model said. */
   const sampling =
     (name: string, key: string, question: string): ElicitingToolHandler<unknown, unknown> =>
-    async (args, _el, context) => {
+    (args, _el, context) => {
       const ctx = sdk2Context(context);
       const answer = answerOf(ctx, key);
       if (answer.kind !== 'sampling') return ask(ctx, name, args, { [key]: samplingRequest(question, 100) });
@@ -239,7 +239,7 @@ export function registerInputRequiredConformanceTools(server: Sdk2McpServer, eli
   tool(
     'test_input_required_result_list_roots',
     "Conformance (2026-07-28): asks for the client's roots (roots/list, key client_roots).",
-    async (args, _el, context) => {
+    (args, _el, context) => {
       const ctx = sdk2Context(context);
       const answer = answerOf(ctx, 'client_roots');
       if (answer.kind !== 'roots')

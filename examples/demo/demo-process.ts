@@ -59,8 +59,8 @@ export async function startDemoProcess(
   });
   liveChildren.add(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
       liveChildren.delete(child);
@@ -77,7 +77,7 @@ export async function startDemoProcess(
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in ${readyMs / 1000} s:\n${out}`)), readyMs);
-      child.stdout!.on('data', () => {
+      child.stdout.on('data', () => {
         if (out.includes('MCP elicitation demo ready')) {
           clearTimeout(timer);
           resolve();

@@ -23,7 +23,8 @@ interface DemoTool {
   name: string;
   description: string;
   inputSchema?: z.ZodObject;
-  run: ElicitingToolHandler<any, ToolResult>;
+  /** Its arguments are what `inputSchema` parsed, typed by each tool (a `never` parameter takes any of them). */
+  run: ElicitingToolHandler<never, ToolResult>;
 }
 
 const connectService = z.object({
