@@ -1,6 +1,6 @@
 /**
- * What every benchmark script shares: garbage collection on demand, medians and timers, and the report (a
- * printed table, rows merged into bench/results/latest.json).
+ * What every benchmark script shares: garbage collection on demand, medians and timers, a watchdog, and the
+ * report (a printed table, rows merged into bench/results/latest.json).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,7 +23,9 @@ export interface Row {
 
 /** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
 const gc: () => void = (() => {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
+  const exposed = globalThis.gc;
+  // Called without options: the synchronous collection (its async overload returns a promise).
+  if (typeof exposed === 'function') return () => exposed();
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
 })();
@@ -50,13 +52,28 @@ export function round(n: number, digits: number): number {
   return Math.round(n * f) / f;
 }
 
+/**
+ * Ends the script when it has reported no progress for `idleMs`, so a hang can never keep CI busy while a
+ * slower machine may take as long as its steps need: every call of the returned `progress()` restarts the
+ * count (call it after each measured step). Unref'd: it never keeps the process alive by itself. `onHang`
+ * replaces the default `process.exit(1)` (e.g. to clean up first).
+ */
+export function startWatchdog(script: string, idleMs: number, onHang: () => void = () => process.exit(1)): () => void {
+  const timer = setTimeout(() => {
+    console.error(`${script}: no progress for ${idleMs / 1000}s, giving up`);
+    onHang();
+  }, idleMs);
+  timer.unref();
+  return () => void timer.refresh();
+}
+
 /** A whole number with thousands separators. */
 export function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
 /** A table cell for a figure in its unit. */
-export function formatValue(value: number | null, unit: string): string {
+function formatValue(value: number | null, unit: string): string {
   if (value === null) return '-';
   if (unit.endsWith('/s')) return fmt(value);
   if (unit === 'ms') return value.toFixed(2);
@@ -83,7 +100,7 @@ export function printTable(rows: Row[]): void {
 }
 
 /** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
-export function packageRoot(): string {
+function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;

@@ -24,11 +24,13 @@
  * Each POST needs its own pending elicitation and the CSRF pair of a render of its page. Rendering one page
  * per POST (GET, then POST) would measure the GET as well; instead, before each POST run the store is
  * emptied (`DELETE /bench/elicitations`) and enough elicitations are created in the app process by
- * `POST /bench/elicitations`, which returns for each the id, the form token and the cookie nonce issued by
- * the module's own `PageSecurity.issueCsrf` (what the page render calls). autocannon's `setupRequest` then
- * takes the next one for every request, so each POST is a first, valid submission. How many: twice what the
- * warm-up rate would post in a run, plus a margin; a run that used them all would answer 409s, counted as
- * non-2xx and reported.
+ * `POST /bench/elicitations` (in batches of at most its BENCH_MAX_BATCH), which returns for each the id, the
+ * form token and the cookie nonce issued by the module's own `PageSecurity.issueCsrf` (what the page render
+ * calls). autocannon's `setupRequest` then takes the next one for every request, so each POST is a first,
+ * valid submission. How many: twice what the previous POST run posted per second over the run's duration,
+ * plus a margin; before the first (warm-up) POST run, the rate of the HTML baseline just measured stands in
+ * (a POST does more work than that bare route, so it posts less). A run that used them all would answer
+ * 409s, counted as non-2xx and reported.
  *
  * Prints a table and merges its rows (names start with "http") into `bench/results/latest.json`. Targets
  * are reported, never enforced.
@@ -38,8 +40,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { relative } from 'node:path';
 import autocannon, { type Options as AutocannonOptions } from 'autocannon';
+import { BENCH_MAX_BATCH } from '../examples/demo/bench.controller.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -50,8 +53,8 @@ const MEASURED_RUNS = 3;
 const ADAPTERS = ['express', 'fastify'] as const;
 type Adapter = (typeof ADAPTERS)[number];
 
-/** Hard stop, so a hang can never keep CI busy. Unref'd: it never keeps the process alive by itself. */
-const WATCHDOG_MS = (2 * (5 * (WARMUP_SECONDS + MEASURED_RUNS * RUN_SECONDS)) + 150) * 1000;
+/** Gives up after this long without a finished run (a hang): two runs' time, plus starting an app and seeding. */
+const IDLE_LIMIT_MS = (2 * RUN_SECONDS + 120) * 1000;
 
 const STATUS_TARGET = 0.9; // status req/s / JSON baseline req/s, at least
 const PAGE_TARGET = 0.85; // page GET req/s / HTML baseline req/s, at least
@@ -60,8 +63,8 @@ const P99_TARGET = 1.5; // p99 / the baseline's p99, at most
 
 const USER = 'alice';
 const API_KEY = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
-/** Elicitations created for the POST warm-up run (more than any adapter posts in WARMUP_SECONDS here). */
-const WARMUP_ELICITATIONS = 60_000;
+/** Latencies recorded per run at first; the array doubles when a fast machine answers more. */
+const LATENCY_SLOTS = 4_000_000;
 
 const DEMO_ENV = {
   ELICITATION_BENCH: '1',
@@ -74,12 +77,10 @@ function killChildren(): void {
   for (const child of liveChildren) child.kill('SIGKILL');
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`http.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
+const progress = startWatchdog('http.bench', IDLE_LIMIT_MS, () => {
   killChildren();
   process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
+});
 process.once('exit', killChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -139,14 +140,19 @@ async function call(url: string, init: RequestInit = {}): Promise<Response> {
 
 /** Creates `count` pending elicitations in the app, each with the CSRF pair of a page render. */
 async function createPending(app: DemoProcess, count: number): Promise<Pending[]> {
-  const res = await call(`${app.url}/bench/elicitations`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ count, user: USER }),
-  });
-  const { items } = (await res.json()) as { items: Array<[string, string, string]> };
-  if (items.length !== count) throw new Error(`asked for ${count} elicitations, got ${items.length}`);
-  return items.map(([id, token, cookie]) => ({ id, token, cookie }));
+  const pending: Pending[] = [];
+  while (pending.length < count) {
+    const batch = Math.min(count - pending.length, BENCH_MAX_BATCH);
+    const res = await call(`${app.url}/bench/elicitations`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ count: batch, user: USER }),
+    });
+    const { items } = (await res.json()) as { items: Array<[string, string, string]> };
+    if (items.length !== batch) throw new Error(`asked for ${batch} elicitations, got ${items.length}`);
+    for (const [id, token, cookie] of items) pending.push({ id, token, cookie });
+  }
+  return pending;
 }
 
 async function clearStore(app: DemoProcess): Promise<void> {
@@ -181,7 +187,7 @@ interface RunResult {
 async function runLoad(app: DemoProcess, endpoint: Endpoint, duration: number): Promise<RunResult> {
   await endpoint.prepare?.(duration);
   fullGc();
-  const latencies = new Float64Array(4_000_000);
+  let latencies = new Float64Array(LATENCY_SLOTS);
   let n = 0;
   let non2xx = 0;
   const cpuBefore = cpuSeconds(app.child.pid);
@@ -189,7 +195,12 @@ async function runLoad(app: DemoProcess, endpoint: Endpoint, duration: number): 
   const instance = autocannon({ url: app.url, connections: CONNECTIONS, duration, timeout: 10, ...endpoint.options() });
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) {
-      if (n < latencies.length) latencies[n++] = ms;
+      if (n === latencies.length) {
+        const grown = new Float64Array(2 * n);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[n++] = ms;
     } else non2xx++;
   });
   const result = await instance;
@@ -243,6 +254,7 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
   let pending: Pending[] = [];
   let next = 0;
   let lastRate = 0;
+  let htmlRate = 0;
   const endpoints: Endpoint[] = [
     {
       name: 'baselineJson',
@@ -254,6 +266,8 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
       name: 'baselineHtml',
       label: 'GET /bench/baseline/html',
       options: () => ({ requests: [{ method: 'GET', path: '/bench/baseline/html' }] }),
+      // Sizes the first POST batch (this endpoint runs before the POST in every round).
+      measured: (r) => void (htmlRate = r.rps),
     },
     {
       name: 'page',
@@ -266,7 +280,7 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
       prepare: async (duration) => {
         await clearStore(app);
         [target] = await createPending(app, 1);
-        const count = lastRate ? Math.ceil(lastRate * duration * 2) + 5_000 : WARMUP_ELICITATIONS;
+        const count = Math.ceil((lastRate || htmlRate) * duration * 2) + 5_000;
         const t = process.hrtime.bigint();
         pending = await createPending(app, count);
         next = 0;
@@ -318,6 +332,7 @@ async function measureAdapter(adapter: Adapter): Promise<{ figures: Figures; siz
             `${r.serverCpu === null ? '' : `, server CPU ${r.serverCpu.toFixed(2)} cores`}` +
             `${r.non2xx ? `, ${fmt(r.non2xx)} NON-2xx/errors` : ''}`,
         );
+        progress();
         if (run > 0) figures[endpoint.name].push(r);
       }
     }

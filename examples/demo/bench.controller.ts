@@ -19,7 +19,8 @@ const MESSAGE = 'Enter your github API key so the assistant can connect to githu
 const BASELINE_ID = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
 /** Far enough in the future that every record is past its purge time. */
 const FAR_FUTURE_MS = 100 * 365 * 24 * 3600_000;
-const MAX_BATCH = 200_000;
+/** Most elicitations one `POST /bench/elicitations` creates: a client that needs more asks again. */
+export const BENCH_MAX_BATCH = 200_000;
 
 /** `n` bytes of plain HTML (a paragraph of filler in a minimal document). */
 function htmlOfSize(n: number): string {
@@ -70,13 +71,14 @@ export class BenchController {
   }
 
   /**
-   * Creates `count` pending api-key elicitations for `user` and returns `[id, token, cookie]` for each: the
-   * form's `_csrf` token and the `elicit_csrf=<nonce>` cookie pair, issued exactly as a page render does.
+   * Creates `count` (at most BENCH_MAX_BATCH) pending api-key elicitations for `user` and returns
+   * `[id, token, cookie]` for each: the form's `_csrf` token and the `elicit_csrf=<nonce>` cookie pair, issued
+   * exactly as a page render does.
    */
   @Post('elicitations')
   @HttpCode(200)
   async create(@Body() body: { count?: unknown; user?: unknown }): Promise<{ items: Array<[string, string, string]> }> {
-    const count = Math.min(Math.max(Math.floor(Number(body?.count) || 0), 0), MAX_BATCH);
+    const count = Math.min(Math.max(Math.floor(Number(body?.count) || 0), 0), BENCH_MAX_BATCH);
     const user = typeof body?.user === 'string' ? body.user : 'alice';
     this.security ??= this.moduleRef.get(PageSecurity, { strict: false });
     const items: Array<[string, string, string]> = [];
