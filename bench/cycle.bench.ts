@@ -18,7 +18,7 @@ import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ElicitationModule, ElicitationService, ElicitationStore, MemoryElicitationStore } from '../src/index.js';
 import { SecretBox } from '../src/security/secret-box.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -28,8 +28,8 @@ const MEASURED_RUNS = 5;
 /** Pending elicitations held for the memory measurement. */
 const PENDING = 100_000;
 const HEAP_RUNS = 3;
-/** Hard stop, so a hang can never keep CI busy. Unref'd: it never keeps the process alive by itself. */
-const WATCHDOG_MS = 110_000;
+/** Gives up after this long without a finished run (a hang; one run takes a few seconds). */
+const IDLE_LIMIT_MS = 60_000;
 
 const CYCLES_TARGET = 300_000; // cycles/s, at least
 const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
@@ -45,11 +45,7 @@ const FLATTEN = /^[0-9a-f-]+$/;
 /** Far enough in the future that every record is past its purge time. */
 const FAR_FUTURE = Date.now() + 100 * 365 * 24 * 3600_000;
 
-const watchdog = setTimeout(() => {
-  console.error(`cycle.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
-  process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
+const progress = startWatchdog('cycle.bench', IDLE_LIMIT_MS);
 
 @Module({
   imports: [
@@ -66,7 +62,7 @@ watchdog.unref();
 class BenchModule {}
 
 /** A fresh application context on a fresh memory store (Nest's default logger). */
-async function openContext(): Promise<{ app: INestApplicationContext; service: ElicitationService; store: ElicitationStore }> {
+async function openContext(): Promise<{ app: INestApplicationContext; service: ElicitationService; store: MemoryElicitationStore }> {
   const app = await NestFactory.createApplicationContext(BenchModule);
   const service = app.get(ElicitationService);
   const store = app.get(ElicitationStore);
@@ -149,6 +145,7 @@ function baselineCycles(map: Map<string, PlainRecord>, n: number): number {
 
 /** The same Map work behind three awaited async calls (what an async store API costs at least). */
 async function asyncBaselineCycles(map: Map<string, PlainRecord>, n: number): Promise<number> {
+  /* eslint-disable @typescript-eslint/require-await -- the baseline measures async functions that await nothing */
   const create = async (record: PlainRecord) => void map.set(record.id, record);
   const finish = async (id: string, data: Record<string, unknown>) => {
     const r = map.get(id);
@@ -161,6 +158,7 @@ async function asyncBaselineCycles(map: Map<string, PlainRecord>, n: number): Pr
     return true;
   };
   const get = async (id: string) => map.get(id);
+  /* eslint-enable @typescript-eslint/require-await */
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const record = plainRecord(Date.now());
@@ -195,8 +193,7 @@ interface CycleFigures {
 }
 
 async function measureCycles(): Promise<CycleFigures> {
-  const { app, service, store } = await openContext();
-  const memory = store as MemoryElicitationStore;
+  const { app, service, store: memory } = await openContext();
   const map = new Map<string, PlainRecord>();
   const figures: CycleFigures = { library: [], baseline: [], asyncBaseline: [], sealOpen: [] };
   try {
@@ -224,6 +221,7 @@ async function measureCycles(): Promise<CycleFigures> {
       console.log(
         `  cycles ${label}: library ${fmt(lib)}/s, Map ${fmt(base)}/s, Map+await ${fmt(asyncBase)}/s, seal+open ${fmt(sealOpen)}/s`,
       );
+      progress();
       if (run === 0) continue;
       figures.library.push(lib);
       figures.baseline.push(base);
@@ -256,7 +254,7 @@ async function libraryBytesPerPending(): Promise<number> {
     }
     fullGc();
     const after = process.memoryUsage().heapUsed;
-    const size = (store as MemoryElicitationStore).size;
+    const size = store.size;
     if (size !== PENDING) throw new Error(`expected ${PENDING} pending records, the store holds ${size}`);
     return (after - before) / PENDING;
   } finally {
@@ -297,6 +295,7 @@ async function measureHeap(): Promise<{ library: number[]; baseline: number[]; f
       `  heap run ${run}/${HEAP_RUNS}: library ${lib.toFixed(0)} B/pending, Map ${base.toFixed(0)} B/entry, ` +
         `Map with flat ids ${flat.toFixed(0)} B/entry`,
     );
+    progress();
     library.push(lib);
     baseline.push(base);
     flatBaseline.push(flat);

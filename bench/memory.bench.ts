@@ -24,7 +24,7 @@
  *
  * Prints a table and merges its rows (names start with "memory store" or "form validation") into
  * `bench/results/latest.json`: same-name rows replaced, the others kept. Targets are reported, never
- * enforced. A watchdog ends the script after WATCHDOG_MS.
+ * enforced. A watchdog ends the script after IDLE_LIMIT_MS without a finished step.
  */
 import { randomUUID } from 'node:crypto';
 import { relative } from 'node:path';
@@ -40,7 +40,7 @@ import {
 } from '../src/index.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../src/elicitation-options.interface.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -59,15 +59,13 @@ const EXPIRE_ONE_IN = 10;
 const SWEEP_PENDING = 1_000_000;
 const SWEEP_DUE_SHARE = 0.01;
 const SWEEP_RUNS = 3;
-/** Between the expiry times of the early tiers of the sweep measurement (see measureSweep). */
-const TIER_GAP_MS = 60_000;
-/** Pause after a full gc before a timed sweep or scan. */
+/** Least pause after a full gc before a timed sweep or scan (see settle). */
 const SETTLE_MS = 200;
 /** Form validation: timed runs (after one warm-up run) of at least FORM_RUN_MS each. */
 const FORM_RUNS = 3;
 const FORM_RUN_MS = 1_000;
-/** Hard stop, so a hang can never keep CI busy. Unref'd: it never keeps the process alive by itself. */
-const WATCHDOG_MS = 170_000;
+/** Gives up after this long without a finished step (a hang; the longest, 1M cycles, takes well under a minute). */
+const IDLE_LIMIT_MS = 180_000;
 
 const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
 const GROWTH_TARGET = 0.05; // heap growth after CYCLES, as a share of the heap CYCLES pending records hold, below
@@ -82,11 +80,7 @@ const MESSAGE = `Enter your ${SERVICE} API key so the assistant can connect to $
 const API_KEY = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
 const FLATTEN = /^[0-9a-f-]+$/;
 
-const watchdog = setTimeout(() => {
-  console.error(`memory.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
-  process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
+const progress = startWatchdog('memory.bench', IDLE_LIMIT_MS);
 
 function heapUsed(): number {
   fullGc();
@@ -232,6 +226,7 @@ async function measureHeap(): Promise<HeapFigures[]> {
       console.log(
         `  heap ${fmt(pending)} pending, run ${run}/${runs}: library ${lib.toFixed(1)} B/pending, floor (Map of plain objects, flat ids) ${floor.toFixed(1)} B`,
       );
+      progress();
       fig.library.push(lib);
       fig.floor.push(floor);
     }
@@ -271,6 +266,7 @@ async function cycles(ctx: Context, n: number, clock: { now: number }): Promise<
       clock.now += step;
       expired += await ctx.service.sweep(clock.now);
       if (ctx.store.size !== 0) throw new Error(`store still holds ${ctx.store.size} records after the sweeps at cycle ${i}`);
+      progress();
     }
   }
   return expired;
@@ -323,16 +319,23 @@ interface SweepFigures {
   due: number;
 }
 
-/** A full gc, then a pause for V8's concurrent sweeper threads to finish (2 cores: they compete with the timed code). */
+/**
+ * A full gc, then a pause for V8's concurrent sweeper threads to finish (2 cores: they compete with the timed
+ * code): as long as the collection took, at least SETTLE_MS, since their work grows with the heap and with
+ * the machine's slowness alike.
+ */
 async function settle(): Promise<void> {
+  const start = process.hrtime.bigint();
   fullGc();
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(SETTLE_MS, ms(start))));
 }
 
 /**
  * One context, SWEEP_PENDING pending records through the service. Of every 1/SWEEP_DUE_SHARE records, the
- * first SWEEP_RUNS get an early `ttlMs` (tier k expires (k-1) × TIER_GAP_MS after its creation), the rest
+ * first SWEEP_RUNS get an early `ttlMs` (tier k expires (k-1) × the tier gap after its creation), the rest
  * the module's ttlMs: run k sweeps at a clock where exactly tier k is due, scattered through the store.
+ * The tier gap is the module's ttlMs shared out among the tiers and the rest, so that creating the records
+ * may take most of it on a slow machine (the sweep clock is virtual: a wide gap costs no time).
  * Then, in the same run, the pending count is brought back to SWEEP_PENDING with records that are all due
  * and were created together, and swept again. Before each sweep the full scan is timed on the same state;
  * between runs, fresh never-due records top the pending count back up.
@@ -345,22 +348,24 @@ async function measureSweep(): Promise<SweepFigures> {
   const every = Math.round(1 / SWEEP_DUE_SHARE);
   const figures: SweepFigures = { sweepMs: { scattered: [], together: [] }, scanMs: { scattered: [], together: [] }, due };
   if (SWEEP_RUNS > every) throw new Error('more sweep runs than due tiers');
+  const tierGapMs = Math.floor((options.ttlMs - 2_000) / (SWEEP_RUNS + 1));
   try {
     const t0 = Date.now();
     const start = process.hrtime.bigint();
     for (let i = 0; i < SWEEP_PENDING; i++) {
       const tier = i % every;
-      await createApiKey(service, tier < SWEEP_RUNS ? 1 + tier * TIER_GAP_MS : undefined);
+      await createApiKey(service, tier < SWEEP_RUNS ? 1 + tier * tierGapMs : undefined);
     }
     const created = Date.now();
     console.log(
       `  sweep: created ${fmt(SWEEP_PENDING)} pending (${SWEEP_RUNS} tiers of ${fmt(due)} early ones) in ${seconds(start).toFixed(1)}s`,
     );
-    // Tier k (from 1) is due at nowOf(k), tier k+1 is not: creating took less than TIER_GAP_MS - 1 s.
-    if (created - t0 > TIER_GAP_MS - 2_000) throw new Error('creating the records took too long for the tier clock');
-    if (options.ttlMs <= SWEEP_RUNS * TIER_GAP_MS + (created - t0) + 2_000)
+    progress();
+    // Tier k (from 1) is due at nowOf(k), tier k+1 is not: creating took less than the tier gap - 1 s.
+    if (created - t0 > tierGapMs - 2_000) throw new Error('creating the records took too long for the tier clock');
+    if (options.ttlMs <= SWEEP_RUNS * tierGapMs + (created - t0) + 2_000)
       throw new Error('the module ttlMs is too short for the tier clock');
-    const nextTierAt = (k: number) => t0 + 1 + k * TIER_GAP_MS;
+    const nextTierAt = (k: number) => t0 + 1 + k * tierGapMs;
 
     const measure = async (run: number, layout: Layout, now: number): Promise<void> => {
       const pendingNow = internals(store).pendingTotal;
@@ -381,6 +386,7 @@ async function measureSweep(): Promise<SweepFigures> {
         `  sweep run ${run}/${SWEEP_RUNS}, ${layout.padEnd(9)}: ${fmt(records.size)} records (${fmt(pendingNow)} pending, ${fmt(due)} due): ` +
           `store.sweep ${sweepMs.toFixed(2)} ms, full scan ${scanMs.toFixed(2)} ms (ratio ${(sweepMs / scanMs).toFixed(3)})`,
       );
+      progress();
       figures.sweepMs[layout].push(sweepMs);
       figures.scanMs[layout].push(scanMs);
     };
@@ -388,7 +394,7 @@ async function measureSweep(): Promise<SweepFigures> {
     for (let run = 1; run <= SWEEP_RUNS; run++) {
       // Back to SWEEP_PENDING pending: the previous run expired `due` of them (retained until their purgeAt).
       if (run > 1) for (let i = 0; i < due; i++) await createApiKey(service);
-      const now = created + 1_000 + (run - 1) * TIER_GAP_MS;
+      const now = created + 1_000 + (run - 1) * tierGapMs;
       await measure(run, 'scattered', now);
       for (let i = 0; i < due; i++) await createApiKey(service, 1);
       await measure(run, 'together', Math.max(now, Date.now() + 1_000));
@@ -420,6 +426,7 @@ async function measureSmallSweep(due: number): Promise<number[]> {
       console.log(
         `  sweep run ${run}/${SWEEP_RUNS}, ${fmt(pending)} pending, ${fmt(due)} due created together: store.sweep ${sweepMs.toFixed(2)} ms`,
       );
+      progress();
       out.push(sweepMs);
     } finally {
       await ctx.app.close();
@@ -535,6 +542,7 @@ function measureForm(): number[] {
     fullGc();
     const rate = formRun(FORM_RUN_MS);
     console.log(`  form run ${run}/${FORM_RUNS}: ${fmt(rate)} validations/s`);
+    progress();
     rates.push(rate);
   }
   return rates;

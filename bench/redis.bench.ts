@@ -29,7 +29,7 @@ import { Redis } from 'ioredis';
 import type { ElicitationRecord } from '../src/index.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, type Row } from './bench-kit.js';
+import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -66,8 +66,8 @@ const DEMO_LIMITS_ENV = {
   ELICITATION_THROTTLE_LIMIT: '1000000',
   ELICITATION_CREATE_PER_MINUTE: '1000000',
 };
-/** Hard stop, so a hang can never keep CI busy (the whole script normally takes well under 90 s). */
-const WATCHDOG_MS = 150_000;
+/** Gives up after this long without a finished step (a hang; the longest, the 1,000 completions, takes well under a minute). */
+const IDLE_LIMIT_MS = 150_000;
 
 const RATIO_TARGET = 0.7; // finish at 32 callers / raw EVALSHA at 32 callers, at least
 const ROUND_TRIPS_TARGET = 1; // per operation, exactly
@@ -120,13 +120,11 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`redis.bench: still running after ${WATCHDOG_MS / 1000}s, giving up`);
+const progress = startWatchdog('redis.bench', IDLE_LIMIT_MS, () => {
   const hardStop = setTimeout(() => process.exit(1), 5_000);
   hardStop.unref();
   void cleanUp().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
+});
 process.once('exit', killChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
@@ -190,7 +188,7 @@ function newRecord(i: number, now: number): ElicitationRecord {
 /** store.create, failing on any outcome other than a stored record (it resolves `void` or `'created'`, by version). */
 async function create(store: RedisElicitationStore, record: ElicitationRecord): Promise<void> {
   const result: unknown = await store.create(record);
-  if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${String(result)}`);
+  if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${JSON.stringify(result)}`);
 }
 
 // --------------------------------------------------------------------- 1 + 3: store throughput vs raw
@@ -253,6 +251,7 @@ async function measureThroughput(store: RedisElicitationStore, raw: Redis, sha: 
         `  ops/s ${label}, ${String(c).padStart(2)} caller${c > 1 ? 's' : ' '}: create ${fmt(r.create)}, finish ${fmt(r.finish)}, ` +
           `get ${fmt(r.get)}, raw EVALSHA ${fmt(r.raw)} (finish/raw ${(r.finish / r.raw).toFixed(3)})`,
       );
+      progress();
       if (run === 0) continue;
       for (const op of Object.keys(r) as OpName[]) figures[op][c].push(r[op]);
     }
@@ -326,7 +325,7 @@ async function openMonitor(storePort: number, infoPort: number): Promise<Monitor
   const base = connect();
   let monitor: Redis;
   try {
-    monitor = (await base.monitor()) as unknown as Redis;
+    monitor = await base.monitor();
   } catch (error) {
     console.warn(`  MONITOR refused (${String(error)}): round trips are not counted, only commandstats`);
     base.disconnect();
@@ -418,6 +417,7 @@ async function measureRoundTrips(store: RedisElicitationStore, cleaner: Redis): 
           `commandstats ${r.commandstats.toFixed(2)} calls/op (${detail})`,
       );
     }
+    progress();
     return out;
   } finally {
     monitor?.close();
@@ -486,12 +486,22 @@ async function measureLatency(): Promise<Latency> {
       const at = performance.now();
       waiters.get(params.elicitationId)?.(at);
     });
+    // Completion notifications travel on the standalone GET SSE stream: wait until it is open (the server
+    // files the stream before it answers the GET), however long that takes on this machine.
+    let sseOpened!: (res: Response) => void;
+    const sseOpen = new Promise<void>((resolve, reject) => {
+      sseOpened = (res) => (res.ok ? resolve() : reject(new Error(`the SSE GET of ${a.mcpUrl} answered ${res.status}`)));
+    });
     transport = new StreamableHTTPClientTransport(new URL(a.mcpUrl), {
       requestInit: { headers: { Authorization: 'Bearer alice' } },
+      fetch: async (url, init) => {
+        const res = await fetch(url, init);
+        if (init?.method === 'GET') sseOpened(res);
+        return res;
+      },
     });
     await client.connect(transport);
-    // Let the standalone GET SSE stream open: completion notifications travel on it.
-    await new Promise((r) => setTimeout(r, 200));
+    await sseOpen;
 
     const one = async (i: number): Promise<number> => {
       const service = `bench${i}`;
@@ -549,6 +559,7 @@ async function measureLatency(): Promise<Latency> {
     const warmStart = process.hrtime.bigint();
     for (let i = 0; i < LATENCY_WARMUP; i++) await one(i);
     console.log(`  warm-up: ${LATENCY_WARMUP} elicitations in ${seconds(warmStart).toFixed(1)}s`);
+    progress();
     fullGc();
     const samples: number[] = [];
     const start = process.hrtime.bigint();
