@@ -1,0 +1,117 @@
+/**
+ * The event wire contract: the message the FINISH script publishes (pieces concatenated in Lua) and the one
+ * the TypeScript side encodes for the same event decode to the same event, with the same keys in the same
+ * order. Both are read off a real Redis by a raw ioredis subscriber.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { ElicitationEvent, ElicitationRecord, FinalStatus } from '../../src/elicitation.types.js';
+import { decodeEventMessage, encodeEventMessage, eventMessageHead, type EventWireMessage } from '../../src/redis/redis.event-wire.js';
+import { RedisElicitationStore } from '../../src/redis/redis.store.js';
+import type { ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
+import { pendingRecord } from '../../src/testing/store-contract.js';
+import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
+
+const PREFIX = `test-wire-${randomUUID().slice(0, 8)}`;
+
+/** The event the service publishes for a record (ElicitationService.publish). */
+function eventOf(record: ElicitationRecord, type: ElicitationEvent['type'], at: number): ElicitationEvent {
+  return {
+    type,
+    elicitationId: record.id,
+    userId: record.userId,
+    kind: record.kind,
+    elicitationType: record.type,
+    sessionId: record.sessionId,
+    at,
+  };
+}
+
+function decoded(message: string): EventWireMessage {
+  const result = decodeEventMessage(message);
+  if (!result) throw new Error(`not an event message: ${message}`);
+  return result;
+}
+
+describeRedis('Redis event wire: the finish script and TypeScript send the same message', () => {
+  let client: Redis;
+  let tap: Redis;
+  const messages: string[] = [];
+  /** Publishes from its finish script: exactly one channel is open on it. */
+  let scripted: RedisElicitationStore;
+  let scriptedChannel: ElicitationEventChannel;
+  /** Publishes from TypeScript: two channels are open on it, so its finish script publishes nothing. */
+  let encoded: RedisElicitationStore;
+  let encodedChannels: ElicitationEventChannel[];
+
+  beforeAll(async () => {
+    client = new Redis(REDIS_URL);
+    tap = new Redis(REDIS_URL);
+    tap.on('message', (_channel: string, message: string) => messages.push(message));
+    await tap.subscribe(`{${PREFIX}}:events`);
+    scripted = new RedisElicitationStore(client, { keyPrefix: PREFIX });
+    encoded = new RedisElicitationStore(client, { keyPrefix: PREFIX });
+    scriptedChannel = await scripted.openEventChannel(() => undefined);
+    encodedChannels = [await encoded.openEventChannel(() => undefined), await encoded.openEventChannel(() => undefined)];
+  });
+
+  afterAll(async () => {
+    await tap.quit();
+    for (const channel of [scriptedChannel, ...encodedChannels]) await channel.close();
+    await deletePrefix(client, PREFIX);
+    await client.quit();
+  });
+
+  /** The next message on the channel, within 2 s. */
+  async function nextMessage(): Promise<string> {
+    const seen = messages.length;
+    const deadline = Date.now() + 2_000;
+    while (messages.length === seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(messages).toHaveLength(seen + 1);
+    return messages[seen];
+  }
+
+  const cases: Array<{ name: string; status: FinalStatus; record: () => ElicitationRecord }> = [
+    { name: 'completed, with a session', status: 'completed', record: () => pendingRecord({ sessionId: 'session-1' }) },
+    { name: 'declined, without a session', status: 'declined', record: () => pendingRecord() },
+    {
+      name: 'cancelled, ids that JSON escapes',
+      status: 'cancelled',
+      record: () => pendingRecord({ userId: 'jos\u00e9 "q" \\ \u2028 \u{1F600}', type: 'api-key-\u00fc', sessionId: 's"\n' }),
+    },
+    { name: 'expired, kind confirm', status: 'expired', record: () => pendingRecord({ kind: 'confirm', type: 'confirm' }) },
+  ];
+
+  for (const { name, status, record: make } of cases) {
+    it(`decodes the same event from both publishers: ${name}`, async () => {
+      const record = make();
+      await scripted.create(record);
+      const now = status === 'expired' ? record.expiresAt : record.createdAt + 1;
+      const data = status === 'completed' ? { apiKey: 'k' } : undefined;
+      expect((await scripted.finish(record.id, { status, data, now, purgeAt: now + 60_000 })).ok).toBe(true);
+      const fromScript = await nextMessage();
+
+      const event = eventOf(record, status, now);
+      await scriptedChannel.publish(event); // already published by the script: not sent again
+      await encodedChannels[0].publish(event);
+      const fromTypeScript = await nextMessage();
+
+      const a = decoded(fromScript);
+      const b = decoded(fromTypeScript);
+      expect(a.event).toEqual(b.event);
+      expect(Object.keys(a.event)).toEqual(Object.keys(b.event));
+      expect(a.event).toEqual(event);
+      expect(a.origin).not.toEqual(b.origin);
+      // Same origin, same bytes: the script concatenates exactly what encodeEventMessage joins.
+      expect(encodeEventMessage(eventMessageHead(a.origin!), event)).toBe(fromScript);
+    });
+  }
+
+  it('ignores what is not an event message', () => {
+    expect(decodeEventMessage('not json')).toBeUndefined();
+    expect(decodeEventMessage('null')).toBeUndefined();
+    expect(decodeEventMessage('{"origin":"x"}')).toBeUndefined();
+    expect(decodeEventMessage('{"origin":"x","event":{"type":"created"}}')).toBeUndefined();
+  });
+});
