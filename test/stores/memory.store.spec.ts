@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import type { ElicitationRecord } from '../../src/elicitation.types.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
-describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore());
+describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), { offers: ['peekHits'] });
 
 describe('MemoryElicitationStore specifics', () => {
   it('drops indexes when records are purged, so nothing grows without bound', async () => {
@@ -19,8 +20,8 @@ describe('MemoryElicitationStore specifics', () => {
     await store.sweep(base + 15, 5);
     expect(store.size).toBe(0);
     expect(await store.listByUser('u1', base + 16)).toEqual([]);
-    expect((store as any).index.size).toBe(0);
-    expect((store as any).deadlines.size).toBe(0);
+    expect(store['index'].size).toBe(0);
+    expect(store['deadlines'].size).toBe(0);
   });
 
   it('sweeps in time proportional to due records: only the due ones and those sharing the bucket of now are looked at', async () => {
@@ -28,7 +29,7 @@ describe('MemoryElicitationStore specifics', () => {
     const base = 1_800_000_000_000;
     // One record per 100 ms from base + 10 s on: ten per one-second bucket.
     for (let i = 0; i < 1_000; i++) await store.create(pendingRecord({ createdAt: base, expiresAt: base + 10_000 + 100 * i }));
-    const touched = watchStatusReads((store as any).records);
+    const touched = watchStatusReads(store['records']);
     expect(await store.sweep(base + 9_999, 60_000)).toEqual([]);
     expect(touched.size).toBe(0);
     // Due: the 20 records of the first two buckets and 5 of the third; the other 5 of the third are looked at.
@@ -38,7 +39,7 @@ describe('MemoryElicitationStore specifics', () => {
     touched.clear();
     expect(await store.sweep(base + 12_450, 60_000)).toEqual([]);
     expect(touched.size).toBe(5);
-    expect((store as any).deadlines.size).toBe(1_000);
+    expect(store['deadlines'].size).toBe(1_000);
   });
 
   it('skips the stale entries of finished and forgotten records, and never touches a record that took over an id', async () => {
@@ -58,13 +59,13 @@ describe('MemoryElicitationStore specifics', () => {
     expect(store.size).toBe(1);
     expect((await store.get(early.id, base + 30_000))!.expiresAt).toBe(base + 80_000);
     expect(await store.get(finished.id, base + 30_000)).toBeUndefined();
-    expect((store as any).pendingTotal).toBe(1);
+    expect(store['pendingTotal']).toBe(1);
     expect((await store.sweep(base + 80_000, 1_000)).map((r) => r.id)).toEqual([early.id]);
-    expect((store as any).pendingTotal).toBe(0);
-    expect((store as any).pendingByUser.size).toBe(0);
+    expect(store['pendingTotal']).toBe(0);
+    expect(store['pendingByUser'].size).toBe(0);
     await store.sweep(base + 81_000, 1_000);
     expect(store.size).toBe(0);
-    expect((store as any).deadlines.size).toBe(0);
+    expect(store['deadlines'].size).toBe(0);
   });
 
   it('expires and purges in one sweep when the retention ends within it', async () => {
@@ -74,7 +75,7 @@ describe('MemoryElicitationStore specifics', () => {
     await store.create(r);
     expect((await store.sweep(base + 20, 0)).map((x) => x.id)).toEqual([r.id]);
     expect(store.size).toBe(0);
-    expect((store as any).deadlines.size).toBe(0);
+    expect(store['deadlines'].size).toBe(0);
   });
 
   it('drops ended counter windows in the sweep, without a scan of the live ones', async () => {
@@ -82,7 +83,7 @@ describe('MemoryElicitationStore specifics', () => {
     const base = 1_800_000_000_000;
     for (let i = 0; i < 100; i++) await store.hit(`k${i}`, 60_000, base + i * 1_000);
     await store.hit('k0', 60_000, base + 60_000); // a second window of k0: its first entry turns stale
-    const counters = (store as any).counters as Map<string, unknown>;
+    const counters = store['counters'];
     expect(counters.size).toBe(100);
     await store.sweep(base + 59_999, 5);
     expect(counters.size).toBe(100);
@@ -91,7 +92,7 @@ describe('MemoryElicitationStore specifics', () => {
     expect((await store.hit('k0', 60_000, base + 60_001)).count).toBe(2);
     await store.sweep(base + 120_000, 5);
     expect(counters.size).toBe(0);
-    expect((store as any).counterEnds.size).toBe(0);
+    expect(store['counterEnds'].size).toBe(0);
   });
 
   it('refuses a duplicate id instead of overwriting', async () => {
@@ -183,8 +184,8 @@ describe('DeadlineWheel', () => {
 });
 
 /** Records the ids of the stored records whose `status` is read (the first thing a sweep reads of a record). */
-function watchStatusReads(records: Map<string, Record<string, unknown>>): Set<unknown> {
-  const touched = new Set<unknown>();
+function watchStatusReads(records: Map<string, ElicitationRecord>): Set<string> {
+  const touched = new Set<string>();
   for (const record of records.values()) {
     let status = record.status;
     Object.defineProperty(record, 'status', {
@@ -193,7 +194,7 @@ function watchStatusReads(records: Map<string, Record<string, unknown>>): Set<un
         touched.add(record.id);
         return status;
       },
-      set: (value) => {
+      set: (value: ElicitationRecord['status']) => {
         status = value;
       },
     });

@@ -1,14 +1,15 @@
 import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ElicitationStore } from '../../src/stores/elicitation-store.js';
+import type { ContractSuiteOptions } from '../../src/testing/contract-test-api.js';
 import { describeElicitationStoreContract as describeContract } from '../../src/testing/store-contract.js';
 
-export { pendingRecord } from '../../src/testing/store-contract.js';
+export { pendingRecord } from '../../src/testing/contract-test-api.js';
 
 /** The shipped store contract suite (`nestjs-mcp-elicitation/testing`), bound to jest. */
 export function describeElicitationStoreContract(
   name: string,
   makeStore: () => ElicitationStore | Promise<ElicitationStore>,
-  hooks: { afterAll?: () => Promise<void> | void } = {},
+  options: ContractSuiteOptions = {},
 ): void {
-  describeContract(name, makeStore, { describe, it, expect, beforeEach, afterAll }, hooks);
+  describeContract(name, makeStore, { describe, it, expect, beforeEach, afterAll }, options);
 }

@@ -79,14 +79,14 @@ export function startRedisServer(port: number, args: string[], timeoutMs = 15_00
     let log = '';
     const done = (error?: Error) => {
       clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stderr!.off('data', onData);
+      child.stdout.off('data', onData);
+      child.stderr.off('data', onData);
       child.off('exit', onExit);
       child.off('error', onError);
       // Keep draining the pipes so the server never blocks on a full one.
-      child.stdout!.resume();
-      child.stderr!.resume();
-      if (error) stopProcess(child).finally(() => reject(error));
+      child.stdout.resume();
+      child.stderr.resume();
+      if (error) void stopProcess(child).finally(() => reject(error));
       else resolve({ port, child, output: () => log });
     };
     const onData = (chunk: Buffer) => {
@@ -97,8 +97,8 @@ export function startRedisServer(port: number, args: string[], timeoutMs = 15_00
       done(new Error(`redis-server on port ${port} exited early (code ${code}, signal ${signal}):\n${log}`));
     const onError = (error: Error) => done(new Error(`Could not start redis-server: ${error.message}`));
     const timer = setTimeout(() => done(new Error(`redis-server on port ${port} not ready after ${timeoutMs} ms:\n${log}`)), timeoutMs);
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', onExit);
     child.once('error', onError);
   });

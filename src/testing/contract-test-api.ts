@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { ElicitationRecord } from '../elicitation.types.js';
+
+/** The time the suites' records are created at (epoch milliseconds). */
+export const T0 = 1_800_000_000_000;
+/** The suites' records' lifetime, in milliseconds. */
+export const TTL = 60_000;
+/** The suites' retention after a record finishes, in milliseconds. */
+export const RETENTION = 30_000;
+
+/** A pending record created at `createdAt` (defaults: T0, user u1, type api-key). */
+export function pendingRecord(overrides: Partial<ElicitationRecord> = {}): ElicitationRecord {
+  const createdAt = overrides.createdAt ?? T0;
+  const expiresAt = overrides.expiresAt ?? createdAt + TTL;
+  return {
+    id: randomUUID(),
+    kind: 'api-key',
+    userId: 'u1',
+    type: 'api-key',
+    message: 'Enter your key',
+    metadata: { service: 'github' },
+    status: 'pending',
+    createdAt,
+    expiresAt,
+    purgeAt: expiresAt + RETENTION,
+    ...overrides,
+  };
+}
+
+/** The matchers the suites use, resolving `R` (jest's and vitest's `expect` both have them). */
+export interface ContractMatchers<R> {
+  toBe(expected: unknown): R;
+  toEqual(expected: unknown): R;
+  toMatchObject(expected: object): R;
+  toHaveLength(length: number): R;
+  toContain(item: unknown): R;
+  toBeDefined(): R;
+  toBeUndefined(): R;
+  toBeGreaterThan(expected: number): R;
+  toBeLessThanOrEqual(expected: number): R;
+}
+
+/** What `expect(actual)` returns: the matchers, negated with `not`, on a promise's value with `resolves`. */
+export interface ContractAssertion extends ContractMatchers<void> {
+  readonly not: ContractMatchers<void>;
+  readonly resolves: ContractMatchers<Promise<void>>;
+}
+
+/** A test body of the suites. */
+export type ContractTestFn = () => Promise<unknown>;
+
+/** The runner's `it`, with `it.skip` (reports the tests of optional members a store lacks as skipped). */
+export interface ContractIt {
+  (name: string, fn: ContractTestFn, timeout?: number): unknown;
+  skip(name: string, fn: ContractTestFn): unknown;
+}
+
+/**
+ * The test functions the suites need: pass your runner's (jest: `import { describe, it, expect, beforeEach,
+ * afterAll } from '@jest/globals'`; vitest: `from 'vitest'`). `expect` needs jest-style matchers.
+ */
+export interface ContractTestApi {
+  describe: (name: string, fn: () => void) => unknown;
+  it: ContractIt;
+  expect: (actual: unknown) => ContractAssertion;
+  beforeEach: (fn: () => Promise<void>) => unknown;
+  afterAll: (fn: () => Promise<void> | void) => unknown;
+}
+
+/** The optional members of a store: `ping` and `openEventChannel` of the record side, `peekHits` of the counters. */
+export type OptionalStoreMember = 'peekHits' | 'ping' | 'openEventChannel';
+
+/** Options of the contract suites. */
+export interface ContractSuiteOptions {
+  /** Runs once after the suite's tests (to close connections or delete keys, say). */
+  afterAll?: () => Promise<void> | void;
+  /**
+   * The optional members your store offers. Their tests run; the tests of the others are reported as
+   * skipped. When given, a test checks that the store offers exactly these (of the members the suite covers).
+   * The list is needed up front because tests are collected before `makeStore` runs.
+   * @default undefined (the tests of every optional member are reported as skipped)
+   */
+  offers?: readonly OptionalStoreMember[];
+}
+
+/**
+ * Registers the test of an optional member: `it` when the store offers it, `it.skip` (named with the reason)
+ * when it does not, so a missing member shows in the runner's report instead of passing silently.
+ */
+export function itIfOffered(
+  api: ContractTestApi,
+  offers: ContractSuiteOptions['offers'],
+  member: OptionalStoreMember,
+  name: string,
+  fn: ContractTestFn,
+): void {
+  if (offers?.includes(member)) api.it(name, fn);
+  else api.it.skip(`${name} [skipped: ${offers ? `the store does not offer ${member}` : 'options.offers not given'}]`, fn);
+}
+
+/**
+ * When `offers` is given, a test that the store has exactly the listed members of `members` (functions
+ * where listed, absent where not).
+ */
+export function itOffersExactly(
+  api: ContractTestApi,
+  offers: ContractSuiteOptions['offers'],
+  members: readonly OptionalStoreMember[],
+  store: () => Partial<Record<OptionalStoreMember, unknown>>,
+): void {
+  if (!offers) return;
+  api.it(`offers exactly the optional members listed in options.offers (of ${members.join(', ')})`, () => {
+    const offered = members.filter((m) => typeof store()[m] === 'function');
+    api.expect(offered).toEqual(members.filter((m) => offers.includes(m)));
+    return Promise.resolve();
+  });
+}
