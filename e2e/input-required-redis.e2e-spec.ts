@@ -39,7 +39,7 @@ describeRedis('protocol 2026-07-28 across two instances sharing one Redis (separ
     const started = await Promise.allSettled([startDemoProcess(env), startDemoProcess(env)]);
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
     [a, b] = processes;
   }, 40_000);
 
@@ -61,7 +61,7 @@ describeRedis('protocol 2026-07-28 across two instances sharing one Redis (separ
     return c;
   };
   const statusOn = async (instance: DemoProcess, id: string): Promise<string> =>
-    (await request(instance.url).get(`/elicit/${id}/status`).expect(200)).body.status;
+    ((await request(instance.url).get(`/elicit/${id}/status`).expect(200)).body as { status: string }).status;
   const pageOf = (instance: DemoProcess, url: string) => {
     const match = new RegExp(`^${instance.url.replace(/[.]/g, '\\.')}/elicit/(${UUID_V4})/api-key$`).exec(url);
     if (!match) throw new Error(`not a bare api-key page URL of ${instance.url}: ${url}`);

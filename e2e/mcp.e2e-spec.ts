@@ -122,7 +122,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       expect(signedIn.headers.location).toBe(path);
       await request(demo.url).get('/demo/login?user=erin&returnTo=//evil.example/').expect(200);
       const status = await request(demo.url).get(`/elicit/${elicitations[0].elicitationId}/status`).expect(200);
-      expect(status.body.status).toBe('pending');
+      expect((status.body as { status: string }).status).toBe('pending');
     });
   });
 
@@ -131,11 +131,11 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       let seen: { url: string; elicitationId: string; message: string } | undefined;
       const c = await connect({
         user,
-        onElicit: async (params) => {
-          if (params.mode !== 'url') throw new Error('expected URL mode');
+        onElicit: (params) => {
+          if (params.mode !== 'url') return Promise.reject(new Error('expected URL mode'));
           seen = { url: params.url, elicitationId: params.elicitationId, message: params.message };
           if (consent === 'accept') setTimeout(() => void onUrl(params.url), 20);
-          return { action: consent };
+          return Promise.resolve({ action: consent });
         },
       });
       const result = await c.client.callTool({ name: 'approve-deploy', arguments: { app: 'shop' } }, undefined, { timeout: 20_000 });
@@ -162,10 +162,10 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
     });
 
     it('returns "Deployment cancelled" when the client declines to open the URL, and closes the elicitation', async () => {
-      const { result, seen } = await deployWith('heidi', async () => undefined, 'decline');
+      const { result, seen } = await deployWith('heidi', () => Promise.resolve(), 'decline');
       expect(textOf(result)).toBe('Deployment cancelled');
       const status = await request(demo.url).get(`/elicit/${seen.elicitationId}/status`).expect(200);
-      expect(status.body.status).toBe('declined');
+      expect((status.body as { status: string }).status).toBe('declined');
       await browser('heidi').get(seen.url).expect(409);
     });
   });
@@ -175,9 +175,9 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       let asked: Record<string, unknown> | undefined;
       const c = await connect({
         user: 'ivan',
-        onElicit: async (params) => {
-          asked = params as never;
-          return { action: 'accept', content: { confirmed: true } };
+        onElicit: (params) => {
+          asked = params;
+          return Promise.resolve({ action: 'accept', content: { confirmed: true } });
         },
       });
       const result = await c.client.callTool({ name: 'delete-file', arguments: { path: '/tmp/report.txt' } });
@@ -194,7 +194,7 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       ['cancel', { action: 'cancel' as const }],
       ['accept with confirmed: false', { action: 'accept' as const, content: { confirmed: false } }],
     ])('answers Cancelled on %s', async (_, answer) => {
-      const c = await connect({ user: 'judy', onElicit: async () => answer });
+      const c = await connect({ user: 'judy', onElicit: () => Promise.resolve(answer) });
       expect(textOf(await c.client.callTool({ name: 'delete-file', arguments: { path: 'a.txt' } }))).toBe('Cancelled');
     });
   });

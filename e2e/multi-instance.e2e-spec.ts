@@ -92,11 +92,11 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     let confirmStatus = 0;
     const client = await connectClient(a.mcpUrl, {
       user: 'bob',
-      onElicit: async (params) => {
+      onElicit: (params) => {
         // A supertest request only goes out once awaited (it is a lazy thenable).
         if (params.mode === 'url')
           setTimeout(() => void submit(b, params.url, { action: 'confirm' }, 'bob').then((r) => (confirmStatus = r.status)), 50);
-        return { action: 'accept' };
+        return Promise.resolve({ action: 'accept' });
       },
     });
     clients.push(client);
@@ -117,7 +117,7 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
       pairs.map((pair, i) => postForm((i % 2 ? a : b).url, path, { apiKey: `key-${i}` }, pair, { Cookie: 'demo_user=carol' })),
     );
     const statuses = responses.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    expect(statuses).toEqual([200, ...Array<number>(19).fill(409)]);
     await client.completion(elicitations[0].elicitationId, 2_000);
     expect(client.completed.filter((id) => id === elicitations[0].elicitationId)).toHaveLength(1);
   });

@@ -42,7 +42,7 @@ interface ElicitParams {
   elicitationId?: string;
   requestedSchema?: { type: string; properties: Record<string, unknown>; required?: string[] };
 }
-type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
 
 interface Kind {
   name: string;
@@ -59,7 +59,7 @@ const KINDS: Kind[] = [
 
 /** One connected client of any kind, reduced to what the shared flows need. */
 interface EraClient {
-  callTool(name: string, args?: Record<string, unknown>): Promise<Record<string, any>>;
+  callTool(name: string, args?: Record<string, unknown>): Promise<unknown>;
   completed: string[];
   completion(id: string, ms?: number): Promise<void>;
   /** SDK 2.x clients only: the recorded wire. */
@@ -126,7 +126,8 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       .set({ Cookie: `demo_user=${user}; ${pair.cookie}`, 'Content-Type': 'application/x-www-form-urlencoded' })
       .send(body.toString());
   };
-  const statusOf = async (id: string): Promise<string> => (await request(demo.url).get(`/elicit/${id}/status`).expect(200)).body.status;
+  const statusOf = async (id: string): Promise<string> =>
+    ((await request(demo.url).get(`/elicit/${id}/status`).expect(200)).body as { status: string }).status;
   /** The elicitation id of a page URL, checking the URL is this demo's page and carries nothing but the id. */
   const idOf = (url: string | undefined, page: 'api-key' | 'confirm' | 'form'): string => {
     const match = new RegExp(`^${demo.url.replace(/[.]/g, '\\.')}/elicit/(${UUID_V4})/${page}$`).exec(url ?? '');
@@ -142,10 +143,9 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
   ): Promise<EraClient> {
     let era: EraClient;
     if (kind.key === 'v1') {
-      const c = await connectClient(demo.mcpUrl, { user, elicitation, onElicit: (params) => onElicit(params as ElicitParams) as never });
+      const c = await connectClient(demo.mcpUrl, { user, elicitation, onElicit: (params) => onElicit(params) });
       era = {
-        callTool: (name, args = {}) =>
-          c.client.callTool({ name, arguments: args }, undefined, { timeout: 20_000 }) as Promise<Record<string, any>>,
+        callTool: (name, args = {}) => c.client.callTool({ name, arguments: args }, undefined, { timeout: 20_000 }),
         completed: c.completed,
         completion: c.completion,
         close: c.close,
@@ -155,10 +155,10 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
         user,
         era: kind.modern ? 'modern' : 'legacy',
         elicitation,
-        onElicit: (params) => onElicit(params as ElicitParams) as never,
+        onElicit: (params) => onElicit(params),
       });
       era = {
-        callTool: (name, args = {}) => c.client.callTool({ name, arguments: args }, { timeout: 20_000 }) as Promise<Record<string, any>>,
+        callTool: (name, args = {}) => c.client.callTool({ name, arguments: args }, { timeout: 20_000 }),
         completed: c.completed,
         completion: c.completion,
         v2: c,
@@ -205,9 +205,9 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       it('deletes on accept, and the question carries the form', async () => {
         let asked: ElicitParams | undefined;
         const answer: ElicitAnswer = { action: 'accept', content: { confirmed: true } };
-        const c = await connect(kind, user('ivan'), async (params) => {
+        const c = await connect(kind, user('ivan'), (params) => {
           asked = params;
-          return answer;
+          return Promise.resolve(answer);
         });
         const result = await c.callTool('delete-file', { path: '/tmp/report.txt' });
         expect(textOf(result)).toBe('Deleted /tmp/report.txt');
@@ -224,7 +224,7 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
         ['cancel', { action: 'cancel' }],
         ['accept with confirmed: false', { action: 'accept', content: { confirmed: false } }],
       ])('answers Cancelled on %s', async (_, answer) => {
-        const c = await connect(kind, user('judy'), async () => answer);
+        const c = await connect(kind, user('judy'), () => Promise.resolve(answer));
         expect(textOf(await c.callTool('delete-file', { path: 'a.txt' }))).toBe('Cancelled');
         if (kind.modern) expectModernRounds(c.v2!.wire, 'form', answer);
       });
@@ -279,7 +279,7 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       });
 
       it('ends the elicitation when the client declines to open the URL, and the tool reports it', async () => {
-        const { result, id, c, u } = await deploy('heidi', async () => undefined, 'decline');
+        const { result, id, c, u } = await deploy('heidi', () => Promise.resolve(), 'decline');
         expect(textOf(result)).toBe('Deployment cancelled');
         expect(await statusOf(id)).toBe('declined');
         await request(demo.url).get(`/elicit/${id}/confirm`).set(cookie(u)).expect(409);
@@ -287,7 +287,7 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       });
 
       it('ends the elicitation cancelled when the client cancels', async () => {
-        const { result, id } = await deploy('ike', async () => undefined, 'cancel');
+        const { result, id } = await deploy('ike', () => Promise.resolve(), 'cancel');
         expect(textOf(result)).toBe('Deployment cancelled');
         expect(await statusOf(id)).toBe('cancelled');
       });
@@ -338,9 +338,9 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
           action: 'accept',
           content: { displayName: 'Grace', email: 'grace@example.com', interests: ['web', 'ops'] },
         };
-        const c = await connect(kind, user('pia'), async (params) => {
+        const c = await connect(kind, user('pia'), (params) => {
           seen = params;
-          return answer;
+          return Promise.resolve(answer);
         });
         const result = await c.callTool('configure-profile');
         // plan was not answered: its default ('free') was applied.
@@ -361,7 +361,7 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       const c = await connectV2Client(demo.mcpUrl, {
         user: 'alice',
         onElicit: async (params) => {
-          seen = params as ElicitParams;
+          seen = params;
           page = await submitPage(seen.url!, { apiKey: SECRET, action: 'submit' }, 'alice');
           return { action: 'accept' };
         },
@@ -446,13 +446,13 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       let seen: ElicitParams | undefined;
       const c = await connectV2Client(demo.mcpUrl, {
         user: 'carla',
-        onElicit: async (params) => {
-          seen = params as ElicitParams;
-          return { action: 'decline' };
+        onElicit: (params) => {
+          seen = params;
+          return Promise.resolve({ action: 'decline' });
         },
       });
       open.push(c);
-      const result = (await c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } })) as Record<string, any>;
+      const result = await c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toBe('The user declined to give the information this tool needs.');
       expectModernRounds(c.wire, 'url', { action: 'decline' });
@@ -465,7 +465,7 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
   describe('connect-service on 2025-11-25: -32042, page, completion notification, retry', () => {
     it.each(KINDS.filter((k) => !k.modern))('$name', async (kind) => {
       const u = `${kind.key}-dora`;
-      const c = await connect(kind, u, async () => ({ action: 'accept' }));
+      const c = await connect(kind, u, () => Promise.resolve({ action: 'accept' }));
       const error = await c.callTool('connect-service', { service: 'github' }).then(
         () => undefined,
         (e: unknown) => e,
@@ -504,9 +504,9 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
       const c = await connectV2Client(demo.mcpUrl, {
         user: u,
         elicitation,
-        onElicit: async () => {
+        onElicit: () => {
           asked++;
-          return { action: 'accept' };
+          return Promise.resolve({ action: 'accept' });
         },
       });
       open.push(c);

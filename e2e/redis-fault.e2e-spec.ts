@@ -234,8 +234,8 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
         // App → other: a page completion on the app reaches the other instance.
         const w = (await createKey()).elicitationId;
         await submitKey(w, `sk-w-${randomUUID()}`, 200);
-        await waitUntil('the completion of W at the other instance', 5_000, async () =>
-          seenByOther.some((e) => e.elicitationId === w && e.type === 'completed'),
+        await waitUntil('the completion of W at the other instance', 5_000, () =>
+          Promise.resolve(seenByOther.some((e) => e.elicitationId === w && e.type === 'completed')),
         );
 
         // Other → app: a completion made by the other instance wakes a tool waiting in the app.
@@ -259,8 +259,8 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
           data: { apiKey: 'from-other' },
         });
         // The app did not make this transition: its listeners can only have heard of it over pub/sub.
-        await waitUntil('the completion of V at the app', 5_000, async () =>
-          events.some((e) => e.elicitationId === v && e.type === 'completed'),
+        await waitUntil('the completion of V at the app', 5_000, () =>
+          Promise.resolve(events.some((e) => e.elicitationId === v && e.type === 'completed')),
         );
       } finally {
         await channel?.close();

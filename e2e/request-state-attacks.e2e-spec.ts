@@ -28,7 +28,7 @@ interface Reply {
       resultType?: string;
       isError?: boolean;
       content?: Array<{ text?: string }>;
-      inputRequests?: Record<string, any>;
+      inputRequests?: Record<string, { method?: string; params?: Record<string, unknown> }>;
       requestState?: string;
     };
     error?: { code: number; message: string; data?: unknown };

@@ -7,8 +7,8 @@ export interface CompletionLog {
   completed: string[];
   /** Call from the client's notification handler. */
   record(elicitationId: string): void;
-  /** Resolves once `id` was notified (at once if it already was); rejects after `ms`. */
-  completion(id: string, ms?: number): Promise<void>;
+  /** Resolves once `id` was notified (at once if it already was); rejects after `ms`. Needs no `this`. */
+  completion: (id: string, ms?: number) => Promise<void>;
 }
 
 export function completionLog(): CompletionLog {

@@ -18,8 +18,8 @@ export interface TestClient {
   /** elicitationIds of every `notifications/elicitation/complete` received, in order. */
   completed: string[];
   /** Resolves when a completion notification for `id` has arrived (rejects after `ms`). */
-  completion(id: string, ms?: number): Promise<void>;
-  close(): Promise<void>;
+  completion: (id: string, ms?: number) => Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**
@@ -31,7 +31,8 @@ export async function connectClient(
   {
     user = 'alice',
     elicitation = { form: {}, url: {} },
-    onElicit = async (req: ElicitRequest['params']): Promise<ElicitResult> => ({ action: req.mode === 'url' ? 'accept' : 'decline' }),
+    onElicit = (req: ElicitRequest['params']): Promise<ElicitResult> =>
+      Promise.resolve({ action: req.mode === 'url' ? 'accept' : 'decline' }),
   }: { user?: string | null; elicitation?: Capabilities; onElicit?: (req: ElicitRequest['params']) => Promise<ElicitResult> } = {},
 ): Promise<TestClient> {
   const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: elicitation ? { elicitation } : {} });

@@ -16,13 +16,27 @@ import { completionLog } from './completions.js';
 /** Elicitation capabilities to declare; `null` declares none. */
 export type V2Capabilities = { form?: Record<string, unknown>; url?: Record<string, unknown> } | null;
 
+/**
+ * A `tools/call` result as the tests read it: `input_required` (`inputRequests`, `requestState`) or
+ * `complete` (`content`). Parsed JSON, never checked against this shape: the tests assert which fields
+ * are there, and an absent one reads as `undefined`.
+ */
+export interface WireResult {
+  resultType: string;
+  requestState: string;
+  inputRequests: Record<string, { method: string; params: Record<string, unknown> }>;
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
 /** One POST as it crossed the wire: the JSON-RPC body sent, the HTTP status, headers and the JSON answer. */
 export interface WireExchange {
-  request: { jsonrpc?: string; id?: string | number; method?: string; params?: Record<string, any> };
+  request: { jsonrpc?: string; id?: string | number; method?: string; params?: Record<string, unknown> };
   status: number;
   headers: Headers;
   /** The parsed JSON answer; `undefined` for SSE or empty answers (not recorded). */
-  response?: { id?: string | number; result?: Record<string, any>; error?: { code: number; message: string; data?: any } };
+  response?: { id?: string | number; result?: WireResult; error?: { code: number; message: string; data?: unknown } };
 }
 
 export interface V2TestClient {
@@ -36,13 +50,13 @@ export interface V2TestClient {
   /** elicitationIds of every `notifications/elicitation/complete` received, in order. */
   completed: string[];
   /** Resolves when a completion notification for `id` has arrived (rejects after `ms`). */
-  completion(id: string, ms?: number): Promise<void>;
+  completion: (id: string, ms?: number) => Promise<void>;
   /**
    * Manual mode (client created with `manual: true`): one raw `tools/call` that hands back an
    * `input_required` result instead of fulfilling it. `extra` adds `inputResponses` / `requestState`.
    */
-  callRaw(name: string, args: Record<string, unknown>, extra?: Record<string, unknown>): Promise<Record<string, any>>;
-  close(): Promise<void>;
+  callRaw(name: string, args: Record<string, unknown>, extra?: Record<string, unknown>): Promise<WireResult>;
+  close: () => Promise<void>;
 }
 
 export interface V2ClientOptions {
@@ -63,7 +77,8 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     user = 'alice',
     era = 'modern',
     elicitation = { form: {}, url: {} },
-    onElicit = async (params: ElicitRequestParams): Promise<ElicitResult> => ({ action: params.mode === 'url' ? 'accept' : 'decline' }),
+    onElicit = (params: ElicitRequestParams): Promise<ElicitResult> =>
+      Promise.resolve({ action: params.mode === 'url' ? 'accept' : 'decline' }),
     manual = false,
   } = options;
   const client = new Client(
@@ -90,10 +105,10 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     if (!type.includes('application/json')) return response;
     const text = await response.text();
     wire.push({
-      request: JSON.parse(init.body),
+      request: JSON.parse(init.body) as WireExchange['request'],
       status: response.status,
       headers: response.headers,
-      response: text ? JSON.parse(text) : undefined,
+      response: text ? (JSON.parse(text) as WireExchange['response']) : undefined,
     });
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
@@ -118,7 +133,7 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
       (await client.request(
         { method: 'tools/call', params: { name, arguments: args, ...extra } },
         { allowInputRequired: true },
-      )) as unknown as Record<string, any>,
+      )) as WireResult,
     close: async () => {
       if (era === 'legacy') await transport.terminateSession().catch(() => undefined);
       await client.close();
