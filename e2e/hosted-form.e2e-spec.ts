@@ -554,10 +554,12 @@ describe('hosted form page (kind: form)', () => {
 describe('limits.maxFormAttempts', () => {
   it('is validated like the other limits', () => {
     const base = { baseUrl: 'http://127.0.0.1:3000', encryptionKey: randomBytes(32) };
-    expect(resolveElicitationOptions(base, 'elicit').options.limits.maxFormAttempts).toBe(3);
-    expect(resolveElicitationOptions({ ...base, limits: { maxFormAttempts: 5 } }, 'elicit').options.limits.maxFormAttempts).toBe(5);
+    expect(resolveElicitationOptions(base, 'elicit', process.env).options.limits.maxFormAttempts).toBe(3);
+    expect(
+      resolveElicitationOptions({ ...base, limits: { maxFormAttempts: 5 } }, 'elicit', process.env).options.limits.maxFormAttempts,
+    ).toBe(5);
     for (const bad of [0, -1, 1.5, '3']) {
-      expect(() => resolveElicitationOptions({ ...base, limits: { maxFormAttempts: bad as never } }, 'elicit')).toThrow(
+      expect(() => resolveElicitationOptions({ ...base, limits: { maxFormAttempts: bad as never } }, 'elicit', process.env)).toThrow(
         /limits\.maxFormAttempts/,
       );
     }

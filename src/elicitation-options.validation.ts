@@ -1,20 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import {
+  DEFAULT_ALLOW_UNVERIFIED_PAGES,
   DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_LIMITS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
-  DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_PRIMARY_COLOR,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_THROTTLE,
   DEFAULT_TITLE,
   DEFAULT_TTL_MS,
+  MAX_TIMER_MS,
+  defaultResolveMcpUser,
 } from './elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 const CSS_COLOR = /^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
-/** Longest timer Node accepts (2^31-1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
+/** An absolute http(s) URL without spaces, quotes or angle brackets. */
+const HTTP_URL = /^https?:\/\/[^\s"'<>]+$/;
+/** Longest page title, in characters. */
+const MAX_TITLE_LENGTH = 200;
+/** Length of an AES-256 key, in bytes. */
+const KEY_BYTES = 32;
+
+/** The defaulted options of one group, as `ResolvedElicitationOptions` holds them. */
+type Resolved<K extends keyof ResolvedElicitationOptions> = Pick<ResolvedElicitationOptions, K>;
 
 /** Checks the `routePrefix` extra: one or more URL-safe path segments, no leading or trailing slash. */
 export function validateRoutePrefix(prefix: unknown): string {
@@ -28,39 +40,40 @@ export function validateRoutePrefix(prefix: unknown): string {
   return value;
 }
 
-function positiveMs(option: string, value: unknown, fallback: number, allowZero = false): number {
-  const v = value ?? fallback;
-  const ok = typeof v === 'number' && Number.isInteger(v) && (allowZero ? v >= 0 : v > 0) && v <= MAX_TIMER_MS;
-  if (!ok) {
-    throw new ElicitationConfigError(
-      option,
-      `must be a whole number of milliseconds ${allowZero ? 'from 0' : 'above 0'} up to ${MAX_TIMER_MS}, got ${JSON.stringify(v)}`,
-    );
-  }
-  return v;
-}
-
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (!ipaddr.isValid(host)) return false;
-  const range = ipaddr.process(host).range();
-  return range === 'loopback';
-}
-
 /**
- * Validates the raw options once, at bootstrap, for both `forRoot` and `forRootAsync`, and fills in
- * the defaults. Returns the list of warnings to log (they do not stop the app).
+ * Validates the raw options once, at bootstrap, for both `forRoot` and `forRootAsync`, and fills in the
+ * defaults. `env` is the process environment (`NODE_ENV=production` turns two warnings into errors).
+ * Returns the warnings to log (they do not stop the app).
  */
 export function resolveElicitationOptions(
   raw: ElicitationModuleOptions | undefined,
   routePrefix: string,
+  env: NodeJS.ProcessEnv,
 ): { options: ResolvedElicitationOptions; warnings: string[] } {
   if (!raw || typeof raw !== 'object') {
     throw new ElicitationConfigError('options', 'are missing: pass at least { baseUrl: "https://your.host" }');
   }
   const warnings: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  // The groups run in this order so that, of several bad options, the same one is reported first as always.
+  const urls = resolveUrls(raw, warnings);
+  const lifetimes = resolveLifetimes(raw);
+  const mcp = resolveMcp(raw);
+  const look = resolvePageLook(raw);
+  checkPlugIns(raw);
+  const identity = resolveIdentity(raw, production, warnings);
+  const encryptionKeys = resolveKeys(raw.encryptionKey, production, warnings);
+  const limits = resolveLimits(raw.limits);
+  const throttle = resolveThrottle(raw.throttle);
+  const externalUrlPolicy = resolveExternalUrlPolicy(raw.externalUrlPolicy);
+  return {
+    warnings,
+    options: { ...urls, routePrefix, ...lifetimes, ...mcp, ...look, ...identity, encryptionKeys, limits, throttle, externalUrlPolicy },
+  };
+}
 
+/** `baseUrl`: an absolute http(s) URL without query, fragment or credentials; warns on plain http off loopback. */
+function resolveUrls(raw: ElicitationModuleOptions, warnings: string[]): Resolved<'baseUrl'> {
   let base: URL;
   try {
     base = new URL(String(raw.baseUrl));
@@ -79,42 +92,71 @@ export function resolveElicitationOptions(
   if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
     warnings.push(`baseUrl ${base.origin} is plain http on a non-loopback host: elicitation pages collect secrets, serve them over https.`);
   }
+  return { baseUrl: base.href.replace(/\/+$/, '') };
+}
 
+/** How long records live and how often the sweep runs. */
+function resolveLifetimes(raw: ElicitationModuleOptions): Resolved<'ttlMs' | 'retentionMs' | 'cleanupIntervalMs'> {
   const ttlMs = positiveMs('ttlMs', raw.ttlMs, DEFAULT_TTL_MS);
-  const retentionMs = positiveMs('retentionMs', raw.retentionMs, ttlMs);
-  const cleanupIntervalMs = positiveMs('cleanupIntervalMs', raw.cleanupIntervalMs, DEFAULT_CLEANUP_INTERVAL_MS, true);
-  const requestStateTtlMs = positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS);
-  const pendingRetryWaitMs = positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true);
+  return {
+    ttlMs,
+    retentionMs: positiveMs('retentionMs', raw.retentionMs, ttlMs),
+    cleanupIntervalMs: positiveMs('cleanupIntervalMs', raw.cleanupIntervalMs, DEFAULT_CLEANUP_INTERVAL_MS, true),
+  };
+}
 
+/** The MCP binding's timings: the `requestState` lifetime and the bounded wait of a pending retry (2026-07-28). */
+function resolveMcp(raw: ElicitationModuleOptions): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs'> {
+  return {
+    requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
+    pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
+  };
+}
+
+/** What the pages look like: title, accent colour, logo and template folder. */
+function resolvePageLook(raw: ElicitationModuleOptions): Resolved<'title' | 'primaryColor' | 'logoUrl' | 'templatesDir'> {
   const title = raw.title ?? DEFAULT_TITLE;
-  if (typeof title !== 'string' || !title.trim() || title.length > 200) {
-    throw new ElicitationConfigError('title', 'must be a non-empty string of at most 200 characters');
+  if (typeof title !== 'string' || !title.trim() || title.length > MAX_TITLE_LENGTH) {
+    throw new ElicitationConfigError('title', `must be a non-empty string of at most ${MAX_TITLE_LENGTH} characters`);
   }
   const primaryColor = raw.primaryColor ?? DEFAULT_PRIMARY_COLOR;
   if (typeof primaryColor !== 'string' || !CSS_COLOR.test(primaryColor)) {
     throw new ElicitationConfigError('primaryColor', 'must be a CSS hex colour such as "#2563eb" or a colour name');
   }
-  if (raw.logoUrl !== undefined) {
-    const ok = typeof raw.logoUrl === 'string' && (/^\/(?!\/)/.test(raw.logoUrl) || /^https?:\/\/[^\s"'<>]+$/.test(raw.logoUrl));
-    if (!ok) throw new ElicitationConfigError('logoUrl', 'must be an http(s) URL or a path starting with "/"');
+  if (raw.logoUrl !== undefined && !(typeof raw.logoUrl === 'string' && (/^\/(?!\/)/.test(raw.logoUrl) || HTTP_URL.test(raw.logoUrl)))) {
+    throw new ElicitationConfigError('logoUrl', 'must be an http(s) URL or a path starting with "/"');
   }
   if (raw.templatesDir !== undefined && (typeof raw.templatesDir !== 'string' || !raw.templatesDir)) {
     throw new ElicitationConfigError('templatesDir', 'must be the path of a folder holding .hbs templates');
   }
+  return { title, primaryColor, logoUrl: raw.logoUrl, templatesDir: raw.templatesDir };
+}
+
+/** What the app plugs in is of the right kind: the identity hooks are functions, the store is a store. */
+function checkPlugIns(raw: ElicitationModuleOptions): void {
   for (const fn of ['resolvePageUser', 'resolveMcpUser'] as const) {
-    if (raw[fn] !== undefined && typeof raw[fn] !== 'function') {
-      throw new ElicitationConfigError(fn, 'must be a function');
-    }
+    if (raw[fn] !== undefined && typeof raw[fn] !== 'function') throw new ElicitationConfigError(fn, 'must be a function');
   }
-  if (raw.store !== undefined && (raw.store === null || typeof (raw.store as any).get !== 'function')) {
+  if (raw.store !== undefined && (raw.store === null || typeof raw.store.get !== 'function')) {
     throw new ElicitationConfigError('store', 'must be an instance of an ElicitationStore implementation');
   }
-  const production = process.env.NODE_ENV === 'production';
+}
+
+/**
+ * Who answers: the identity hooks of the pages (required in production unless `allowUnverifiedPages`) and
+ * of MCP calls, and where a browser without a user logs in.
+ */
+function resolveIdentity(
+  raw: ElicitationModuleOptions,
+  production: boolean,
+  warnings: string[],
+): Resolved<'resolvePageUser' | 'resolveMcpUser' | 'loginUrl' | 'allowUnverifiedPages'> {
   if (raw.allowUnverifiedPages !== undefined && typeof raw.allowUnverifiedPages !== 'boolean') {
     throw new ElicitationConfigError('allowUnverifiedPages', 'must be true or false');
   }
+  const allowUnverifiedPages = raw.allowUnverifiedPages ?? DEFAULT_ALLOW_UNVERIFIED_PAGES;
   if (!raw.resolvePageUser) {
-    if (production && raw.allowUnverifiedPages !== true) {
+    if (production && !allowUnverifiedPages) {
       throw new ElicitationConfigError(
         'resolvePageUser',
         "is required in production: without it anyone who obtains an elicitation link can answer it in the user's name (phishing). " +
@@ -125,69 +167,37 @@ export function resolveElicitationOptions(
       'resolvePageUser is not set: elicitation pages do NOT check who the browser user is, so anyone holding a link can answer it. Set resolvePageUser to bind pages to your users.',
     );
   }
-  if (raw.loginUrl !== undefined) {
-    const ok = typeof raw.loginUrl === 'string' && (/^\/(?![/\\])\S*$/.test(raw.loginUrl) || /^https?:\/\/[^\s"'<>]+$/.test(raw.loginUrl));
-    if (!ok) throw new ElicitationConfigError('loginUrl', 'must be an http(s) URL or a path starting with "/"');
+  const { loginUrl } = raw;
+  if (loginUrl !== undefined && !(typeof loginUrl === 'string' && (/^\/(?![/\\])\S*$/.test(loginUrl) || HTTP_URL.test(loginUrl)))) {
+    throw new ElicitationConfigError('loginUrl', 'must be an http(s) URL or a path starting with "/"');
   }
-
-  const encryptionKeys = parseKeys(raw.encryptionKey);
-  if (encryptionKeys.length === 0) {
-    if (production) {
-      throw new ElicitationConfigError(
-        'encryptionKey',
-        'is required in production (secrets are encrypted at rest with it): pass 32 random bytes, e.g. from `openssl rand -base64 32`',
-      );
-    }
-    encryptionKeys.push(randomBytes(32));
-    warnings.push(
-      'encryptionKey is not set: a random per-process key encrypts stored secrets, so they cannot be read after a restart or by another instance. Set encryptionKey (32 bytes) outside development.',
-    );
-  }
-
-  const limits = resolveLimits(raw.limits);
-  const throttle = resolveThrottle(raw.throttle);
-  if (raw.externalUrlPolicy !== undefined && (raw.externalUrlPolicy === null || typeof raw.externalUrlPolicy !== 'object')) {
-    throw new ElicitationConfigError('externalUrlPolicy', 'must be an object such as { allowedHosts: ["accounts.example.com"] }');
-  }
-
   return {
-    warnings,
-    options: {
-      baseUrl: base.href.replace(/\/+$/, ''),
-      routePrefix,
-      ttlMs,
-      retentionMs,
-      cleanupIntervalMs,
-      requestStateTtlMs,
-      pendingRetryWaitMs,
-      title,
-      primaryColor,
-      logoUrl: raw.logoUrl,
-      templatesDir: raw.templatesDir,
-      resolvePageUser: raw.resolvePageUser,
-      resolveMcpUser: raw.resolveMcpUser ?? defaultResolveMcpUser,
-      loginUrl: raw.loginUrl,
-      allowUnverifiedPages: raw.allowUnverifiedPages ?? false,
-      encryptionKeys,
-      limits,
-      throttle,
-      externalUrlPolicy: raw.externalUrlPolicy ?? {},
-    },
+    resolvePageUser: raw.resolvePageUser,
+    resolveMcpUser: raw.resolveMcpUser ?? defaultResolveMcpUser,
+    loginUrl,
+    allowUnverifiedPages,
   };
 }
 
-/** Default MCP identity: the verified auth info the transport put on the request. */
-export function defaultResolveMcpUser(extra: any): string | undefined {
-  const auth = extra?.authInfo;
-  if (!auth) return undefined;
-  const fromExtra = auth.extra?.userId ?? auth.extra?.sub;
-  if (typeof fromExtra === 'string' && fromExtra) return fromExtra;
-  return typeof auth.clientId === 'string' && auth.clientId ? auth.clientId : undefined;
+/**
+ * `encryptionKey`: one key or a ring, each 32 bytes (Buffer, base64 or hex). Without one, production fails
+ * and development gets a random per-process key (with a warning).
+ */
+function resolveKeys(input: ElicitationModuleOptions['encryptionKey'], production: boolean, warnings: string[]): Buffer[] {
+  if (input !== undefined) return parseKeys(input);
+  if (production) {
+    throw new ElicitationConfigError(
+      'encryptionKey',
+      'is required in production (secrets are encrypted at rest with it): pass 32 random bytes, e.g. from `openssl rand -base64 32`',
+    );
+  }
+  warnings.push(
+    'encryptionKey is not set: a random per-process key encrypts stored secrets, so they cannot be read after a restart or by another instance. Set encryptionKey (32 bytes) outside development.',
+  );
+  return [randomBytes(KEY_BYTES)];
 }
 
-/** Reads `encryptionKey`: one key or a ring, each 32 bytes (Buffer, base64 or hex). */
-function parseKeys(input: ElicitationModuleOptions['encryptionKey']): Buffer[] {
-  if (input === undefined) return [];
+function parseKeys(input: NonNullable<ElicitationModuleOptions['encryptionKey']>): Buffer[] {
   const list = Array.isArray(input) ? input : [input];
   if (list.length === 0) throw new ElicitationConfigError('encryptionKey', 'must hold at least one key');
   return list.map((key, i) => {
@@ -195,7 +205,7 @@ function parseKeys(input: ElicitationModuleOptions['encryptionKey']): Buffer[] {
     if (Buffer.isBuffer(key)) bytes = key;
     else if (typeof key === 'string' && /^[0-9a-fA-F]{64}$/.test(key)) bytes = Buffer.from(key, 'hex');
     else if (typeof key === 'string') bytes = Buffer.from(key, 'base64');
-    if (!bytes || bytes.length !== 32) {
+    if (!bytes || bytes.length !== KEY_BYTES) {
       throw new ElicitationConfigError(
         Array.isArray(input) ? `encryptionKey[${i}]` : 'encryptionKey',
         'must be exactly 32 bytes: a Buffer, 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
@@ -205,37 +215,67 @@ function parseKeys(input: ElicitationModuleOptions['encryptionKey']): Buffer[] {
   });
 }
 
+/** `limits`: each a positive whole number, defaulted one by one from `DEFAULT_LIMITS`. */
 function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicitationOptions['limits'] {
   if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
     throw new ElicitationConfigError('limits', 'must be an object such as { createPerMinute: 10 }');
   }
-  const count = (name: keyof NonNullable<typeof raw>, fallback: number) => {
-    const v = raw?.[name] ?? fallback;
-    if (!Number.isInteger(v) || (v as number) <= 0) {
+  const count = (name: keyof typeof DEFAULT_LIMITS): number => {
+    const v: unknown = raw?.[name] ?? DEFAULT_LIMITS[name];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
       throw new ElicitationConfigError(`limits.${name}`, `must be a positive whole number, got ${JSON.stringify(v)}`);
     }
-    return v as number;
+    return v;
   };
   return {
-    createPerMinute: count('createPerMinute', 10),
-    maxPendingPerUser: count('maxPendingPerUser', 20),
-    maxPending: count('maxPending', 100_000),
-    maxBodyBytes: count('maxBodyBytes', 16 * 1024),
-    maxMetadataBytes: count('maxMetadataBytes', 4 * 1024),
-    maxResultBytes: count('maxResultBytes', 1024 * 1024),
-    maxFormAttempts: count('maxFormAttempts', 3),
+    createPerMinute: count('createPerMinute'),
+    maxPendingPerUser: count('maxPendingPerUser'),
+    maxPending: count('maxPending'),
+    maxBodyBytes: count('maxBodyBytes'),
+    maxMetadataBytes: count('maxMetadataBytes'),
+    maxResultBytes: count('maxResultBytes'),
+    maxFormAttempts: count('maxFormAttempts'),
   };
 }
 
+/** `throttle`: `false`, or a positive whole `limit` per `ttlMs` window, defaulted from `DEFAULT_THROTTLE`. */
 function resolveThrottle(raw: ElicitationModuleOptions['throttle']): ResolvedElicitationOptions['throttle'] {
   if (raw === false) return false;
   if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
     throw new ElicitationConfigError('throttle', 'must be false or an object such as { limit: 60, ttlMs: 60000 }');
   }
-  const limit = raw?.limit ?? 300;
-  const ttlMs = raw?.ttlMs ?? 60_000;
+  const limit = raw?.limit ?? DEFAULT_THROTTLE.limit;
+  const ttlMs = raw?.ttlMs ?? DEFAULT_THROTTLE.ttlMs;
   if (!Number.isInteger(limit) || limit <= 0) throw new ElicitationConfigError('throttle.limit', 'must be a positive whole number');
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
     throw new ElicitationConfigError('throttle.ttlMs', 'must be a positive whole number of milliseconds');
+  }
   return { limit, ttlMs };
+}
+
+/** `externalUrlPolicy`: an object; its fields default inside `assertSafeExternalUrl`. */
+function resolveExternalUrlPolicy(raw: ElicitationModuleOptions['externalUrlPolicy']): ResolvedElicitationOptions['externalUrlPolicy'] {
+  if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
+    throw new ElicitationConfigError('externalUrlPolicy', 'must be an object such as { allowedHosts: ["accounts.example.com"] }');
+  }
+  return raw ?? {};
+}
+
+function positiveMs(option: string, value: unknown, fallback: number, allowZero = false): number {
+  const v = value ?? fallback;
+  const ok = typeof v === 'number' && Number.isInteger(v) && (allowZero ? v >= 0 : v > 0) && v <= MAX_TIMER_MS;
+  if (!ok) {
+    throw new ElicitationConfigError(
+      option,
+      `must be a whole number of milliseconds ${allowZero ? 'from 0' : 'above 0'} up to ${MAX_TIMER_MS}, got ${JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (!ipaddr.isValid(host)) return false;
+  return ipaddr.process(host).range() === 'loopback';
 }

@@ -1,3 +1,5 @@
+import type { ElicitationLimits, ElicitationThrottle, ResolveMcpUser } from './elicitation-options.interface.js';
+
 /** Default lifetime of a pending elicitation: 10 minutes. */
 export const DEFAULT_TTL_MS = 10 * 60_000;
 /** Default interval of the expiry sweep: 60 seconds. */
@@ -12,6 +14,39 @@ export const DEFAULT_ROUTE_PREFIX = 'elicit';
 export const DEFAULT_TITLE = 'Authorization request';
 /** Default accent colour of the pages. */
 export const DEFAULT_PRIMARY_COLOR = '#2563eb';
+/** Default of `allowUnverifiedPages`: without `resolvePageUser`, start-up fails in production (`NODE_ENV=production`). */
+export const DEFAULT_ALLOW_UNVERIFIED_PAGES = false;
+/** Default abuse limits (counts; sizes in bytes). */
+export const DEFAULT_LIMITS: Readonly<Required<ElicitationLimits>> = Object.freeze({
+  createPerMinute: 10,
+  maxPendingPerUser: 20,
+  maxPending: 100_000,
+  maxBodyBytes: 16 * 1024,
+  maxMetadataBytes: 4 * 1024,
+  maxResultBytes: 1024 * 1024,
+  maxFormAttempts: 3,
+});
+/** Default per-IP throttle of the pages and the status route: 300 requests per 60-second window. */
+export const DEFAULT_THROTTLE: Readonly<Required<ElicitationThrottle>> = Object.freeze({ limit: 300, ttlMs: 60_000 });
+
+/**
+ * Default MCP identity: the verified auth info the transport put on the request, `authInfo.extra.userId`,
+ * else `authInfo.extra.sub`, else `authInfo.clientId` (non-empty strings only).
+ */
+export const defaultResolveMcpUser: ResolveMcpUser = (extra: { authInfo?: McpAuthInfo } | null | undefined) => {
+  const auth = extra?.authInfo;
+  if (!auth) return undefined;
+  const fromExtra = auth.extra?.userId ?? auth.extra?.sub;
+  if (typeof fromExtra === 'string' && fromExtra) return fromExtra;
+  return typeof auth.clientId === 'string' && auth.clientId ? auth.clientId : undefined;
+};
+
+/** The part of the MCP SDK's `authInfo` the default identity reads (any value may be missing or mistyped). */
+interface McpAuthInfo {
+  clientId?: unknown;
+  extra?: { userId?: unknown; sub?: unknown } | null;
+}
+
 /** Longest API key the api-key page accepts, in characters. */
 export const MAX_API_KEY_LENGTH = 4096;
 

@@ -12,7 +12,7 @@ export const elicitationProviders: Provider[] = [
     provide: ELICITATION_RESOLVED_OPTIONS,
     inject: [ELICITATION_MODULE_OPTIONS, ELICITATION_ROUTE_PREFIX],
     useFactory: (raw: ElicitationModuleOptions, routePrefix: string): ResolvedElicitationOptions => {
-      const { options, warnings } = resolveElicitationOptions(raw, routePrefix);
+      const { options, warnings } = resolveElicitationOptions(raw, routePrefix, process.env);
       const logger = new Logger('ElicitationModule');
       for (const warning of warnings) logger.warn(warning);
       return options;

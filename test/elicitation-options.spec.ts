@@ -12,6 +12,8 @@ import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 
 const KEY = Buffer.alloc(32, 7);
 const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u', encryptionKey: KEY };
+/** A development environment, whatever NODE_ENV the test run has. */
+const DEV: NodeJS.ProcessEnv = { NODE_ENV: 'development' };
 
 function configError(fn: () => unknown): ElicitationConfigError {
   try {
@@ -25,7 +27,7 @@ function configError(fn: () => unknown): ElicitationConfigError {
 
 describe('options validation', () => {
   it('fills in the documented defaults', () => {
-    const { options, warnings } = resolveElicitationOptions(valid, 'elicit');
+    const { options, warnings } = resolveElicitationOptions(valid, 'elicit', DEV);
     expect(options).toMatchObject({
       baseUrl: 'https://mcp.example.com',
       routePrefix: 'elicit',
@@ -39,7 +41,7 @@ describe('options validation', () => {
   });
 
   it('keeps a path prefix in baseUrl and drops the trailing slash', () => {
-    expect(resolveElicitationOptions({ ...valid, baseUrl: 'https://example.com/api/' }, 'elicit').options.baseUrl).toBe(
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'https://example.com/api/' }, 'elicit', DEV).options.baseUrl).toBe(
       'https://example.com/api',
     );
   });
@@ -62,23 +64,34 @@ describe('options validation', () => {
     ['resolvePageUser', { resolvePageUser: 'alice' }, /resolvePageUser.*function/],
     ['store', { store: {} }, /store.*ElicitationStore/],
   ])('refuses a bad %s with a message naming it and the fix', (option, patch, message) => {
-    const error = configError(() => resolveElicitationOptions({ ...valid, ...(patch as object) } as ElicitationModuleOptions, 'elicit'));
+    const error = configError(() => resolveElicitationOptions({ ...valid, ...(patch as object) }, 'elicit', DEV));
     expect(error.option).toBe(option);
     expect(error.message).toMatch(message);
     expect(error.message).toContain(`ElicitationModule option "${option}"`);
   });
 
   it('accepts cleanupIntervalMs 0 (scheduler disabled)', () => {
-    expect(resolveElicitationOptions({ ...valid, cleanupIntervalMs: 0 }, 'elicit').options.cleanupIntervalMs).toBe(0);
+    expect(resolveElicitationOptions({ ...valid, cleanupIntervalMs: 0 }, 'elicit', DEV).options.cleanupIntervalMs).toBe(0);
   });
 
   it('warns when pages are not identity-checked and when a public baseUrl is plain http', () => {
-    const { warnings } = resolveElicitationOptions({ baseUrl: 'http://mcp.example.com' }, 'elicit');
+    const { warnings } = resolveElicitationOptions({ baseUrl: 'http://mcp.example.com' }, 'elicit', DEV);
     expect(warnings.join('\n')).toMatch(/resolvePageUser is not set/);
     expect(warnings.join('\n')).toMatch(/plain http/);
     expect(warnings.join('\n')).toMatch(/encryptionKey is not set/);
-    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://127.0.0.1:3000' }, 'elicit').warnings).toEqual([]);
-    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://[::1]:3000' }, 'elicit').warnings).toEqual([]);
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://127.0.0.1:3000' }, 'elicit', DEV).warnings).toEqual([]);
+    expect(resolveElicitationOptions({ ...valid, baseUrl: 'http://[::1]:3000' }, 'elicit', DEV).warnings).toEqual([]);
+  });
+
+  it('reads NODE_ENV from the environment it is given, not from process.env', () => {
+    const production: NodeJS.ProcessEnv = { NODE_ENV: 'production' };
+    const unverified = { baseUrl: 'https://mcp.example.com', encryptionKey: KEY };
+    expect(configError(() => resolveElicitationOptions(unverified, 'elicit', production)).option).toBe('resolvePageUser');
+    expect(configError(() => resolveElicitationOptions({ ...valid, encryptionKey: undefined }, 'elicit', production)).option).toBe(
+      'encryptionKey',
+    );
+    expect(process.env.NODE_ENV).not.toBe('production');
+    expect(resolveElicitationOptions(unverified, 'elicit', DEV).warnings).toEqual([expect.stringMatching(/resolvePageUser is not set/)]);
   });
 
   it('validates routePrefix', () => {
@@ -96,7 +109,7 @@ describe('ElicitationModule registration', () => {
   });
 
   it('fails at import time on a bad routePrefix', () => {
-    expect(() => ElicitationModule.forRoot({ ...valid, routePrefix: 'no spaces please' } as never)).toThrow(/routePrefix/);
+    expect(() => ElicitationModule.forRoot({ ...valid, routePrefix: 'no spaces please' })).toThrow(/routePrefix/);
   });
 
   it('logs the identity warning at start-up when resolvePageUser is missing', async () => {
@@ -172,7 +185,7 @@ describe('ElicitationModule registration', () => {
   });
 
   it('mounts no controllers with controllers: false', () => {
-    expect(ElicitationModule.forRoot({ ...valid, controllers: false } as never).controllers).toEqual([]);
+    expect(ElicitationModule.forRoot({ ...valid, controllers: false }).controllers).toEqual([]);
     expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(1);
   });
 });

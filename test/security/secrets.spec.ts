@@ -131,23 +131,23 @@ describe('security options', () => {
   it('in production, requires resolvePageUser unless allowUnverifiedPages, explaining the phishing risk', () => {
     process.env.NODE_ENV = 'production';
     const key = randomBytes(32);
-    expect(() => resolveElicitationOptions({ baseUrl: 'https://x.example', encryptionKey: key }, 'elicit')).toThrow(
+    expect(() => resolveElicitationOptions({ baseUrl: 'https://x.example', encryptionKey: key }, 'elicit', process.env)).toThrow(
       /resolvePageUser" is required in production.*phishing.*allowUnverifiedPages/,
     );
     expect(() =>
-      resolveElicitationOptions({ baseUrl: 'https://x.example', encryptionKey: key, allowUnverifiedPages: true }, 'elicit'),
+      resolveElicitationOptions({ baseUrl: 'https://x.example', encryptionKey: key, allowUnverifiedPages: true }, 'elicit', process.env),
     ).not.toThrow();
   });
 
   it('in production, requires encryptionKey', () => {
     process.env.NODE_ENV = 'production';
-    expect(() => resolveElicitationOptions(base, 'elicit')).toThrow(/encryptionKey" is required in production/);
+    expect(() => resolveElicitationOptions(base, 'elicit', process.env)).toThrow(/encryptionKey" is required in production/);
   });
 
   it('reads keys as Buffer, hex or base64, and refuses other lengths', () => {
     const key = randomBytes(32);
     const read = (encryptionKey: unknown) =>
-      resolveElicitationOptions({ ...base, encryptionKey } as RawOptions, 'elicit').options.encryptionKeys;
+      resolveElicitationOptions({ ...base, encryptionKey } as RawOptions, 'elicit', process.env).options.encryptionKeys;
     expect(read(key)[0].equals(key)).toBe(true);
     expect(read(key.toString('hex'))[0].equals(key)).toBe(true);
     expect(read(key.toString('base64'))[0].equals(key)).toBe(true);
@@ -165,11 +165,13 @@ describe('security options', () => {
     [{ loginUrl: 'javascript:alert(1)' }, /loginUrl/],
     [{ loginUrl: '//evil.example/login' }, /loginUrl/],
   ])('refuses %j', (patch, message) => {
-    expect(() => resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) }, 'elicit')).toThrow(message);
+    expect(() =>
+      resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), ...(patch as object) }, 'elicit', process.env),
+    ).toThrow(message);
   });
 
   it('defaults the limits and the throttle', () => {
-    const { options } = resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32) }, 'elicit');
+    const { options } = resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32) }, 'elicit', process.env);
     expect(options.limits).toEqual({
       createPerMinute: 10,
       maxPendingPerUser: 20,
@@ -180,7 +182,9 @@ describe('security options', () => {
       maxFormAttempts: 3,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
-    expect(resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), throttle: false }, 'elicit').options.throttle).toBe(false);
+    expect(
+      resolveElicitationOptions({ ...base, encryptionKey: randomBytes(32), throttle: false }, 'elicit', process.env).options.throttle,
+    ).toBe(false);
   });
 });
 
