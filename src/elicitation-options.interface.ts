@@ -1,13 +1,16 @@
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
 
-/** Abuse limits. Shared across instances when the store is shared (Redis). */
+/**
+ * Abuse limits, each a positive whole number. Counted in the store, so shared across instances when the
+ * store is shared (Redis). Defaults: `DEFAULT_LIMITS`.
+ */
 export interface ElicitationLimits {
-  /** Elicitations one user may create per minute. @default 10 */
+  /** Elicitations one user may create per minute (a 60-second window); above it `ElicitationQuotaError`. @default 10 */
   createPerMinute?: number;
-  /** Pending elicitations one user may have at once. @default 20 */
+  /** Pending elicitations one user may have at once (count). @default 20 */
   maxPendingPerUser?: number;
-  /** Pending elicitations across all users. @default 100000 */
+  /** Pending elicitations across all users (count). @default 100000 */
   maxPending?: number;
   /** Largest page POST body, in bytes (413 above it). @default 16384 */
   maxBodyBytes?: number;
@@ -16,17 +19,22 @@ export interface ElicitationLimits {
   /** Largest stored answer (as JSON), in bytes. @default 1048576 */
   maxResultBytes?: number;
   /**
-   * Invalid submissions the hosted form page (`kind: 'form'`) accepts per elicitation: the one that
+   * Invalid submissions (count) the hosted form page (`kind: 'form'`) accepts per elicitation: the one that
    * reaches it declines the elicitation. Counted in the store, so shared across instances. @default 3
    */
   maxFormAttempts?: number;
 }
 
-/** Per-IP throttling of the pages and the status route (through `@nestjs/throttler`). */
+/**
+ * Per-IP throttling of the module's own routes (the pages and the status route; the host app's other
+ * routes are untouched): a fixed window per client IP (`req.ip`; set `trust proxy` behind a proxy),
+ * counted by the module itself in the store (`store.hit`), so instances sharing a store share the count.
+ * Above the limit the route answers 429 with `Retry-After`. Defaults: `DEFAULT_THROTTLE`.
+ */
 export interface ElicitationThrottle {
-  /** Requests one IP may make per window (status polling included). @default 300 */
+  /** Requests one IP may make per window (status polling included), a positive whole number. @default 300 */
   limit?: number;
-  /** The window, in milliseconds. @default 60000 */
+  /** The window, in milliseconds. @default 60000 (1 minute) */
   ttlMs?: number;
 }
 
@@ -34,12 +42,16 @@ export interface ElicitationThrottle {
  * Finds the user behind a browser request to an elicitation page, typically from your own session
  * cookie. Return `undefined`/`null` for an unidentified browser.
  */
+// `req` is the host framework's request (Express or Fastify): `any` lets you type it as yours.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ResolvePageUser = (req: any) => string | undefined | null | Promise<string | undefined | null>;
 
 /**
  * Finds the verified user behind an MCP request from the SDK's handler `extra` (its `authInfo` is set
  * by your MCP authorization middleware). Never trust an identity the client merely asserts.
  */
+// `extra` differs between MCP SDK lines and transports: `any` lets you type it as yours.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ResolveMcpUser = (extra: any) => string | undefined | null;
 
 /** Options of `ElicitationModule.forRoot()` / `forRootAsync()`. */
@@ -47,7 +59,9 @@ export interface ElicitationModuleOptions {
   /**
    * Public origin (and path prefix, if the app has a global or `RouterModule` prefix) under which the
    * browser reaches this app, e.g. `https://mcp.example.com` or `https://example.com/api`.
-   * Elicitation URLs are `${baseUrl}/${routePrefix}/:id/<page>`. Required.
+   * Elicitation URLs are `${baseUrl}/${routePrefix}/:id/<page>`. Plain http is accepted (with a
+   * warning off loopback hosts); a query, a fragment or credentials are refused.
+   * @default none (required)
    */
   baseUrl: string;
   /**
@@ -64,7 +78,7 @@ export interface ElicitationModuleOptions {
   /**
    * Interval of the expiry sweep, in milliseconds; `0` disables the scheduler (expiry then happens
    * lazily on read).
-   * @default 60000
+   * @default 60000 (1 minute)
    */
   cleanupIntervalMs?: number;
   /**
@@ -77,8 +91,8 @@ export interface ElicitationModuleOptions {
   /**
    * Protocol 2026-07-28, URL mode: when a client retries while the user is still on the page, how long
    * the retry waits for the page to be submitted before it answers `input_required` again (with only a
-   * fresh `requestState`, so the client retries once more). `0` answers at once.
-   * @default 5000
+   * fresh `requestState`, so the client retries once more). In milliseconds; `0` answers at once.
+   * @default 5000 (5 seconds)
    */
   pendingRetryWaitMs?: number;
   /**
@@ -87,7 +101,7 @@ export interface ElicitationModuleOptions {
    */
   store?: ElicitationStore;
   /**
-   * Page title shown in the header and the browser tab.
+   * Page title shown in the header and the browser tab, at most 200 characters.
    * @default 'Authorization request'
    */
   title?: string;
@@ -128,17 +142,22 @@ export interface ElicitationModuleOptions {
    */
   allowUnverifiedPages?: boolean;
   /**
-   * Key(s) for AES-256-GCM encryption of secrets at rest (api-key answers, fields marked secret) and for the
-   * CSRF tokens: 32 bytes as a Buffer, or as a base64 or hex string. Pass an array to rotate: the first
-   * key encrypts, all keys decrypt. Every instance sharing a store needs the same keys. Required when
-   * `NODE_ENV=production`; otherwise a random per-process key is used (and a warning is logged).
-   * @default none
+   * Key(s) for the AES-256-GCM encryption of every stored answer, the sealed `requestState` (protocol
+   * 2026-07-28, with a key derived from each) and the pages' CSRF tokens (first key): 32 bytes as a Buffer,
+   * or as a base64 or hex string. Pass an array to rotate: the first key encrypts, all keys decrypt. Every
+   * instance sharing a store needs the same keys. Required when `NODE_ENV=production`; otherwise a random
+   * per-process key is used (and a warning is logged).
+   * @default none (a random per-process key outside production)
    */
   encryptionKey?: string | Buffer | Array<string | Buffer>;
-  /** Abuse limits; see `ElicitationLimits` for each default. */
+  /**
+   * Abuse limits; each field defaults on its own (see `ElicitationLimits`).
+   * @default { createPerMinute: 10, maxPendingPerUser: 20, maxPending: 100000, maxBodyBytes: 16384, maxMetadataBytes: 4096, maxResultBytes: 1048576, maxFormAttempts: 3 }
+   */
   limits?: ElicitationLimits;
   /**
    * Per-IP throttling of the pages and the status route, to stop id guessing; `false` disables it.
+   * Counted by the module in the store (see `ElicitationThrottle`).
    * @default { limit: 300, ttlMs: 60000 }
    */
   throttle?: ElicitationThrottle | false;
@@ -154,21 +173,28 @@ export interface ElicitationModuleOptions {
   resolveMcpUser?: ResolveMcpUser;
 }
 
-/** Options after validation and defaults: what services inject. */
+/** Options after validation and defaults: what services inject (`ELICITATION_RESOLVED_OPTIONS`). */
 export interface ResolvedElicitationOptions extends Required<
   Omit<
     ElicitationModuleOptions,
     'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser' | 'loginUrl' | 'encryptionKey' | 'limits' | 'throttle' | 'externalUrlPolicy'
   >
 > {
+  /** As given; none by default. */
   logoUrl?: string;
+  /** As given; the package's `templates/` folder when unset. */
   templatesDir?: string;
+  /** As given; pages are not identity-checked when unset. */
   resolvePageUser?: ResolvePageUser;
+  /** As given; a browser without a user gets 401 when unset. */
   loginUrl?: string;
   /** The key ring: 32-byte keys, the first one encrypts. */
   encryptionKeys: Buffer[];
+  /** Every limit, defaulted. */
   limits: Required<ElicitationLimits>;
+  /** The throttle, defaulted, or `false` when disabled. */
   throttle: Required<ElicitationThrottle> | false;
+  /** As given, or `{}` (the built-in policy). */
   externalUrlPolicy: ExternalUrlPolicy;
   /** `baseUrl` without a trailing slash. */
   baseUrl: string;
