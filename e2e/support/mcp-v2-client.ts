@@ -21,7 +21,7 @@ export type V2Capabilities = { form?: Record<string, unknown>; url?: Record<stri
  * `complete` (`content`). Parsed JSON, never checked against this shape: the tests assert which fields
  * are there, and an absent one reads as `undefined`.
  */
-export interface WireResult {
+interface WireResult {
   resultType: string;
   requestState: string;
   inputRequests: Record<string, { method: string; params: Record<string, unknown> }>;

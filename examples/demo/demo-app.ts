@@ -10,7 +10,7 @@ import { DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
 
 /** Settings of the demo app (from the environment in `main.ts`, from the tests directly). */
-export interface DemoAppOptions {
+interface DemoAppOptions {
   /** Interface to listen on. @default '127.0.0.1' */
   host?: string;
   /** Port to listen on; 0 picks a free one (then `publicUrl` is derived after listening). @default 3000 */

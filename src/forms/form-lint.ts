@@ -18,7 +18,7 @@ const SECRET_NAME =
   /(pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|apikey|access[-_ ]?key|private[-_ ]?key|credential|card[-_ ]?(number|no)|cc[-_ ]?num|cvv|cvc|security[-_ ]?code|ssn|iban|pin[-_ ]?code|^pin$|otp|one[-_ ]?time)/i;
 
 /** Whether a field name or title looks like it asks for a secret. */
-export function looksSecret(name: string, field: FieldSchema): boolean {
+function looksSecret(name: string, field: FieldSchema): boolean {
   return SECRET_NAME.test(name) || (field.title !== undefined && SECRET_NAME.test(field.title));
 }
 

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * Random bytes drawn from a pool refilled 4 KiB at a time: one getrandom call serves hundreds of nonces
- * and IVs (a call per value cost a fifth of the page and cycle time in the profiles). The bytes are as
- * random as `randomBytes`; only the system calls are batched.
+ * and IVs (a call per value cost a fifth of the page and cycle time in the profiles; bench rows
+ * `cycle create→complete→getResult (memory store)` and `http <adapter> GET /elicit/:id/api-key (page)`).
+ * The bytes are as random as `randomBytes`; only the system calls are batched.
  */
-export class RandomPool {
+class RandomPool {
   private pool = Buffer.alloc(0);
   private offset = 0;
 
