@@ -64,7 +64,7 @@ const SETTLE_MS = 200;
 /** Form validation: timed runs (after one warm-up run) of at least FORM_RUN_MS each. */
 const FORM_RUNS = 3;
 const FORM_RUN_MS = 1_000;
-/** Gives up after this long without a finished step (a hang; the longest, 1M cycles, takes well under a minute). */
+/** Gives up after this long without a finished step (a hang; the longest, creating 1M pending, takes well under a minute). */
 const IDLE_LIMIT_MS = 180_000;
 
 const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
