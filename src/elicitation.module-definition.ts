@@ -1,7 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
 import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
-import { createElicitationController } from './http/elicitation.controller.js';
+import { createElicitationControllers } from './http/elicitation-controllers.js';
 import { validateRoutePrefix } from './elicitation-options.validation.js';
 
 /**
@@ -30,7 +30,7 @@ export const {
     return {
       ...definition,
       global: extras.isGlobal,
-      controllers: extras.controllers === false ? [] : [createElicitationController(routePrefix)],
+      controllers: extras.controllers === false ? [] : createElicitationControllers(routePrefix),
       providers: [...(definition.providers ?? []), { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix }],
     };
   })

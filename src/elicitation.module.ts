@@ -6,6 +6,7 @@ import { ElicitationService } from './elicitation.service.js';
 import { ElicitationEvents } from './events/elicitation-events.js';
 import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
 import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
+import { ElicitationPageAccess } from './http/page-access.js';
 import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
@@ -26,6 +27,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationPageFilter,
     PageSecurity,
     ElicitationThrottlerGuard,
+    ElicitationPageAccess,
     McpElicitation,
   ],
   exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],

@@ -1,8 +1,9 @@
 import { GoneException } from '@nestjs/common';
+import { PAGE_MESSAGES } from '../http/page-messages.js';
 
 /** HTTP 410 for a page of an expired elicitation. */
 export class ElicitationExpiredException extends GoneException {
   constructor() {
-    super('This request has expired. Ask the assistant to start again.');
+    super(PAGE_MESSAGES.errors.expired);
   }
 }

@@ -1,8 +1,9 @@
 import { NotFoundException } from '@nestjs/common';
+import { PAGE_MESSAGES } from '../http/page-messages.js';
 
 /** HTTP 404 for an unknown, malformed or forgotten elicitation id. */
 export class ElicitationNotFoundException extends NotFoundException {
   constructor() {
-    super('This elicitation was not found. It may have expired or the link may be wrong.');
+    super(PAGE_MESSAGES.errors.notFound);
   }
 }

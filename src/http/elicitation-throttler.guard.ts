@@ -1,15 +1,12 @@
-import { type CanActivate, type ExecutionContext, HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationThrottledException } from '../errors/elicitation-throttled.exception.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 
-/** 429 with a readable message (rendered as a page on the page routes, JSON on the status route). */
-export class ElicitationThrottledException extends HttpException {
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests from your network. Wait ${retryAfterSeconds} seconds, then try again.`, HttpStatus.TOO_MANY_REQUESTS);
-  }
-}
+/** Until src/index.ts exports it from its own file in errors/ (its old home was this file). */
+export { ElicitationThrottledException };
 
 /**
  * Per-IP throttling of the module's own routes only (the pages and the status route), to stop id

@@ -5,20 +5,13 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
+import { raw, type NodeRequestPart, type NodeResponsePart, type PageRequest, type PageResponse } from './page-http.js';
 
 /** Stands for the per-response nonce in the CSP computed once at start-up. */
 const NONCE_PLACEHOLDER = 'ELICITATION-NONCE';
 
 /** Name of the CSRF nonce cookie (scoped to one elicitation's path). */
 export const CSRF_COOKIE = 'elicit_csrf';
-
-type RawReq = IncomingMessage;
-type RawRes = ServerResponse;
-
-/** The Node request/response under an Express or Fastify one. */
-export function raw<T>(value: { raw?: T } | T): T {
-  return ((value as { raw?: T }).raw ?? value) as T;
-}
 
 /**
  * Security of the module's pages: headers (through helmet, applied to our responses only), per-render CSRF
@@ -57,24 +50,24 @@ export class PageSecurity {
       referrerPolicy: { policy: 'no-referrer' },
       strictTransportSecurity: this.secure ? { maxAge: 15552000 } : false,
       crossOriginEmbedderPolicy: false,
-    }) as unknown as (req: RawReq, res: RawRes, next: () => void) => void;
+    });
     // Run helmet once against a recorder: its headers do not depend on the request, and applying the
     // recorded set costs a fraction of running the middleware chain on every page (see bench/http.bench.ts).
     headers(
-      {} as RawReq,
+      {} as IncomingMessage,
       {
         setHeader: (name: string, value: string) => void this.fixedHeaders.push([name, String(value)]),
         removeHeader: (name: string) => void this.removedHeaders.push(name),
-      } as unknown as RawRes,
+      } as unknown as ServerResponse,
       () => undefined,
     );
   }
 
   /** Sets every page header; returns the nonce the page's inline style must carry. */
-  applyHeaders(res: { header(name: string, value: string): unknown }): string {
+  applyHeaders(res: PageResponse): string {
     const nonce = randomPool.take(16).toString('base64url');
     for (const [name, value] of this.fixedHeaders) res.header(name, value.replace(NONCE_PLACEHOLDER, nonce));
-    const nodeRes = raw<RawRes>(res as never);
+    const nodeRes = raw<NodeResponsePart>(res);
     for (const name of this.removedHeaders) nodeRes.removeHeader?.(name);
     res.header('Content-Type', 'text/html; charset=utf-8');
     res.header('Cache-Control', 'no-store');
@@ -82,7 +75,7 @@ export class PageSecurity {
   }
 
   /** Issues a CSRF token for this render and sets its nonce cookie, scoped to this elicitation's pages. */
-  issueCsrf(elicitationId: string, expiresAt: number, res: { header(name: string, value: string): unknown }): string {
+  issueCsrf(elicitationId: string, expiresAt: number, res: Pick<PageResponse, 'header'>): string {
     const { nonce, token } = this.csrf.issue(elicitationId);
     const maxAge = Math.max(Math.ceil((expiresAt - Date.now()) / 1000), 1);
     const path = `${this.basePath}/${this.options.routePrefix}/${elicitationId}`;
@@ -98,8 +91,8 @@ export class PageSecurity {
    * which browsers send under `Referrer-Policy: no-referrer`, is left to the token), and carrying the token
    * issued for this elicitation with the nonce in its cookie.
    */
-  verifyPost(elicitationId: string, req: unknown, token: unknown): boolean {
-    const headers = raw<RawReq>(req as never).headers;
+  verifyPost(elicitationId: string, req: PageRequest, token: unknown): boolean {
+    const headers = raw<NodeRequestPart>(req).headers;
     const site = headers['sec-fetch-site'];
     if (site === 'cross-site' || site === 'same-site') return false;
     const origin = headers.origin;

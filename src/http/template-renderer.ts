@@ -6,10 +6,39 @@ import Handlebars from 'handlebars';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import type { FieldView } from './form-view.js';
+import type { PageLabels } from './page-messages.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
 export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'done', 'error'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
+
+/** What the api-key and confirm pages read (both get every field, so a custom template may use any). */
+interface FormPageContext {
+  heading: string;
+  message: string;
+  maxLength: number;
+  error: string | null;
+  csrf: string;
+  labels: PageLabels;
+}
+
+/** What each template reads besides `nonce` and `theme` (strict mode: every field it reads must be there). */
+export interface PageContexts {
+  'api-key': FormPageContext;
+  confirm: FormPageContext & { warning: string | null; confirmLabel: string; cancelLabel: string };
+  form: {
+    heading: string;
+    message: string;
+    fields: FieldView[];
+    hasRequired: boolean;
+    error: string | null;
+    csrf: string;
+    labels: PageLabels;
+  };
+  done: { heading: string; text: string; message: string; labels: PageLabels };
+  error: { heading: string; text: string; statusCode: number; statusLine: string };
+}
 
 /** The package's own `templates/` folder, found from this file whether run from `src/` or `dist/`. */
 export function builtInTemplatesDir(): string {
@@ -51,8 +80,8 @@ export class TemplateRenderer {
     }
   }
 
-  /** Renders one page. `context` must hold every field the template reads (strict mode). */
-  render(name: TemplateName, context: Record<string, unknown> & { heading: string; nonce: string }): string {
-    return this.compiled.get(name)!({ ...context, theme: this.theme });
+  /** Renders one page with the nonce its inline style must carry (see `PageSecurity.applyHeaders`). */
+  render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
+    return this.compiled.get(name)!({ ...context, nonce, theme: this.theme });
   }
 }

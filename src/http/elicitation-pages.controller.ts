@@ -1,0 +1,222 @@
+import { Body, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate, type ValidationError } from 'class-validator';
+import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
+import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './form-plan.js';
+import { fieldViews, initialInput } from './form-view.js';
+import { ElicitationPageAccess, type FormBody } from './page-access.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { PAGE_MESSAGES } from './page-messages.js';
+import { PageSecurity } from './page-security.js';
+import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
+
+const messages = PAGE_MESSAGES;
+
+/** Constraint names in the order their message is the most useful to show. */
+const MESSAGE_PRIORITY = ['isIn', 'isString', 'isNotEmpty', 'maxLength'];
+
+/** One readable message for a failed DTO: the first failing constraint in `MESSAGE_PRIORITY` order. */
+function firstMessage(errors: ValidationError[]): string {
+  const constraints = errors[0]?.constraints ?? {};
+  const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
+  return (key && constraints[key]) || messages.apiKey.checkInput;
+}
+
+/** The page for a transition that did not happen: 404, 410, or 409 naming how the record ended. */
+function notDone(result: Exclude<TransitionResult, { ok: true }>): Error {
+  if (result.reason === 'not-found') return new ElicitationNotFoundException();
+  if (result.reason === 'expired' || result.record.status === 'expired') return new ElicitationExpiredException();
+  return new ElicitationFinishedException(result.record.status);
+}
+
+/**
+ * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
+ * failure rendered as an HTML page by `ElicitationPageFilter`. Who may open a page is `ElicitationPageAccess`'s
+ * call; mounted under the `routePrefix` by `createElicitationControllers`.
+ */
+@UseGuards(ElicitationThrottlerGuard)
+@UseFilters(ElicitationPageFilter)
+export class ElicitationPagesController {
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly access: ElicitationPageAccess,
+    private readonly renderer: TemplateRenderer,
+    private readonly security: PageSecurity,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  @Get(':id/api-key')
+  async apiKeyPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'api-key', req, res);
+    if (!record) return '';
+    return this.keyOrConfirmPage(res, 200, 'api-key', record);
+  }
+
+  @Post(':id/api-key')
+  async submitApiKey(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const record = await this.access.openPost(id, 'api-key', req, body);
+    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
+    const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
+    const errors = await validate(dto, { forbidUnknownValues: true });
+    if (errors.length > 0) return this.keyOrConfirmPage(res, 400, 'api-key', record, firstMessage(errors));
+    return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), messages.done.apiKeyReceived);
+  }
+
+  @Get(':id/confirm')
+  async confirmPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'confirm', req, res);
+    if (!record) return '';
+    return this.keyOrConfirmPage(res, 200, 'confirm', record);
+  }
+
+  @Post(':id/confirm')
+  async submitConfirm(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const record = await this.access.openPost(id, 'confirm', req, body);
+    const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
+    if ((await validate(dto)).length > 0) return this.keyOrConfirmPage(res, 400, 'confirm', record, messages.confirm.chooseAction);
+    if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
+    return this.finished(res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
+  }
+
+  /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
+  @Get(':id/form')
+  async formPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'form', req, res);
+    if (!record) return '';
+    const plan = formPlanOf(record.metadata);
+    return this.hostedForm(res, 200, record, plan, initialInput(plan));
+  }
+
+  /**
+   * A hosted form post: `action=cancel` declines; otherwise the post is read into typed content and checked
+   * with the form's compiled validator. Valid: completes with the content (defaults applied). Invalid: 400
+   * with the form again (messages next to their fields, the input kept, secrets never), counted by the
+   * service; the `limits.maxFormAttempts`-th invalid post declines the elicitation (a 400 page that says so).
+   */
+  @Post(':id/form')
+  async submitHostedForm(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const record = await this.access.openPost(id, 'form', req, body);
+    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
+    const plan = formPlanOf(record.metadata);
+    const { content, kept } = readSubmission(plan, body ?? {});
+    const result = plan.validate(content);
+    if (result.ok) return this.finished(res, record, await this.service.complete(id, result.value), messages.done.answersReceived);
+    const { attemptsLeft, declined } = await this.service.recordInvalidFormAttempt(record);
+    if (!declined) {
+      const summary = messages.form.summary(result.issues.length, attemptsLeft);
+      return this.hostedForm(res, 400, record, plan, kept, result.issues, summary);
+    }
+    // Finished meanwhile (answered in another tab, expired): the usual 409/410 page.
+    if (!declined.ok) throw notDone(declined);
+    const statusCode = 400;
+    return this.page(res, statusCode, 'error', {
+      heading: messages.headings.tooManyAttempts,
+      text: messages.form.declinedAfter(this.options.limits.maxFormAttempts),
+      statusCode,
+      statusLine: messages.errors.statusLine(statusCode),
+    });
+  }
+
+  /**
+   * An external elicitation: after the same checks as every page (id, user, expiry, still pending), the
+   * browser is sent on to the third-party URL the elicitation was created with (checked against the
+   * external URL policy at creation). Your callback route completes it.
+   */
+  @Get(':id/external')
+  async externalPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'external', req, res);
+    if (!record) return '';
+    this.security.applyHeaders(res);
+    res.status(303);
+    res.header('Location', String(record.metadata.targetUrl));
+    return '';
+  }
+
+  /** The done page of a transition that happened; otherwise its 404/409/410 page. */
+  private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
+    if (!result.ok) throw notDone(result);
+    return this.page(res, 200, 'done', { heading: messages.headings.done, text, message: record.message, labels: messages.labels });
+  }
+
+  /** The api-key or confirm page: a fresh CSRF token (and its cookie) for every render. */
+  private keyOrConfirmPage(
+    res: PageResponse,
+    status: number,
+    name: 'api-key' | 'confirm',
+    record: ElicitationRecord,
+    error: string | null = null,
+  ): string {
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    const context = { message: record.message, maxLength: MAX_API_KEY_LENGTH, error, csrf, labels: messages.labels };
+    if (name === 'api-key') return this.page(res, status, name, { heading: messages.headings.apiKey, ...context });
+    return this.page(res, status, name, { ...context, ...confirmSettings(record) });
+  }
+
+  /** The hosted form page: a fresh CSRF token, the prepared fields, and the summary of a failed post. */
+  private hostedForm(
+    res: PageResponse,
+    status: number,
+    record: ElicitationRecord,
+    plan: FormPlan,
+    input: KeptInput,
+    issues: FieldIssue[] = [],
+    error: string | null = null,
+  ): string {
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    const fields = fieldViews(plan, input, issues);
+    return this.page(res, status, 'form', {
+      heading: messages.headings.form,
+      message: record.message,
+      fields,
+      hasRequired: fields.some((f) => f.required),
+      error,
+      csrf,
+      labels: messages.labels,
+    });
+  }
+
+  private page<N extends TemplateName>(res: PageResponse, status: number, name: N, context: PageContexts[N]): string {
+    const nonce = this.security.applyHeaders(res);
+    res.status(status);
+    return this.renderer.render(name, context, nonce);
+  }
+}
+
+/** The confirm page's settings from the record's metadata (optional strings, checked at creation), or their defaults. */
+function confirmSettings(record: ElicitationRecord): Pick<PageContexts['confirm'], 'heading' | 'warning' | 'confirmLabel' | 'cancelLabel'> {
+  const text = (key: string): string | undefined => {
+    const value = record.metadata[key];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  return {
+    heading: text('title') ?? messages.headings.confirm,
+    warning: text('warning') ?? null,
+    confirmLabel: text('confirmLabel') ?? messages.confirm.confirmLabel,
+    cancelLabel: text('cancelLabel') ?? messages.confirm.cancelLabel,
+  };
+}

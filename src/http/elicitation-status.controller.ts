@@ -1,0 +1,31 @@
+import { Get, Header, Param, ServiceUnavailableException, UseGuards } from '@nestjs/common';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationStatusView } from '../elicitation.types.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PAGE_MESSAGES } from './page-messages.js';
+
+/**
+ * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any
+ * submitted data. Mounted under the `routePrefix` by `createElicitationControllers`.
+ */
+@UseGuards(ElicitationThrottlerGuard)
+export class ElicitationStatusController {
+  constructor(private readonly service: ElicitationService) {}
+
+  @Get(':id/status')
+  @Header('Cache-Control', 'no-store')
+  async status(@Param('id') id: string): Promise<ElicitationStatusView> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    let view: ElicitationStatusView | undefined;
+    try {
+      view = await this.service.getStatus(id);
+    } catch (error) {
+      if (error instanceof ElicitationStoreUnavailableError) throw new ServiceUnavailableException(PAGE_MESSAGES.errors.statusUnavailable);
+      throw error;
+    }
+    if (!view) throw new ElicitationNotFoundException();
+    return view;
+  }
+}

@@ -1,0 +1,92 @@
+import { ForbiddenException, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
+import { PAGE_MESSAGES } from './page-messages.js';
+import { PageSecurity } from './page-security.js';
+
+/** A page post's parsed urlencoded body (Express and Fastify give an object, or nothing without a body). */
+export type FormBody = Record<string, unknown> | undefined;
+
+/**
+ * Size of a parsed form body as url-encoded text (for bodies sent without a Content-Length). A body that
+ * `URLSearchParams` cannot take (a JSON array, or a nested value without a usable `toString`, such as the
+ * form field `a[toString]=x`) is measured as JSON instead of throwing (which answered 500).
+ */
+function parsedBodyBytes(body: FormBody): number {
+  if (!body || typeof body !== 'object') return 0;
+  try {
+    // URLSearchParams turns each value to a string itself (and throws on one it cannot): the loose input is the point.
+    return Buffer.byteLength(new URLSearchParams(body as Record<string, string>).toString());
+  } catch {
+    return Buffer.byteLength(JSON.stringify(body) ?? '');
+  }
+}
+
+/**
+ * Who may see or answer a page: every check a page makes before it renders or changes anything, in one
+ * place and in this order, so that each request validates the id once and touches the store only when the
+ * cheaper checks passed:
+ * 1. the id's shape (404, before any store access);
+ * 2. a post only: its size (413, `limits.maxBodyBytes`, by Content-Length or the parsed body), then its
+ *    origin and CSRF token (403);
+ * 3. the record exists and is of this page's kind (404);
+ * 4. the browser user (`resolvePageUser`): none is 401, or on a GET a 303 to `loginUrl`; another user is 403;
+ * 5. not expired (410), still pending (409).
+ */
+@Injectable()
+export class ElicitationPageAccess {
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly security: PageSecurity,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  /**
+   * The pending record behind a page GET. Resolves `undefined` when it answered with a 303 to the sign-in
+   * page instead (the route then sends an empty body).
+   */
+  async open(id: string, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    return this.load(id, kind, req, res);
+  }
+
+  /** The pending record behind a page post, after the post's own checks (size, origin, CSRF token). */
+  async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody): Promise<ElicitationRecord> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    const max = this.options.limits.maxBodyBytes;
+    const declared = Number(raw<NodeRequestPart>(req).headers['content-length']);
+    if (declared > max || parsedBodyBytes(body) > max) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
+    if (!this.security.verifyPost(id, req, body?._csrf)) throw new ForbiddenException(PAGE_MESSAGES.errors.forgedPost);
+    return this.load(id, kind, req);
+  }
+
+  /** Checks 3 to 5 on an id of the right shape. Given the response (a GET), it may answer the sign-in redirect. */
+  private load(id: string, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined>;
+  private load(id: string, kind: ElicitationKind, req: PageRequest): Promise<ElicitationRecord>;
+  private async load(id: string, kind: ElicitationKind, req: PageRequest, res?: PageResponse): Promise<ElicitationRecord | undefined> {
+    const record = await this.service.getRecord(id);
+    if (!record || record.kind !== kind) throw new ElicitationNotFoundException();
+    const resolve = this.options.resolvePageUser;
+    if (resolve) {
+      const user = await resolve(req);
+      if (user === undefined || user === null || user === '') {
+        const login = res && raw<NodeRequestPart>(req).method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
+        if (!res || !login) throw new UnauthorizedException(PAGE_MESSAGES.errors.signIn);
+        res.status(303);
+        res.header('Location', login);
+        res.header('Cache-Control', 'no-store');
+        return undefined;
+      }
+      if (user !== record.userId) throw new ForbiddenException(PAGE_MESSAGES.errors.otherAccount);
+    }
+    if (record.status === 'expired') throw new ElicitationExpiredException();
+    if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);
+    return record;
+  }
+}

@@ -1,0 +1,189 @@
+import type { ElicitationStatus } from '../elicitation.types.js';
+
+/**
+ * The sentences the templates print themselves, handed to them as `labels` (the built-in templates print
+ * nothing else of their own). One constant object, so passing it costs a render nothing.
+ */
+export interface PageLabels {
+  /** The api-key page's input label. */
+  readonly apiKey: string;
+  /** Under the api-key input: where the key goes. */
+  readonly apiKeyNote: string;
+  /** The submit button of the api-key page and the hosted form. */
+  readonly submit: string;
+  /** The cancel button of the api-key page and the hosted form. */
+  readonly cancel: string;
+  /** The hosted form's note on required fields, around the red asterisk (markup, so not part of the text). */
+  readonly requiredNote: { readonly before: string; readonly after: string };
+  /** The done page's closing line. */
+  readonly closeWindow: string;
+}
+
+/**
+ * Every sentence the module's pages show (and the status route's error texts), in one place so that they
+ * can be localised together. Plain strings, and small functions where a number or a plural goes in. Texts
+ * never carry user-entered values, except a form field's own label (`form.fieldError`).
+ */
+export interface PageMessages {
+  readonly labels: PageLabels;
+  readonly headings: {
+    readonly apiKey: string;
+    /** The confirm page's heading when the elicitation sets no `title`. */
+    readonly confirm: string;
+    readonly form: string;
+    readonly done: string;
+    readonly tooManyAttempts: string;
+    /** The error page's heading per HTTP status. */
+    readonly byStatus: Readonly<Partial<Record<number, string>>>;
+    /** The error page's heading for any other status. */
+    readonly otherError: string;
+  };
+  /** The done page's text per outcome. */
+  readonly done: {
+    readonly declined: string;
+    readonly apiKeyReceived: string;
+    readonly confirmationReceived: string;
+    readonly answersReceived: string;
+  };
+  readonly apiKey: {
+    readonly enterKey: string;
+    readonly tooLong: (maxLength: number) => string;
+    readonly unknownAction: string;
+    /** When a failed check carries no message of its own. */
+    readonly checkInput: string;
+  };
+  readonly confirm: {
+    /** The confirm button when the elicitation sets no `confirmLabel`. */
+    readonly confirmLabel: string;
+    /** The cancel button when the elicitation sets no `cancelLabel`. */
+    readonly cancelLabel: string;
+    readonly chooseAction: string;
+  };
+  readonly form: {
+    /** Above a refused hosted form: how many fields to check, how many invalid posts are left. */
+    readonly summary: (fieldsToCheck: number, attemptsLeft: number) => string;
+    /** The page after the last invalid post allowed (`limits.maxFormAttempts`). */
+    readonly declinedAfter: (maxAttempts: number) => string;
+    /** A field's error line: its label, then the validator's message. */
+    readonly fieldError: (label: string, problem: string) => string;
+    readonly enterSecretAgain: string;
+    readonly timeInUtc: string;
+    readonly chooseBetween: (min: number, max: number) => string;
+    readonly chooseAtLeast: (min: number) => string;
+    readonly chooseAtMost: (max: number) => string;
+    /** The empty first option of a required select (the browser refuses it). */
+    readonly choosePlaceholder: string;
+    /** The empty first option of an optional select. */
+    readonly noChoice: string;
+  };
+  /** Texts of the error page (and of the JSON errors of the status route, which share the exceptions). */
+  readonly errors: {
+    readonly notFound: string;
+    readonly expired: string;
+    readonly finished: (status: ElicitationStatus) => string;
+    readonly signIn: string;
+    readonly otherAccount: string;
+    readonly tooMuchData: string;
+    readonly forgedPost: string;
+    readonly throttled: (retryAfterSeconds: number) => string;
+    readonly answerTooLarge: string;
+    readonly unavailable: string;
+    readonly unexpected: string;
+    /** The status route's 503 (JSON). */
+    readonly statusUnavailable: string;
+    /** The error page's closing line. */
+    readonly statusLine: (statusCode: number) => string;
+  };
+}
+
+const plural = (count: number, one: string, many: string): string => (count === 1 ? one : many);
+
+/** The pages' English texts. */
+export const PAGE_MESSAGES: PageMessages = {
+  labels: {
+    apiKey: 'API key',
+    apiKeyNote: 'The key is sent to this server only. It is never shown to the AI assistant.',
+    submit: 'Submit',
+    cancel: 'Cancel',
+    requiredNote: { before: 'Fields marked with an asterisk (', after: ') are required.' },
+    closeWindow: 'You can close this window.',
+  },
+  headings: {
+    apiKey: 'An API key is needed',
+    confirm: 'Please confirm',
+    form: 'Please fill in this form',
+    done: 'Done',
+    tooManyAttempts: 'Too many invalid attempts',
+    byStatus: {
+      400: 'Something is wrong with this request',
+      401: 'Please sign in',
+      403: 'Not your request',
+      404: 'Request not found',
+      409: 'Already answered',
+      410: 'This request has expired',
+      413: 'Too much data',
+      429: 'Too many requests',
+      503: 'Temporarily unavailable',
+    },
+    otherError: 'Error',
+  },
+  done: {
+    declined: 'You declined the request.',
+    apiKeyReceived: 'Thank you. The API key was received.',
+    confirmationReceived: 'Thank you. Your confirmation was received.',
+    answersReceived: 'Thank you. Your answers were received.',
+  },
+  apiKey: {
+    enterKey: 'Enter the API key.',
+    tooLong: (maxLength) => `The API key is longer than ${maxLength} characters.`,
+    unknownAction: 'Unknown action.',
+    checkInput: 'Check what you entered.',
+  },
+  confirm: {
+    confirmLabel: 'Confirm',
+    cancelLabel: 'Cancel',
+    chooseAction: 'Choose confirm or cancel.',
+  },
+  form: {
+    summary: (fieldsToCheck, attemptsLeft) =>
+      `Check the ${plural(fieldsToCheck, 'field', `${fieldsToCheck} fields`)} marked below. ` +
+      `After ${attemptsLeft} more ${plural(attemptsLeft, 'invalid attempt', 'invalid attempts')} this request will be declined.`,
+    declinedAfter: (maxAttempts) =>
+      `This request was declined after ${maxAttempts} ${plural(maxAttempts, 'invalid attempt', 'invalid attempts')}. ` +
+      'Nothing was saved. If you still want to answer, ask the assistant again.',
+    fieldError: (label, problem) => `${label} ${problem}.`,
+    enterSecretAgain: 'Enter it again: a secret is never sent back to the page.',
+    timeInUtc: 'The time is in UTC.',
+    chooseBetween: (min, max) => `Choose ${min} to ${max}.`,
+    chooseAtLeast: (min) => `Choose at least ${min}.`,
+    chooseAtMost: (max) => `Choose at most ${max}.`,
+    choosePlaceholder: 'Choose…',
+    noChoice: '(none)',
+  },
+  errors: {
+    notFound: 'This elicitation was not found. It may have expired or the link may be wrong.',
+    expired: 'This request has expired. Ask the assistant to start again.',
+    finished: (status) => {
+      switch (status) {
+        case 'completed':
+          return 'This request was already answered. Nothing was changed.';
+        case 'declined':
+          return 'This request was already declined. Nothing was changed.';
+        case 'cancelled':
+          return 'This request was withdrawn by the application. Nothing was changed.';
+        default:
+          return 'This request is no longer open. Nothing was changed.';
+      }
+    },
+    signIn: 'Please sign in to this application, then open the link again.',
+    otherAccount: 'This request was made for a different account. Sign in with the account that asked, or ask the assistant again.',
+    tooMuchData: 'The form sent too much data. Nothing was saved.',
+    forgedPost: 'This form has expired or was not sent from this site. Nothing was saved. Reload the page and try again.',
+    throttled: (retryAfterSeconds) => `Too many requests from your network. Wait ${retryAfterSeconds} seconds, then try again.`,
+    answerTooLarge: 'The answer is too large to store. Nothing was saved.',
+    unavailable: 'This service is temporarily unavailable. Nothing was saved. Please try again in a moment.',
+    unexpected: 'Something went wrong on our side. Please try again later.',
+    statusUnavailable: 'The elicitation store is temporarily unavailable. Try again shortly.',
+    statusLine: (statusCode) => `Status ${statusCode}. You can close this window.`,
+  },
+};
