@@ -35,7 +35,7 @@ const DNS: Record<string, string[]> = {
   'v6-internal.example.com': ['fd00::1'],
   'mapped.example.com': ['::ffff:192.168.1.1'],
 };
-const resolveHost = async (host: string): Promise<string[]> => DNS[host] ?? [];
+const resolveHost = (host: string): Promise<string[]> => Promise.resolve(DNS[host] ?? []);
 
 /** The host app's own route, which the module's throttle must never touch. */
 @Controller('host')
@@ -66,7 +66,7 @@ async function startApp(
     { baseUrl: BASE_URL, encryptionKey: ENCRYPTION_KEY, externalUrlPolicy: { resolveHost }, ...options },
     { ...extra, listen: true },
   );
-  const server = app.getHttpServer() as http.Server;
+  const server = app.getHttpServer();
   const store = app.get(ElicitationStore);
   const spy = jest.spyOn(store, 'get');
   return {
@@ -1200,10 +1200,10 @@ describe('secrets never leak', () => {
     );
     const streamSpies = [process.stdout, process.stderr].map((stream) => {
       const original = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-      return jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
+      return jest.spyOn(stream, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
         written.push(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
         return original(chunk, ...rest);
-      }) as never);
+      });
     });
 
     const s = await startApp({}, { logger: recorder });

@@ -148,7 +148,7 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
     ['an unknown action', { apiKey: 'k', action: 'delete' }, 'Unknown action.'],
   ])('api-key POST with %s: 400, the form again with the error, nothing stored', async (_, form, message) => {
     const created = await createKey();
-    const res = await submit(pathOf(created.url), form as Record<string, string>);
+    const res = await submit(pathOf(created.url), form);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe(HTML);
     expect(res.text).toContain(`<p class="error" role="alert" id="error">${message}</p>`);

@@ -40,9 +40,9 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     const c = await connectClient(demo.mcpUrl, {
       user: 'mona',
       elicitation,
-      onElicit: async (params) => {
-        request = params as Record<string, unknown>;
-        return answer;
+      onElicit: (params) => {
+        request = params;
+        return Promise.resolve(answer);
       },
     });
     clients.push(c);
@@ -79,7 +79,7 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     ['a bad enum value', { ...FULL, theme: 'neon' }, /theme/],
     ['too many items', { ...FULL, interests: ['ai', 'web', 'ops'] }, /interests/],
   ])('refuses %s with a tool error naming the field', async (_, content, field) => {
-    const { result } = await ask({ action: 'accept', content: content as unknown as Record<string, string> });
+    const { result } = await ask({ action: 'accept', content });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(field);
     expect(textOf(result)).not.toMatch(/Profile saved/);
@@ -132,11 +132,11 @@ describe('hosted form fallback end to end: a URL-only client answers configure-p
     const c = await connectClient(demo.mcpUrl, {
       user: 'nina',
       elicitation: { url: {} },
-      onElicit: async (params) => {
-        if (params.mode !== 'url') throw new Error('expected the hosted page (URL mode)');
+      onElicit: (params) => {
+        if (params.mode !== 'url') return Promise.reject(new Error('expected the hosted page (URL mode)'));
         pagePath = new URL(params.url).pathname;
         browser = new Promise((r) => setTimeout(r, 20)).then(fillThePage);
-        return { action: 'accept' };
+        return Promise.resolve({ action: 'accept' });
       },
     });
     try {

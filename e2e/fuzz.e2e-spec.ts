@@ -8,14 +8,13 @@
  * target for its own user, no page shows another user's data or the stored secret, a POST never gets past
  * the CSRF check (so it never reads the store), and no stored record changes.
  */
-import http from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import fc from 'fast-check';
 import { ElicitationModule } from '../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { csrfFor } from './support/page-form.js';
@@ -28,12 +27,11 @@ const FUZZ_USER = 'fuzz';
 const OTHER_USER = 'alice';
 const SECRET = 'sk-FUZZ-PLANTED-7f3c1a9e5b';
 const TARGET = 'https://auth.example.com/oauth/authorize?client_id=fuzz&state=s1';
-const PAGES = ['api-key', 'confirm', 'external'] as const;
 
 type Method = 'GET' | 'POST';
 interface Endpoint {
   method: Method;
-  page: 'status' | (typeof PAGES)[number];
+  page: 'status' | 'api-key' | 'confirm' | 'external';
 }
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', page: 'status' },
@@ -104,7 +102,7 @@ function expectOneOf(where: string, value: unknown, allowed: unknown[]): void {
 const headerUser = (req: { headers: Record<string, string | undefined> }) => req.headers['x-test-user'];
 
 describe('fuzzing every route (fast-check, fixed seed)', () => {
-  let app: INestApplication;
+  let app: INestApplication<Server>;
   let port: number;
   let service: ElicitationService;
   let storeGets: () => number;
@@ -134,11 +132,11 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
           // On, so that the guard runs on every request, but far above what the fuzzer sends.
           throttle: { limit: 1_000_000, ttlMs: 60_000 },
           limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxPending: 1_000_000 },
-          externalUrlPolicy: { resolveHost: async () => ['93.184.216.34'] },
-        } as ElicitationModuleOptions),
+          externalUrlPolicy: { resolveHost: () => Promise.resolve(['93.184.216.34']) },
+        }),
       ],
     }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = moduleRef.createNestApplication<INestApplication<Server>>({ logger: false });
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
     service = app.get(ElicitationService);
@@ -393,13 +391,19 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
     // Never a server error; always HTML or JSON.
     expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
     expect([HTML, JSON_TYPE]).toContain(res.headers['content-type']);
-    if (res.headers['content-type'] === JSON_TYPE) expect(() => JSON.parse(res.text)).not.toThrow();
+    if (res.headers['content-type'] === JSON_TYPE) expect((): unknown => JSON.parse(res.text)).not.toThrow();
 
     if (req.endpoint.page === 'status') {
       // The status route: JSON only, never any submitted data.
       expect(res.headers['content-type']).toBe(JSON_TYPE);
       if (res.status === 200)
-        expect(Object.keys(JSON.parse(res.text)).sort()).toEqual(['completed', 'createdAt', 'elicitationId', 'expiresAt', 'status']);
+        expect(Object.keys(JSON.parse(res.text) as Record<string, unknown>).sort()).toEqual([
+          'completed',
+          'createdAt',
+          'elicitationId',
+          'expiresAt',
+          'status',
+        ]);
     } else if (res.headers['content-type'] === HTML) {
       // A page of the module: its security headers.
       expect(res.headers['content-security-policy']).toMatch(

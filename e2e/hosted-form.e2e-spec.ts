@@ -4,6 +4,7 @@
  * identity, CSRF, 409 after completion and escaping.
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
@@ -101,7 +102,7 @@ function checkboxes(html: string, name: string): Array<[string, string, boolean]
 describe('hosted form page (kind: form)', () => {
   let app: INestApplication;
   let service: ElicitationService;
-  let server: ReturnType<INestApplication['getHttpServer']>;
+  let server: Server;
 
   beforeAll(async () => {
     ({ app, service, server } = await startApp());

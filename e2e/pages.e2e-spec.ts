@@ -39,7 +39,7 @@ describe('elicitation pages and status over HTTP', () => {
   let post: Awaited<ReturnType<typeof startApp>>['post'];
 
   beforeAll(async () => {
-    ({ app, service, http, submit, csrf, post } = (await startApp()) as never);
+    ({ app, service, http, submit, csrf, post } = await startApp());
   });
   afterAll(async () => {
     await app.close();
@@ -72,7 +72,13 @@ describe('elicitation pages and status over HTTP', () => {
       expect((await submit(path(created.url), { apiKey: SECRET, action: 'submit' }, 'alice')).status).toBe(200);
       const done = await http().get(`/elicit/${created.elicitationId}/status`).expect(200);
       expect(done.body).toMatchObject({ status: 'completed', completed: true });
-      expect(Object.keys(done.body).sort()).toEqual(['completed', 'createdAt', 'elicitationId', 'expiresAt', 'status']);
+      expect(Object.keys(done.body as Record<string, unknown>).sort()).toEqual([
+        'completed',
+        'createdAt',
+        'elicitationId',
+        'expiresAt',
+        'status',
+      ]);
       expect(done.text).not.toContain(SECRET);
     });
 
@@ -134,7 +140,7 @@ describe('elicitation pages and status over HTTP', () => {
       ['an unknown action', { apiKey: 'k', action: 'delete' }, 'Unknown action.'],
     ])('refuses %s with 400, re-shows the form with the error, and stores nothing', async (_, body, message) => {
       const created = await createKey();
-      const res = await submit(path(created.url), body as Record<string, string>, 'alice');
+      const res = await submit(path(created.url), body, 'alice');
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.text).toContain(`<p class="error" role="alert" id="error">${message}</p>`);
@@ -160,7 +166,7 @@ describe('elicitation pages and status over HTTP', () => {
       const created = await createKey();
       const pairs = await Promise.all(Array.from({ length: 20 }, () => csrf(path(created.url))));
       const responses = await Promise.all(pairs.map((pair, i) => post(path(created.url), { apiKey: `key-${i}` }, pair, 'alice')));
-      expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)]);
+      expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array<number>(19).fill(409)]);
       const result = await service.getResult(created.elicitationId);
       expect(result).toMatchObject({ status: 'completed', data: { apiKey: expect.stringMatching(/^key-\d+$/) } });
     });
@@ -184,7 +190,7 @@ describe('elicitation pages and status over HTTP', () => {
       expect(res.text).toContain('This request has expired');
       await post(path(created.url), { apiKey: 'late' }, pair, 'alice').expect(410);
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'expired' });
-      expect((await http().get(`/elicit/${created.elicitationId}/status`).expect(200)).body.status).toBe('expired');
+      expect(((await http().get(`/elicit/${created.elicitationId}/status`).expect(200)).body as { status: string }).status).toBe('expired');
     });
 
     it('answers a readable 404 page for unknown, malformed and wrong-kind ids', async () => {
@@ -321,11 +327,11 @@ describe('page options', () => {
   });
 
   it('mounts nothing with controllers: false', async () => {
-    const { app, service, http } = await startApp({ controllers: false } as never);
+    const { app, service, http } = await startApp({ controllers: false });
     try {
       const created = await service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'alice' });
       await http().get(`/elicit/${created.elicitationId}/status`).expect(404);
-      expect((await http().get(`/elicit/${created.elicitationId}/status`)).body.message).toMatch(/Cannot GET/);
+      expect(((await http().get(`/elicit/${created.elicitationId}/status`)).body as { message: string }).message).toMatch(/Cannot GET/);
     } finally {
       await app.close();
     }

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { INestApplication, LoggerService, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
@@ -24,20 +25,20 @@ export function pageTestOptions(options: Partial<ElicitationModuleOptions> & Rec
     throttle: false,
     ...options,
     limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, ...options.limits },
-  } as ElicitationModuleOptions;
+  };
 }
 
 /** A real Nest app with the module (and any extra controllers), initialised or listening on a free loopback port. */
 export async function startPageApp(
   options: Partial<ElicitationModuleOptions> & Record<string, unknown> = {},
   extra: { logger?: LoggerService; controllers?: Type[]; listen?: boolean } = {},
-): Promise<{ app: INestApplication; service: ElicitationService; store: ElicitationStore }> {
+): Promise<{ app: INestApplication<Server>; service: ElicitationService; store: ElicitationStore }> {
   const builder = Test.createTestingModule({
     imports: [ElicitationModule.forRoot(pageTestOptions(options))],
     controllers: extra.controllers ?? [],
   });
   if (extra.logger) builder.setLogger(extra.logger);
-  const app = (await builder.compile()).createNestApplication({ logger: extra.logger ?? false });
+  const app = (await builder.compile()).createNestApplication<INestApplication<Server>>({ logger: extra.logger ?? false });
   if (extra.listen) await app.listen(0, '127.0.0.1');
   else await app.init();
   return { app, service: app.get(ElicitationService), store: app.get(ElicitationStore) };
