@@ -20,8 +20,7 @@ export interface ElicitationModuleExtras {
 export const {
   ConfigurableModuleClass: ElicitationConfigurableModule,
   MODULE_OPTIONS_TOKEN: ELICITATION_MODULE_OPTIONS,
-  OPTIONS_TYPE: ELICITATION_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: ELICITATION_ASYNC_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<ElicitationModuleOptions>({ moduleName: 'Elicitation' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createElicitationOptions')
@@ -35,3 +34,10 @@ export const {
     };
   })
   .build();
+
+/**
+ * What `ElicitationModule.forRootAsync` takes: `imports`, `inject` and one of `useFactory`, `useClass`
+ * (an `ElicitationOptionsFactory`) or `useExisting`, plus the synchronous extras (`isGlobal`,
+ * `controllers`, `routePrefix`).
+ */
+export type ElicitationModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;

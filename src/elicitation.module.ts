@@ -9,7 +9,10 @@ import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js
 import { ElicitationPageAccess } from './http/page-access.js';
 import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
+import { CompletionNotifications } from './mcp/completion-notifications.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
+import { RequestStates } from './mcp/request-states.js';
+import { McpSdkLoader } from './mcp/sdk-loader.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
 /**
@@ -28,6 +31,9 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     PageSecurity,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
+    McpSdkLoader,
+    CompletionNotifications,
+    RequestStates,
     McpElicitation,
   ],
   exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],

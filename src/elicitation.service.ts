@@ -18,11 +18,8 @@ import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
 import { SecretBox } from './security/secret-box.js';
 import { ElicitationEvents } from './events/elicitation-events.js';
 import { attachKindData, buildPendingRecord, isPlainObject, type CreateUrlElicitationInput } from './service/create-input.validation.js';
-import { ElicitationWaiters, type WaitOptions } from './service/elicitation-waiters.js';
+import { ElicitationWaiters, type ElicitationWaitOptions } from './service/elicitation-waiters.js';
 import { ElicitationStore, type CreateQuota } from './stores/elicitation-store.js';
-
-export type { CreateUrlElicitationInput } from './service/create-input.validation.js';
-export type { WaitOptions } from './service/elicitation-waiters.js';
 
 /** What `createUrlElicitation` returns. */
 export interface CreatedElicitation {
@@ -41,7 +38,7 @@ export interface StoredAnswer<T extends ElicitationData = ElicitationData> {
 }
 
 /** Options of the reads that can deliver a secret once. */
-export interface ReadOptions {
+export interface ElicitationReadOptions {
   /** Read-once delivery: remove the answer from the store as it is read. @default false */
   consume?: boolean;
 }
@@ -139,7 +136,7 @@ export class ElicitationService implements OnModuleDestroy {
   /** How an elicitation ended (with the data for `completed`), `{ status: 'pending' }`, or `undefined` when unknown. */
   async getResult<T extends ElicitationData = ElicitationData>(
     id: string,
-    { consume = false }: ReadOptions = {},
+    { consume = false }: ElicitationReadOptions = {},
   ): Promise<ElicitationOutcome<T> | { status: 'pending' } | undefined> {
     const record = await this.getRecord(id);
     if (!record) return undefined;
@@ -157,7 +154,7 @@ export class ElicitationService implements OnModuleDestroy {
   async findByUserAndType<T extends ElicitationData = ElicitationData>(
     userId: string,
     type: string,
-    { consume = false }: ReadOptions = {},
+    { consume = false }: ElicitationReadOptions = {},
   ): Promise<StoredAnswer<T> | undefined> {
     const now = Date.now();
     let record = await this.store.findLatestCompleted(userId, type, now);
@@ -230,7 +227,10 @@ export class ElicitationService implements OnModuleDestroy {
    * Resolves when the elicitation leaves `pending` (with the data when completed), or with
    * `{ status: 'timeout' }` when `timeoutMs` passes first. Lets a tool pause and resume inside one call.
    */
-  waitForCompletion<T extends ElicitationData = ElicitationData>(id: string, options: WaitOptions = {}): Promise<WaitOutcome<T>> {
+  waitForCompletion<T extends ElicitationData = ElicitationData>(
+    id: string,
+    options: ElicitationWaitOptions = {},
+  ): Promise<WaitOutcome<T>> {
     return this.waiters.wait(id, options) as Promise<WaitOutcome<T>>;
   }
 

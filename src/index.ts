@@ -21,21 +21,18 @@ export type {
 } from './elicitation-options.interface.js';
 export {
   DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_LIMITS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_ROUTE_PREFIX,
+  DEFAULT_THROTTLE,
   DEFAULT_TTL_MS,
 } from './elicitation.constants.js';
 
 // The service, its events and its records
-export {
-  ElicitationService,
-  type CreateUrlElicitationInput,
-  type CreatedElicitation,
-  type ReadOptions as ElicitationReadOptions,
-  type StoredAnswer,
-  type WaitOptions as ElicitationWaitOptions,
-} from './elicitation.service.js';
+export { ElicitationService, type CreatedElicitation, type ElicitationReadOptions, type StoredAnswer } from './elicitation.service.js';
+export type { CreateUrlElicitationInput } from './service/create-input.validation.js';
+export type { ElicitationWaitOptions } from './service/elicitation-waiters.js';
 export type * from './elicitation.types.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
@@ -46,7 +43,9 @@ export {
   type CounterHit,
   type CreateQuota,
   type CreateResult,
+  type ElicitationCounterStore,
   type ElicitationEventChannel,
+  type ElicitationRecordStore,
   type FinishChange,
 } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
@@ -54,7 +53,7 @@ export { MemoryElicitationStore } from './stores/memory.store.js';
 // The MCP binding (both SDK lines, both protocol eras)
 export { McpElicitation, type ElicitationServerOptions, type ElicitingToolHandler } from './mcp/mcp-elicitation.js';
 export type {
-  ElicitOptions as ElicitationElicitOptions,
+  ElicitationElicitOptions,
   ElicitResult,
   FormElicitationResult,
   FormFallback,
@@ -69,10 +68,10 @@ export { RequestStateError, type RequestState, type RequestStateRejection } from
 
 // Forms
 export * from './forms/form-schema.js';
-export { defineForm, isFormDefinition, type FormDefinition, type FormOptions as ElicitationFormOptions } from './forms/define-form.js';
+export { defineForm, isFormDefinition, type FormDefinition, type ElicitationFormOptions } from './forms/define-form.js';
 export { FormField, formFromClass, type FormFieldOptions } from './forms/form-decorators.js';
-export { lintFormSchema, type LintOptions as ElicitationLintOptions } from './forms/form-lint.js';
-export type { ValidationResult as ElicitationValidationResult } from './forms/form-validator.js';
+export { lintFormSchema, type ElicitationLintOptions } from './forms/form-lint.js';
+export type { ElicitationValidationResult } from './forms/form-validator.js';
 
 // URLs
 export { assertSafeExternalUrl, type ExternalUrlPolicy } from './security/url-policy.js';
@@ -87,7 +86,7 @@ export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.e
 export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
 export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
-export { ElicitationThrottledException } from './http/elicitation-throttler.guard.js';
+export { ElicitationThrottledException } from './errors/elicitation-throttled.exception.js';
 export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
 export { ElicitationValidationError, type FieldIssue } from './errors/elicitation-validation.error.js';
 export { FormSchemaError } from './errors/form-schema.error.js';

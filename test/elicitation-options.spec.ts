@@ -186,7 +186,7 @@ describe('ElicitationModule registration', () => {
 
   it('mounts no controllers with controllers: false', () => {
     expect(ElicitationModule.forRoot({ ...valid, controllers: false }).controllers).toEqual([]);
-    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(1);
+    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(2);
   });
 });
 

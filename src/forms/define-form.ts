@@ -1,10 +1,10 @@
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
-import { lintFormSchema, type LintOptions } from './form-lint.js';
+import { lintFormSchema, type ElicitationLintOptions } from './form-lint.js';
 import type { FormContent, FormSchema } from './form-schema.js';
-import { compileValidator, type ValidationResult } from './form-validator.js';
+import { compileValidator, type ElicitationValidationResult } from './form-validator.js';
 
 /** Options of `defineForm` / `formFromClass`. */
-export interface FormOptions extends LintOptions {
+export interface ElicitationFormOptions extends ElicitationLintOptions {
   /** Fill missing optional fields from their `default` (SEP-1034) when validating an answer. @default true */
   applyDefaults?: boolean;
 }
@@ -19,7 +19,7 @@ export interface FormDefinition<T = Record<string, unknown>> {
   /** Fields that are secrets: the form is then for the hosted page (URL mode) only. */
   readonly secretFields: readonly string[];
   /** Checks an answer; the value has defaults applied (unless `applyDefaults: false`). */
-  validate(content: unknown): ValidationResult<T>;
+  validate(content: unknown): ElicitationValidationResult<T>;
   /** The checked answer, or an `ElicitationValidationError` listing the field problems. */
   parse(content: unknown): T;
 }
@@ -30,7 +30,7 @@ export function isFormDefinition(value: unknown): value is FormDefinition<unknow
 }
 
 /** Builds a FormDefinition from an already-linted schema. */
-export function buildForm<T>(schema: FormSchema, options: FormOptions = {}): FormDefinition<T> {
+export function buildForm<T>(schema: FormSchema, options: ElicitationFormOptions = {}): FormDefinition<T> {
   lintFormSchema(schema, options);
   const wire = JSON.parse(JSON.stringify(schema)) as FormSchema;
   const validator = compileValidator<T>(wire);
@@ -60,6 +60,6 @@ export function buildForm<T>(schema: FormSchema, options: FormOptions = {}): For
  * // answers are { name: string; age?: number }
  * ```
  */
-export function defineForm<const S extends FormSchema>(schema: S, options?: FormOptions): FormDefinition<FormContent<S>> {
+export function defineForm<const S extends FormSchema>(schema: S, options?: ElicitationFormOptions): FormDefinition<FormContent<S>> {
   return buildForm<FormContent<S>>(schema, options);
 }

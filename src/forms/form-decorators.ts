@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { getMetadataStorage } from 'class-validator';
 import { FormSchemaError } from '../errors/form-schema.error.js';
-import { buildForm, type FormDefinition, type FormOptions } from './define-form.js';
+import { buildForm, type FormDefinition, type ElicitationFormOptions } from './define-form.js';
 import type { FieldSchema, FormSchema, StringFormat, TitledOption } from './form-schema.js';
 
 const FIELDS = Symbol('nestjs-mcp-elicitation:form-fields');
@@ -169,7 +169,7 @@ function fieldSchema(name: string, o: FormFieldOptions, designType: unknown): Fi
  * const profile = formFromClass(Profile); // FormDefinition<Profile>
  * ```
  */
-export function formFromClass<T>(cls: new (...args: never[]) => T, options: FormOptions = {}): FormDefinition<T> {
+export function formFromClass<T>(cls: new (...args: never[]) => T, options: ElicitationFormOptions = {}): FormDefinition<T> {
   const proto = cls.prototype as object;
   const fields = fieldsOf(proto);
   if (!fields?.size) throw new FormSchemaError('(schema)', `of class ${cls.name} has no @FormField() properties`);

@@ -164,7 +164,7 @@ function lintField(name: string, field: FieldSchema): void {
 }
 
 /** Options of the lint. */
-export interface LintOptions {
+export interface ElicitationLintOptions {
   /** Fields that are secrets on purpose (allowed only on the hosted form page, URL mode). */
   secretFields?: readonly string[];
   /** Fields whose secret-looking name is not a secret (e.g. "token count"). @default [] */
@@ -177,7 +177,7 @@ export interface LintOptions {
  * and secret-looking fields that are neither declared secret nor cleared raise a `FormSchemaError` naming
  * the field.
  */
-export function lintFormSchema(schema: FormSchema, options: LintOptions = {}): void {
+export function lintFormSchema(schema: FormSchema, options: ElicitationLintOptions = {}): void {
   if (!schema || typeof schema !== 'object' || schema.type !== 'object') fail('(schema)', 'must be { type: "object", properties: {...} }');
   if (!schema.properties || typeof schema.properties !== 'object' || Array.isArray(schema.properties)) fail('(schema)', 'needs properties');
   for (const key of Object.keys(schema)) {

@@ -2,7 +2,7 @@ import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FieldSchema, FormSchema, FormValue, StringFormat, TitledOption } from './form-schema.js';
 
 /** What validating an answer gives: the content (defaults applied) or the field problems. */
-export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
+export type ElicitationValidationResult<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
 
 type Check = (value: unknown) => string | undefined;
 
@@ -108,7 +108,7 @@ function compileField(field: FieldSchema): Check {
  * keys, types, formats, bounds, options and item counts. Missing optional fields get their `default`
  * when `applyDefaults` is on. Messages name the field and the rule, never the value.
  */
-export function compileValidator<T>(schema: FormSchema): (content: unknown, applyDefaults?: boolean) => ValidationResult<T> {
+export function compileValidator<T>(schema: FormSchema): (content: unknown, applyDefaults?: boolean) => ElicitationValidationResult<T> {
   const names = Object.keys(schema.properties);
   const known = new Set(names);
   const required = new Set(schema.required ?? []);

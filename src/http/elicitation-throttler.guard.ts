@@ -6,7 +6,6 @@ import { ElicitationThrottledException } from '../errors/elicitation-throttled.e
 import { ElicitationStore } from '../stores/elicitation-store.js';
 
 /** Until src/index.ts exports it from its own file in errors/ (its old home was this file). */
-export { ElicitationThrottledException };
 
 /**
  * Per-IP throttling of the module's own routes only (the pages and the status route), to stop id

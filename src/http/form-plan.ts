@@ -1,5 +1,5 @@
 import type { FieldSchema, FormSchema, StringFormat } from '../forms/form-schema.js';
-import { compileValidator, type ValidationResult } from '../forms/form-validator.js';
+import { compileValidator, type ElicitationValidationResult } from '../forms/form-validator.js';
 
 /**
  * The hosted form page (`kind: 'form'`): the plan of a form schema, and the urlencoded post → typed content
@@ -43,7 +43,7 @@ export interface PlannedField {
 /** A form schema compiled once for the page: its fields in schema order and its validator. */
 export interface FormPlan {
   readonly fields: readonly PlannedField[];
-  validate(content: unknown): ValidationResult<Record<string, unknown>>;
+  validate(content: unknown): ElicitationValidationResult<Record<string, unknown>>;
 }
 
 /** What the user entered, kept as posted (strings) to show the form again. Secret fields are never kept. */

@@ -14,7 +14,7 @@ import {
   supportsMode,
   toFormDefinition,
   type DeclaredElicitation,
-  type ElicitOptions,
+  type ElicitationElicitOptions,
   type ElicitResult,
   type ToolElicitation,
   type UrlElicitationAsk,
@@ -86,7 +86,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     return supportsMode(this.call.elicitation, mode);
   }
 
-  async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitOptions = {}): Promise<ElicitResult<T>> {
+  async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitationElicitOptions = {}): Promise<ElicitResult<T>> {
     const definition = toFormDefinition(form);
     if (formRoute(definition, (mode) => this.isSupported(mode), options.fallback) === 'hosted') {
       return hostedFormResult<T>(await this.urlRound<Record<string, unknown>>({ kind: 'form', form: definition, message }, options.key));

@@ -12,7 +12,7 @@ import {
   hostedFormResult,
   supportsMode,
   toFormDefinition,
-  type ElicitOptions,
+  type ElicitationElicitOptions,
   type ElicitResult,
   type FormElicitationResult,
   type PushToolElicitation,
@@ -141,7 +141,7 @@ export class PushElicitation implements PushToolElicitation {
    * call's own stream; a client without form support gets the `fallback`. An accepted answer that does not
    * match the form throws `ElicitationValidationError` listing the fields: never a silent pass.
    */
-  async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitOptions = {}): Promise<ElicitResult<T>> {
+  async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitationElicitOptions = {}): Promise<ElicitResult<T>> {
     const definition = toFormDefinition(form);
     const { timeoutMs = DEFAULT_FORM_TIMEOUT_MS, fallback = 'error' } = options;
     if (formRoute(definition, (mode) => this.isSupported(mode), fallback) === 'hosted') {

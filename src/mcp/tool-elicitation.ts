@@ -1,4 +1,5 @@
-import type { CreateUrlElicitationInput, CreatedElicitation } from '../elicitation.service.js';
+import type { CreatedElicitation } from '../elicitation.service.js';
+import type { CreateUrlElicitationInput } from '../service/create-input.validation.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
@@ -14,7 +15,7 @@ export type ElicitResult<T> = { action: 'accept'; content: T } | { action: 'decl
 export type FormFallback = 'error' | 'hosted';
 
 /** Options of `elicit`. */
-export interface ElicitOptions {
+export interface ElicitationElicitOptions {
   /** How long the user has to answer, in milliseconds (2025-11-25, where the call waits). @default 600000 (10 minutes) */
   timeoutMs?: number;
   /** Aborting cancels the question (the tool call's own signal is always honoured too). */
@@ -52,7 +53,7 @@ export interface ToolElicitation {
    * Asks the user to fill a form; resolves the answer validated and typed (`accept` with the content,
    * defaults applied), or `decline` / `cancel`. A client without form support gets `options.fallback`.
    */
-  elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options?: ElicitOptions): Promise<ElicitResult<T>>;
+  elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options?: ElicitationElicitOptions): Promise<ElicitResult<T>>;
   /**
    * Resolves the user's latest answer of `ask.type` (default: the kind) when there is one; otherwise asks
    * for it on a hosted page (URL mode) and resumes once the user has submitted it.

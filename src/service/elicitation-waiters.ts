@@ -10,7 +10,7 @@ import type {
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 
 /** Options of `waitForCompletion`. */
-export interface WaitOptions {
+export interface ElicitationWaitOptions {
   /** Longest wait in milliseconds; resolves `{ status: 'timeout' }` then. @default until the elicitation expires */
   timeoutMs?: number;
   /** Aborting rejects the wait with the signal's reason; the elicitation itself is left as it is. */
@@ -53,7 +53,7 @@ export class ElicitationWaiters {
    * when it expires first, or `{ status: 'timeout' }` when `timeoutMs` passes first. Rejects with
    * `ElicitationNotFoundException` for an unknown id, and with the signal's reason on abort.
    */
-  async wait(id: string, { timeoutMs, signal }: WaitOptions = {}): Promise<WaitOutcome> {
+  async wait(id: string, { timeoutMs, signal }: ElicitationWaitOptions = {}): Promise<WaitOutcome> {
     signal?.throwIfAborted();
     let waiter!: Waiter;
     let timer: NodeJS.Timeout | undefined;
