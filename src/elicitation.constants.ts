@@ -6,6 +6,8 @@ export const DEFAULT_TTL_MS = 10 * 60_000;
 export const DEFAULT_CLEANUP_INTERVAL_MS = 60_000;
 /** Default lifetime of a sealed `requestState` (protocol 2026-07-28): 10 minutes. */
 export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
+/** Default time a user has to answer a form pushed inside a 2025-11-25 tool call (`elicit`, `elicitForm`): 10 minutes. */
+export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */
 export const DEFAULT_PENDING_RETRY_WAIT_MS = 5_000;
 /** Default URL segment the pages and status route are mounted under. */

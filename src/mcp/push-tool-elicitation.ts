@@ -1,3 +1,4 @@
+import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
@@ -19,8 +20,6 @@ import {
   type UrlElicitationAsk,
   type UrlElicitationRequest,
 } from './tool-elicitation.js';
-
-const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 
 /** What a push-mechanism elicitation needs from the module. */
 export interface PushDeps {
