@@ -19,21 +19,6 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read protocol answers as untyped JSON and pass async callbacks where an API expects a promise;
-    // the library, examples and benchmarks keep every rule.
-    files: ['test/**/*.ts', 'e2e/**/*.ts'],
-    rules: {
-      '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/unbound-method': 'off',
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
-  },
-  {
     // Plain JavaScript (configs, scripts): no type information.
     files: ['**/*.{js,mjs,cjs}'],
     ...tseslint.configs.disableTypeChecked,

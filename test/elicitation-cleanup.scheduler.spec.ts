@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { ElicitationCleanupScheduler } from '../src/cleanup/elicitation-cleanup.scheduler.js';
 import { ElicitationService } from '../src/elicitation.service.js';
@@ -11,7 +11,7 @@ describe('ElicitationCleanupScheduler', () => {
     const ref = await compileElicitation({ cleanupIntervalMs: 50 });
     const scheduler = ref.get(ElicitationCleanupScheduler);
     expect(scheduler.isRunning).toBe(true);
-    expect((scheduler as any).timer.hasRef()).toBe(false);
+    expect(scheduler['timer']?.hasRef()).toBe(false);
     await ref.close();
     expect(scheduler.isRunning).toBe(false);
   });
@@ -42,18 +42,15 @@ describe('ElicitationCleanupScheduler', () => {
     expect(await scheduler.sweep(Date.now() + 11 * 60_000)).toBe(1);
 
     const store = ref.get(ElicitationStore);
-    store.sweep = async () => {
-      throw new Error('backend down');
-    };
+    store.sweep = () => Promise.reject(new Error('backend down'));
     const errors: unknown[] = [];
-    const original = Logger.prototype.error;
-    Logger.prototype.error = function (...args: unknown[]) {
-      errors.push(args[0]);
-    };
+    const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => {
+      errors.push(message);
+    });
     try {
       await expect(scheduler.sweep()).resolves.toBe(0);
     } finally {
-      Logger.prototype.error = original;
+      logError.mockRestore();
     }
     expect(errors).toEqual(['Elicitation expiry sweep failed']);
     await ref.close();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../src/elicitation.module.js';
@@ -113,13 +113,13 @@ describe('ElicitationModule registration', () => {
   });
 
   it('logs the identity warning at start-up when resolvePageUser is missing', async () => {
-    const warn = jestSpy(Logger.prototype, 'warn');
+    const warn = jest.spyOn(Logger.prototype, 'warn'); // calls through to the real logger
     try {
       const ref = await Test.createTestingModule({ imports: [ElicitationModule.forRoot({ baseUrl: 'https://x.example' })] }).compile();
       await ref.close();
-      expect(warn.calls.some((args) => String(args[0]).includes('resolvePageUser is not set'))).toBe(true);
+      expect(warn.mock.calls.some((args) => String(args[0]).includes('resolvePageUser is not set'))).toBe(true);
     } finally {
-      warn.restore();
+      warn.mockRestore();
     }
   });
 
@@ -131,7 +131,7 @@ describe('ElicitationModule registration', () => {
         ElicitationModule.forRootAsync({
           imports: [ConfigModule],
           inject: ['BASE'],
-          useFactory: async (base: string) => ({ baseUrl: base, ttlMs: 1234, resolvePageUser: () => 'u' }),
+          useFactory: (base: string) => Promise.resolve({ baseUrl: base, ttlMs: 1234, resolvePageUser: () => 'u' }),
         }),
       ],
     }).compile();
@@ -189,13 +189,3 @@ describe('ElicitationModule registration', () => {
     expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(2);
   });
 });
-
-function jestSpy<T extends object, K extends keyof T>(target: T, key: K) {
-  const original = target[key];
-  const calls: unknown[][] = [];
-  (target as any)[key] = function (this: unknown, ...args: unknown[]) {
-    calls.push(args);
-    return (original as any).apply(this, args);
-  };
-  return { calls, restore: () => void ((target as any)[key] = original) };
-}

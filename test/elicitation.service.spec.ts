@@ -337,10 +337,14 @@ describe('ElicitationService', () => {
       override openEventChannel(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel> {
         this.channels.add(onRemoteEvent);
         return Promise.resolve({
-          publish: async (event) => {
+          publish: (event) => {
             for (const deliver of this.channels) if (deliver !== onRemoteEvent) deliver(event);
+            return Promise.resolve();
           },
-          close: async () => void this.channels.delete(onRemoteEvent),
+          close: () => {
+            this.channels.delete(onRemoteEvent);
+            return Promise.resolve();
+          },
         });
       }
     }

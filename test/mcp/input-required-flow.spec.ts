@@ -35,7 +35,33 @@ const secretForm = defineForm(
 
 type Elicit = ElicitRequest['params'];
 type Caps = { form?: Record<string, never>; url?: Record<string, never> } | null;
-type AnyResult = Record<string, any>;
+
+/** A tools/call request as the client put it on the wire: a retry echoes the state and answers the questions. */
+interface ToolsCallMessage {
+  id: string | number;
+  method: 'tools/call';
+  params: {
+    name: string;
+    arguments?: Record<string, unknown>;
+    requestState?: string;
+    inputResponses?: Record<string, unknown>;
+    /** The per-request envelope a modern-era client attaches to every request. */
+    _meta: Record<string, unknown>;
+  };
+}
+
+/** The JSON-RPC response to a tools/call as it crossed the wire, where a result still carries `resultType`. */
+interface ToolsCallReply {
+  id: string | number;
+  result: { resultType: string };
+}
+
+/** A tools/call result in manual mode: `input_required` (embedded requests and the sealed state) or complete. */
+interface RawToolResult {
+  resultType?: string;
+  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+  requestState?: string;
+}
 
 function textOf(result: unknown): string {
   return ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
@@ -46,7 +72,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
   let binding: McpElicitation;
   let service: ElicitationService;
   let handler: McpHttpHandler;
-  let tools: Array<[string, Record<string, unknown>, ElicitingToolHandler<any, unknown>]>;
+  let tools: Array<[string, Record<string, unknown>, ElicitingToolHandler<never, unknown>]>;
   const clients: Client[] = [];
 
   beforeEach(async () => {
@@ -75,7 +101,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
   });
 
   const tool = <A>(name: string, config: Record<string, unknown>, run: ElicitingToolHandler<A, unknown>) => {
-    tools.push([name, config, run as ElicitingToolHandler<any, unknown>]);
+    tools.push([name, config, run]);
   };
 
   /** A modern client as `user`; `onElicit` answers embedded elicitations (auto-fulfil) unless `manual`. */
@@ -103,16 +129,16 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     if (elicitation)
       client.setRequestHandler('elicitation/create', async (request) => (onElicit ? onElicit(request.params) : { action: 'cancel' }));
     /** Every tools/call body the client sent, and the JSON-RPC message answering it (as on the wire). */
-    const calls: AnyResult[] = [];
-    const replies: AnyResult[] = [];
+    const calls: ToolsCallMessage[] = [];
+    const replies: ToolsCallReply[] = [];
     const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
       fetch: async (url, init) => {
-        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
         const response = await handler.fetch(new Request(url, init), { authInfo: authFor(user) });
         if (body?.method === 'tools/call') {
-          calls.push(body);
+          calls.push(body as ToolsCallMessage);
           expect(response.headers.get('content-type')).toContain('application/json');
-          replies.push(await response.clone().json());
+          replies.push((await response.clone().json()) as ToolsCallReply);
         }
         return response;
       },
@@ -124,8 +150,9 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
   }
 
   /** Manual mode: one raw tools/call, returning the raw result (input_required included). */
-  function rawCall(client: Client, params: Record<string, unknown>): Promise<AnyResult> {
-    return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true } as never);
+  function rawCall(client: Client, params: Record<string, unknown>): Promise<RawToolResult> {
+    // The SDK types this as a CallToolResult; with allowInputRequired the answer may be the input_required shape.
+    return client.request({ method: 'tools/call', params }, { allowInputRequired: true }) as Promise<RawToolResult>;
   }
 
   async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -179,8 +206,8 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     expect(typeof calls[1].params.requestState).toBe('string');
     expect(typeof calls[2].params.requestState).toBe('string');
     expect(calls[2].params.requestState).not.toBe(calls[1].params.requestState);
-    expect(Object.keys(calls[1].params.inputResponses)).toEqual(['elicitation-1']);
-    expect(Object.keys(calls[2].params.inputResponses)).toEqual(['elicitation-2']);
+    expect(Object.keys(calls[1].params.inputResponses!)).toEqual(['elicitation-1']);
+    expect(Object.keys(calls[2].params.inputResponses!)).toEqual(['elicitation-2']);
     // Form mode stores nothing.
     expect(await service.list({ userId: 'alice' })).toEqual([]);
   });
@@ -224,7 +251,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       expect(new Set(asked.map((a) => a.message))).toEqual(new Set(['Delete /tmp/a?']));
       expect(counter.runs).toBe(MAX_FORM_ATTEMPTS + 1);
       // The question is asked again under the same key each time.
-      expect(calls.slice(1).map((c) => Object.keys(c.params.inputResponses))).toEqual(Array(MAX_FORM_ATTEMPTS).fill(['elicitation-1']));
+      expect(calls.slice(1).map((c) => Object.keys(c.params.inputResponses!))).toEqual(Array(MAX_FORM_ATTEMPTS).fill(['elicitation-1']));
     });
 
     it('accepts a valid answer after invalid ones (below the limit)', async () => {
@@ -256,7 +283,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
 
     const r1 = await call({});
     expect(r1.resultType).toBe('input_required');
-    expect(Object.keys(r1.inputRequests)).toEqual(['elicitation-1']);
+    expect(Object.keys(r1.inputRequests!)).toEqual(['elicitation-1']);
     expect(typeof r1.requestState).toBe('string');
 
     const r2 = await call({
@@ -405,7 +432,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       const { client } = await connect({ manual: true });
       const r1 = await rawCall(client, { name: 'set-password', arguments: {} });
       expect(r1.resultType).toBe('input_required');
-      const [request] = Object.values<{ method: string; params: { mode: string; url: string } }>(r1.inputRequests);
+      const [request] = Object.values(r1.inputRequests!);
       expect(request.method).toBe('elicitation/create');
       expect(request.params.mode).toBe('url');
       expect(request.params).not.toHaveProperty('requestedSchema');
@@ -421,11 +448,11 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         const outcome = await el.requestUrl({ kind: 'confirm', message: 'Approve the deploy?', ...(ttlMs !== undefined && { ttlMs }) });
         return text(`outcome: ${outcome.status}`);
       });
-    const retry = (client: Client, r1: AnyResult) =>
+    const retry = (client: Client, r1: RawToolResult) =>
       rawCall(client, {
         name: 'approve',
         arguments: {},
-        inputResponses: { [Object.keys(r1.inputRequests)[0]]: { action: 'accept' } },
+        inputResponses: { [Object.keys(r1.inputRequests!)[0]]: { action: 'accept' } },
         requestState: r1.requestState,
       });
 
@@ -500,7 +527,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       const done = await rawCall(client, {
         name: 'connect-service',
         arguments: { service: 'gitlab' },
-        inputResponses: { [Object.keys(r1.inputRequests)[0]]: { action: 'accept' } },
+        inputResponses: { [Object.keys(r1.inputRequests!)[0]]: { action: 'accept' } },
         requestState: r1.requestState,
       });
       expect(replies.at(-1)!.result.resultType).toBe('complete');

@@ -43,7 +43,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
   it('sends the schema on the tool call and returns accepted content typed, with defaults applied', async () => {
     const { client, call } = await linked(binding, { form: {} });
     let seen: ElicitRequest['params'] | undefined;
-    client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
       seen = params;
       return { action: 'accept', content: { name: 'Mona', email: 'mona@example.com' } };
     });
@@ -63,7 +63,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
 
   it.each(['decline', 'cancel'] as const)('returns %s without content', async (action) => {
     const { client, call } = await linked(binding, { form: {} });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action }));
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action }));
     const { result } = await call((el) => el.elicit('Your profile?', profile));
     expect(JSON.parse(text(result))).toEqual({ action });
   });
@@ -78,7 +78,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     ['a missing required field (the SDK or we refuse it)', { action: 'accept' as const, content: { name: 'M' } }, /email/],
   ])('turns %s into a tool error listing the fields (where the SDK lets it pass)', async (_, answer, message) => {
     const { client, call } = await linked(binding, { form: {} });
-    client.setRequestHandler(ElicitRequestSchema, async () => answer);
+    client.setRequestHandler(ElicitRequestSchema, () => answer);
     const { result } = await call((el) => el.elicit('Your profile?', profile));
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(message);
@@ -107,7 +107,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
   it('falls back to the hosted form page for a URL-only client (fallback "hosted")', async () => {
     const { client, call } = await linked(binding, { url: {} });
     let url = '';
-    client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
       if (params.mode !== 'url') throw new Error('expected URL mode');
       url = params.url;
       // The user fills the hosted page: here, straight through the service.
@@ -131,7 +131,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
 
     const both = await linked(binding, { form: {}, url: {} });
     let mode = '';
-    both.client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+    both.client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
       mode = params.mode ?? 'form';
       return { action: 'decline' };
     });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitRequestSchema, ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
@@ -32,7 +32,7 @@ describe('McpElicitation (SDK 1.x binding)', () => {
     ['no elicitation capability', undefined, false, false],
   ])('applies the spec capability rules for %s', async (_, caps, form, url) => {
     const { call } = await linked(binding, caps);
-    const { el } = await call(async () => undefined);
+    const { el } = await call(() => Promise.resolve(undefined));
     expect(el.isSupported('form')).toBe(form);
     expect(el.isSupported('url')).toBe(url);
   });
@@ -83,19 +83,16 @@ describe('McpElicitation (SDK 1.x binding)', () => {
     const { call } = await linked(binding, { url: {} });
     let id = '';
     await call(async (el) => (id = (await el.create({ kind: 'confirm', message: 'ok?' })).elicitationId));
-    (notifications as any).notifiers.get(id).notify = async () => {
-      throw new Error('transport gone');
-    };
+    notifications['notifiers'].get(id)!.notify = () => Promise.reject(new Error('transport gone'));
     const warnings: unknown[] = [];
-    const original = Logger.prototype.warn;
-    Logger.prototype.warn = function (...args: unknown[]) {
-      warnings.push(args[0]);
-    };
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
+      warnings.push(message);
+    });
     try {
       await expect(service.complete(id, { confirmed: true })).resolves.toMatchObject({ ok: true });
       await new Promise((r) => setTimeout(r, 10));
     } finally {
-      Logger.prototype.warn = original;
+      warn.mockRestore();
     }
     expect(warnings).toEqual([expect.stringContaining(`Could not send notifications/elicitation/complete for ${id}: transport gone`)]);
   });
@@ -141,9 +138,7 @@ describe('McpElicitation (SDK 1.x binding)', () => {
 
   it('surfaces a protocol error the client sends back, cancelling the elicitation', async () => {
     const { client, call } = await linked(binding, { url: {} });
-    client.setRequestHandler(ElicitRequestSchema, async () => {
-      throw new McpError(ErrorCode.InvalidParams, 'client refuses');
-    });
+    client.setRequestHandler(ElicitRequestSchema, () => Promise.reject(new McpError(ErrorCode.InvalidParams, 'client refuses')));
     const { result } = await call((el) => el.requestUrl({ kind: 'confirm', message: 'ok?' }));
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('client refuses');

@@ -358,7 +358,7 @@ function contextFor(user: string | undefined, method = 'tools/call', mcpName?: s
 }
 
 /** Single use, checked at several later instants of the state's life (Date.now moved, no waiting). */
-function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: () => Promise<void> = async () => undefined) {
+function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: () => Promise<void> = () => Promise.resolve()) {
   let ref: TestingModule;
   let binding: McpElicitation;
   let states: RequestStates;

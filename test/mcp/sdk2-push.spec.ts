@@ -105,12 +105,12 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     };
   }
 
-  const textOf = (result: unknown) => JSON.parse((result as { content: Array<{ text: string }> }).content[0].text);
+  const textOf = (result: unknown): unknown => JSON.parse((result as { content: Array<{ text: string }> }).content[0].text);
 
   it('pushes a form question on the call and resolves the validated answer, defaults applied', async () => {
     const link = await linkedV2(
       (el, { topic }) => el.elicit(`About ${topic}`, form),
-      async () => ({ action: 'accept', content: { name: 'Ada' } }),
+      () => Promise.resolve({ action: 'accept', content: { name: 'Ada' } }),
     );
     const result = await link.call('seating');
     expect(textOf(result)).toEqual({ action: 'accept', content: { name: 'Ada', seats: 2 } });
@@ -128,7 +128,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
   it('passes a decline through', async () => {
     const link = await linkedV2(
       (el) => el.elicit('Anything?', form),
-      async () => ({ action: 'decline' }),
+      () => Promise.resolve({ action: 'decline' }),
     );
     expect(textOf(await link.call())).toEqual({ action: 'decline' });
   });
@@ -138,9 +138,9 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     const pushed = new Promise<void>((resolve) => (seen = resolve));
     const link = await linkedV2(
       (el) => el.requestUrl({ kind: 'confirm', type: 'deploy-approval', message: 'Deploy shop?' }),
-      async () => {
+      () => {
         seen();
-        return { action: 'accept' };
+        return Promise.resolve({ action: 'accept' });
       },
     );
     const notified = link.nextCompletion();
@@ -165,7 +165,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
   it('fails requireAnswer with -32042 carrying the page URL, and the retry after the page finds the answer', async () => {
     const link = await linkedV2(
       (el) => el.requireAnswer({ kind: 'api-key', type: 'api-key-github', message: 'Your github key, please.' }),
-      async () => ({ action: 'accept' }),
+      () => Promise.resolve({ action: 'accept' }),
     );
     const error = await link.call().then(
       () => undefined,
