@@ -1,5 +1,5 @@
 import { GoneException } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../http/page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /** HTTP 410 for a page of an expired elicitation. */
 export class ElicitationExpiredException extends GoneException {

@@ -1,5 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../http/page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /** HTTP 404 for an unknown, malformed or forgotten elicitation id. */
 export class ElicitationNotFoundException extends NotFoundException {

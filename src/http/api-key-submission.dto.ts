@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 

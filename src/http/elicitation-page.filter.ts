@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpSta
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageResponse } from './page-http.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
 

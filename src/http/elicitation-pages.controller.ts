@@ -5,9 +5,6 @@ import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
-import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
-import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
@@ -16,7 +13,7 @@ import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './for
 import { fieldViews, initialInput } from './form-view.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
 
@@ -30,13 +27,6 @@ function firstMessage(errors: ValidationError[]): string {
   const constraints = errors[0]?.constraints ?? {};
   const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
   return (key && constraints[key]) || messages.apiKey.checkInput;
-}
-
-/** The page for a transition that did not happen: 404, 410, or 409 naming how the record ended. */
-function notDone(result: Exclude<TransitionResult, { ok: true }>): Error {
-  if (result.reason === 'not-found') return new ElicitationNotFoundException();
-  if (result.reason === 'expired' || result.record.status === 'expired') return new ElicitationExpiredException();
-  return new ElicitationFinishedException(result.record.status);
 }
 
 /**
@@ -132,7 +122,7 @@ export class ElicitationPagesController {
       return this.hostedForm(res, 400, record, plan, kept, result.issues, summary);
     }
     // Finished meanwhile (answered in another tab, expired): the usual 409/410 page.
-    if (!declined.ok) throw notDone(declined);
+    if (!declined.ok) throw this.access.notDone(declined);
     const statusCode = 400;
     return this.page(res, statusCode, 'error', {
       heading: messages.headings.tooManyAttempts,
@@ -159,7 +149,7 @@ export class ElicitationPagesController {
 
   /** The done page of a transition that happened; otherwise its 404/409/410 page. */
   private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
-    if (!result.ok) throw notDone(result);
+    if (!result.ok) throw this.access.notDone(result);
     return this.page(res, 200, 'done', { heading: messages.headings.done, text, message: record.message, labels: messages.labels });
   }
 

@@ -4,7 +4,7 @@ import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /**
  * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any

@@ -1,7 +1,7 @@
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { StringFormat } from '../forms/form-schema.js';
 import type { FormPlan, KeptInput, PlannedField } from './form-plan.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /**
  * The hosted form page's fields as the template renders them (from the form's plan, see `form-plan.ts`).

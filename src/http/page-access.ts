@@ -2,12 +2,12 @@ import { ForbiddenException, Inject, Injectable, PayloadTooLargeException, Unaut
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
-import { PAGE_MESSAGES } from './page-messages.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 
 /** A page post's parsed urlencoded body (Express and Fastify give an object, or nothing without a body). */
@@ -30,8 +30,9 @@ function parsedBodyBytes(body: FormBody): number {
 
 /**
  * Who may see or answer a page: every check a page makes before it renders or changes anything, in one
- * place and in this order, so that each request validates the id once and touches the store only when the
- * cheaper checks passed:
+ * place and in this order, so that the id's shape is checked before anything else and the store is touched
+ * only when the cheaper checks passed (the service's own reads check the id's shape again, as every public
+ * service method does):
  * 1. the id's shape (404, before any store access);
  * 2. a post only: its size (413, `limits.maxBodyBytes`, by Content-Length or the parsed body), then its
  *    origin and CSRF token (403);
@@ -64,6 +65,13 @@ export class ElicitationPageAccess {
     if (declared > max || parsedBodyBytes(body) > max) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
     if (!this.security.verifyPost(id, req, body?._csrf)) throw new ForbiddenException(PAGE_MESSAGES.errors.forgedPost);
     return this.load(id, kind, req);
+  }
+
+  /** The page for a change a page asked for that did not happen: 404, 410, or 409 naming how the record ended. */
+  notDone(result: Exclude<TransitionResult, { ok: true }>): Error {
+    if (result.reason === 'not-found') return new ElicitationNotFoundException();
+    if (result.reason === 'expired' || result.record.status === 'expired') return new ElicitationExpiredException();
+    return new ElicitationFinishedException(result.record.status);
   }
 
   /** Checks 3 to 5 on an id of the right shape. Given the response (a GET), it may answer the sign-in redirect. */

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import helmet from 'helmet';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
@@ -12,6 +13,21 @@ const NONCE_PLACEHOLDER = 'ELICITATION-NONCE';
 
 /** Name of the CSRF nonce cookie (scoped to one elicitation's path). */
 export const CSRF_COOKIE = 'elicit_csrf';
+
+/** A response that only records what helmet sets and removes (header names as helmet writes them). */
+class HeaderRecorder extends ServerResponse {
+  readonly set: Array<[string, string]> = [];
+  readonly removed: string[] = [];
+
+  override setHeader(name: string, value: number | string | readonly string[]): this {
+    this.set.push([name, String(value)]);
+    return this;
+  }
+
+  override removeHeader(name: string): void {
+    this.removed.push(name);
+  }
+}
 
 /**
  * Security of the module's pages: headers (through helmet, applied to our responses only), per-render CSRF
@@ -53,14 +69,11 @@ export class PageSecurity {
     });
     // Run helmet once against a recorder: its headers do not depend on the request, and applying the
     // recorded set costs a fraction of running the middleware chain on every page (see bench/http.bench.ts).
-    headers(
-      {} as IncomingMessage,
-      {
-        setHeader: (name: string, value: string) => void this.fixedHeaders.push([name, String(value)]),
-        removeHeader: (name: string) => void this.removedHeaders.push(name),
-      } as unknown as ServerResponse,
-      () => undefined,
-    );
+    const request = new IncomingMessage(new Socket());
+    const recorder = new HeaderRecorder(request);
+    headers(request, recorder, () => undefined);
+    this.fixedHeaders.push(...recorder.set);
+    this.removedHeaders.push(...recorder.removed);
   }
 
   /** Sets every page header; returns the nonce the page's inline style must carry. */

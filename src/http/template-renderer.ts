@@ -7,7 +7,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import type { FieldView } from './form-view.js';
-import type { PageLabels } from './page-messages.js';
+import type { PageLabels } from '../messages/page-messages.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
 export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'done', 'error'] as const;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationStore } from '../stores/elicitation-store.js';
+import { ElicitationStore, type ElicitationCounterStore } from '../stores/elicitation-store.js';
 import {
   digestOf,
   RequestStateCodec,
@@ -42,7 +42,7 @@ export class RequestStates {
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
-    private readonly store: ElicitationStore,
+    @Inject(ElicitationStore) private readonly store: ElicitationCounterStore,
   ) {
     this.codec = new RequestStateCodec(options.encryptionKeys);
   }

@@ -1,3 +1,4 @@
+import { DEFAULT_REDIS_GRACE_MS, DEFAULT_REDIS_KEY_PREFIX, DEFAULT_REDIS_SWEEP_BATCH } from '../elicitation.constants.js';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
@@ -63,13 +64,13 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
-    const prefix = options.keyPrefix ?? 'elicitation';
+    const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     if (!/^[A-Za-z0-9._:-]{1,100}$/.test(prefix)) {
       throw new ElicitationConfigError('keyPrefix', 'must be 1-100 letters, digits, ".", "_", ":" or "-" (no braces)');
     }
     this.keys = keySpace(prefix);
-    this.graceMs = options.graceMs ?? 3_600_000;
-    this.sweepBatch = options.sweepBatch ?? 500;
+    this.graceMs = options.graceMs ?? DEFAULT_REDIS_GRACE_MS;
+    this.sweepBatch = options.sweepBatch ?? DEFAULT_REDIS_SWEEP_BATCH;
     if (typeof client === 'string' || !isRedisClient(client)) {
       this.redis = connectOwnClient(client);
       this.ownsClient = true;
