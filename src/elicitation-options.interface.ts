@@ -20,7 +20,9 @@ export interface ElicitationLimits {
   maxResultBytes?: number;
   /**
    * Invalid submissions (count) the hosted form page (`kind: 'form'`) accepts per elicitation: the one that
-   * reaches it declines the elicitation. Counted in the store, so shared across instances. @default 3
+   * reaches it declines the elicitation. Counted in the store, so shared across instances. Also the answers one
+   * form-mode question (`elicit`, both protocol eras) takes in all: invalid ones are asked again naming the fields,
+   * the last throws `ElicitationValidationError`. @default 3
    */
   maxFormAttempts?: number;
 }

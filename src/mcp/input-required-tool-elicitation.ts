@@ -2,7 +2,7 @@ import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationOutcome, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
-import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
+import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
@@ -11,6 +11,7 @@ import type { RequestStates } from './request-states.js';
 import {
   formRoute,
   hostedFormResult,
+  reaskMessage,
   supportsMode,
   toFormDefinition,
   type DeclaredElicitation,
@@ -104,9 +105,14 @@ export class InputRequiredElicitation implements ToolElicitation {
     // could not give when asked. With a state, only the answer to the question it records counts.
     if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
       const answer = this.formAnswer(this.call.inputResponses?.[slot.key], definition, pending);
-      if (answer) {
-        this.answered.push({ key: slot.key, question: slot.question, response: answer as FormResponse });
-        return answer;
+      if ('issues' in answer) {
+        // Invalid content: the same question again, naming the fields to correct.
+        const reask: InputRequest = { ...request, params: { ...request.params, message: reaskMessage(message, answer.issues) } };
+        return this.suspend({ [slot.key]: reask }, pending);
+      }
+      if (answer.result) {
+        this.answered.push({ key: slot.key, question: slot.question, response: answer.result as FormResponse });
+        return answer.result;
       }
     }
     return this.suspend({ [slot.key]: request }, pending);
@@ -183,18 +189,25 @@ export class InputRequiredElicitation implements ToolElicitation {
     return !outcome || outcome.status === 'pending' ? { status: 'expired' } : outcome;
   }
 
-  /** The validated answer of a pending form question, or `undefined` to ask again. */
-  private formAnswer<T>(response: unknown, definition: FormDefinition<T>, pending: PendingQuestion): ElicitResult<T> | undefined {
-    if (!response || typeof response !== 'object' || Array.isArray(response)) return undefined;
+  /**
+   * A pending form question's answer: the validated result, `{}` for no usable answer (ask again as
+   * asked), or the issues of invalid content (ask again naming them; the `limits.maxFormAttempts`-th throws).
+   */
+  private formAnswer<T>(
+    response: unknown,
+    definition: FormDefinition<T>,
+    pending: PendingQuestion,
+  ): { result?: ElicitResult<T> } | { issues: FieldIssue[] } {
+    if (!response || typeof response !== 'object' || Array.isArray(response)) return {};
     const { action, content } = response as { action?: unknown; content?: unknown };
-    if (action === 'decline') return { action: 'decline' };
-    if (action === 'cancel') return { action: 'cancel' };
-    if (action !== 'accept') return undefined;
+    if (action === 'decline') return { result: { action: 'decline' } };
+    if (action === 'cancel') return { result: { action: 'cancel' } };
+    if (action !== 'accept') return {};
     const checked = definition.validate(content);
-    if (checked.ok) return { action: 'accept', content: checked.value };
+    if (checked.ok) return { result: { action: 'accept', content: checked.value } };
     pending.invalidAnswers = (pending.invalidAnswers ?? 0) + 1;
     if (pending.invalidAnswers >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
-    return undefined;
+    return { issues: checked.issues };
   }
 
   /** Finds this question's place: answered earlier, the one the client is answering now, or new. */

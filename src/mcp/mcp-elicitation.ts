@@ -138,7 +138,12 @@ export class McpElicitation {
 
   private push(server: SdkServerOrMcpServer, extra: SdkRequestExtra, line: SdkLine): PushElicitation {
     return new PushElicitation(
-      { service: this.service, notifications: this.notifications, urlRequiredError: this.sdks.urlRequiredError(line) },
+      {
+        service: this.service,
+        notifications: this.notifications,
+        urlRequiredError: this.sdks.urlRequiredError(line),
+        maxFormAttempts: this.options.limits.maxFormAttempts,
+      },
       { server: lowLevelServer(server), extra, user: () => this.options.resolveMcpUser(extra) ?? undefined },
     );
   }

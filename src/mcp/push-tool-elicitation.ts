@@ -3,7 +3,7 @@ import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
-import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
+import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import type { CompletionNotifications } from './completion-notifications.js';
@@ -11,6 +11,7 @@ import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from './sd
 import {
   formRoute,
   hostedFormResult,
+  reaskMessage,
   supportsMode,
   toFormDefinition,
   type ElicitationElicitOptions,
@@ -28,6 +29,8 @@ export interface PushDeps {
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
   /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
   urlRequiredError: UrlRequiredErrorClass;
+  /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
+  maxFormAttempts: number;
 }
 
 /** One tool call on a 2025-11-25 connection: its session's server, its `extra`, and its verified user. */
@@ -148,15 +151,20 @@ export class PushElicitation implements PushToolElicitation {
       return hostedFormResult<T>(await this.requestUrl<Record<string, unknown>>({ kind: 'form', form: definition, message, timeoutMs }));
     }
     this.assertSupported('form');
-    const result = await this.call.server.elicitInput(
-      { mode: 'form', message, requestedSchema: definition.schema },
-      { relatedRequestId: this.call.extra.requestId, signal: anySignal(this.call.extra.signal, options.signal), timeout: timeoutMs },
-    );
-    if (result.action === 'decline') return { action: 'decline' };
-    if (result.action !== 'accept') return { action: 'cancel' };
-    const checked = definition.validate(result.content);
-    if (!checked.ok) throw new ElicitationValidationError(checked.issues);
-    return { action: 'accept', content: checked.value };
+    const signal = anySignal(this.call.extra.signal, options.signal);
+    // An invalid answer is asked again, naming the fields to correct, up to limits.maxFormAttempts answers.
+    for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
+      const result = await this.call.server.elicitInput(
+        { mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema },
+        { relatedRequestId: this.call.extra.requestId, signal, timeout: timeoutMs },
+      );
+      if (result.action === 'decline') return { action: 'decline' };
+      if (result.action !== 'accept') return { action: 'cancel' };
+      const checked = definition.validate(result.content);
+      if (checked.ok) return { action: 'accept', content: checked.value };
+      if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
+      issues = checked.issues;
+    }
   }
 
   async elicitForm(

@@ -1,6 +1,7 @@
 import type { CreatedElicitation } from '../elicitation.service.js';
 import type { CreateUrlElicitationInput } from '../service/create-input.validation.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
+import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
@@ -124,6 +125,16 @@ export function formRoute(
     );
   }
   return 'hosted';
+}
+
+/**
+ * The question asked again after an invalid form answer: the tool's message, then the fields to correct and
+ * what is wrong with each (never a value the user gave). Both mechanisms re-ask this way, up to
+ * `limits.maxFormAttempts` answers in all.
+ */
+export function reaskMessage(message: string, issues: readonly FieldIssue[]): string {
+  if (issues.length === 0) return message;
+  return `${message}\n\nPlease correct: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`;
 }
 
 /** A hosted form's outcome as `elicit` answers it. */

@@ -84,6 +84,42 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     expect(text(result)).toMatch(message);
   });
 
+  it('asks again after an invalid answer, naming the fields to correct, and accepts a valid one (2025-11-25)', async () => {
+    const { client, call } = await linked(binding, { form: {} });
+    const answers = [
+      // Invalid for the form but not for the SDK's own schema check (which refuses a wrong format itself).
+      { action: 'accept' as const, content: { name: 'Mona', email: 'mona@example.com', admin: 'root-secret' } },
+      { action: 'accept' as const, content: { name: 'Mona', email: 'mona@example.com', role: 'owner' } },
+      { action: 'accept' as const, content: { name: 'Mona', email: 'mona@example.com' } },
+    ];
+    const messages: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
+      messages.push(params.message);
+      return answers[messages.length - 1];
+    });
+    const { result } = await call((el) => el.elicit('Your profile?', profile));
+    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { name: 'Mona', email: 'mona@example.com', plan: 'free' } });
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toBe('Your profile?');
+    expect(messages[1]).toMatch(/^Your profile\?\n\nPlease correct: admin /);
+    expect(messages[1]).not.toContain('root-secret');
+    expect(messages[2]).toMatch(/^Your profile\?\n\nPlease correct: role /);
+  });
+
+  it('fails with the field problems after limits.maxFormAttempts invalid answers (2025-11-25)', async () => {
+    const { client, call } = await linked(binding, { form: {} });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return { action: 'accept', content: { name: 'Mona', email: 'mona@example.com', admin: 'root-secret' } };
+    });
+    const { result } = await call((el) => el.elicit('Your profile?', profile));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/does not match the form: admin is not a field of this form/);
+    expect(text(result)).not.toContain('root-secret');
+    expect(asked).toBe(3);
+  });
+
   it('correlates several pending questions in one session', async () => {
     const { client, call } = await linked(binding, { form: {} });
     client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
