@@ -16,7 +16,7 @@ import type {
 import { ElicitationInputError } from './errors/elicitation-input.error.js';
 import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
 import { SecretBox } from './security/secret-box.js';
-import { ElicitationEvents } from './events/elicitation-events.js';
+import { ElicitationEvents, lifecycleEvent } from './events/elicitation-events.js';
 import { attachKindData, buildPendingRecord, isPlainObject, type CreateUrlElicitationInput } from './service/create-input.validation.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './service/elicitation-waiters.js';
 import { ElicitationStore, type CreateQuota } from './stores/elicitation-store.js';
@@ -302,14 +302,6 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   private publish(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): void {
-    this.events.publish({
-      type,
-      elicitationId: record.id,
-      userId: record.userId,
-      kind: record.kind,
-      elicitationType: record.type,
-      sessionId: record.sessionId,
-      at,
-    });
+    this.events.publish(lifecycleEvent(type, record, at));
   }
 }

@@ -1,7 +1,20 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationStore, type ElicitationEventChannel } from '../stores/elicitation-store.js';
+
+/** The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. */
+export function lifecycleEvent(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): ElicitationEvent {
+  return {
+    type,
+    elicitationId: record.id,
+    userId: record.userId,
+    kind: record.kind,
+    elicitationType: record.type,
+    sessionId: record.sessionId,
+    at,
+  };
+}
 
 /** A function called for every lifecycle event. */
 export type ElicitationEventListener = (event: ElicitationEvent) => void;

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, FinalStatus } from '../../src/elicitation.types.js';
+import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { decodeEventMessage, encodeEventMessage, eventMessageHead, type EventWireMessage } from '../../src/redis/redis.event-wire.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import type { ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
@@ -15,18 +16,8 @@ import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 
 const PREFIX = `test-wire-${randomUUID().slice(0, 8)}`;
 
-/** The event the service publishes for a record (ElicitationService.publish). */
-function eventOf(record: ElicitationRecord, type: ElicitationEvent['type'], at: number): ElicitationEvent {
-  return {
-    type,
-    elicitationId: record.id,
-    userId: record.userId,
-    kind: record.kind,
-    elicitationType: record.type,
-    sessionId: record.sessionId,
-    at,
-  };
-}
+/** The event the service publishes for a record. */
+const eventOf = (record: ElicitationRecord, type: ElicitationEvent['type'], at: number) => lifecycleEvent(type, record, at);
 
 function decoded(message: string): EventWireMessage {
   const result = decodeEventMessage(message);
