@@ -1,3 +1,4 @@
+import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
 
@@ -169,6 +170,34 @@ export interface ElicitationModuleOptions {
    */
   externalUrlPolicy?: ExternalUrlPolicy;
   /**
+   * How a question reaches a client that cannot take it the first way (MCP binding): an ordered list of
+   * rungs per kind of question, the first that fits the client is used (see "Clients" in the README). Each
+   * ask may give its own list (`fallback` on `requireAnswer`, `requestUrl`, `elicit`).
+   * @default { page: ['url', 'form-bridge', 'link'], form: ['form', 'url', 'link'] }
+   */
+  fallback?: ElicitationFallback;
+  /**
+   * Decides which elicitation capabilities to act on for a client (MCP binding): receives
+   * `{ name, version, era, declared }` and returns the capabilities to use, e.g. drops `url` for a client
+   * known to decline every URL request. See "Clients" in the README for recipes.
+   * @default the declared capabilities, as declared
+   */
+  clientPolicy?: ClientPolicy;
+  /**
+   * A decline that arrives sooner than this many milliseconds after the question was sent is taken for
+   * "this client cannot ask" (some clients decline every request at once): the question moves down the
+   * ladder to the rungs that need no client dialog (`link`, `model`) instead of ending as `declined`. `0`: off.
+   * @default 0 (off)
+   */
+  instantDeclineMs?: number;
+  /**
+   * Protocol 2025-11-25, while a call waits for a person (`requestUrl`, `elicit`, the form bridge): every this
+   * many milliseconds a `notifications/progress` for the call's `progressToken` (when the client sent one),
+   * so clients that reset their request timeout on progress keep waiting. `0`: off.
+   * @default 15000 (15 seconds)
+   */
+  keepAliveMs?: number;
+  /**
    * Identifies the verified user of an MCP tool call (MCP binding).
    * @default `extra.authInfo.extra.userId`, else `extra.authInfo.extra.sub`, else `extra.authInfo.clientId`
    */
@@ -179,9 +208,23 @@ export interface ElicitationModuleOptions {
 export interface ResolvedElicitationOptions extends Required<
   Omit<
     ElicitationModuleOptions,
-    'store' | 'logoUrl' | 'templatesDir' | 'resolvePageUser' | 'loginUrl' | 'encryptionKey' | 'limits' | 'throttle' | 'externalUrlPolicy'
+    | 'store'
+    | 'logoUrl'
+    | 'templatesDir'
+    | 'resolvePageUser'
+    | 'loginUrl'
+    | 'encryptionKey'
+    | 'limits'
+    | 'throttle'
+    | 'externalUrlPolicy'
+    | 'fallback'
+    | 'clientPolicy'
   >
 > {
+  /** Both ladders, defaulted. */
+  fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
+  /** As given; the declared capabilities are used as they are when unset. */
+  clientPolicy?: ClientPolicy;
   /** As given; none by default. */
   logoUrl?: string;
   /** As given; the package's `templates/` folder when unset. */

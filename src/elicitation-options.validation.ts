@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import {
   DEFAULT_ALLOW_UNVERIFIED_PAGES,
   DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_LIMITS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
   DEFAULT_PRIMARY_COLOR,
@@ -15,6 +16,7 @@ import {
 } from './elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
+import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './mcp/client-ladder.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 const CSS_COLOR = /^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{3,30})$/;
@@ -105,11 +107,34 @@ function resolveLifetimes(raw: ElicitationModuleOptions): Resolved<'ttlMs' | 're
   };
 }
 
-/** The MCP binding's timings: the `requestState` lifetime and the bounded wait of a pending retry (2026-07-28). */
-function resolveMcp(raw: ElicitationModuleOptions): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs'> {
+/**
+ * The MCP binding: the `requestState` lifetime and the bounded wait of a pending retry (2026-07-28), the
+ * fallback ladders, the client policy, instant declines and the keep-alive.
+ */
+function resolveMcp(
+  raw: ElicitationModuleOptions,
+): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs'> {
+  const fallback = raw.fallback ?? {};
+  if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
+    throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }');
+  }
+  for (const type of ['page', 'form'] as const) {
+    const problem = fallback[type] === undefined ? undefined : ladderProblem(fallback[type], type);
+    if (problem) throw new ElicitationConfigError(`fallback.${type}`, problem);
+  }
+  if (raw.clientPolicy !== undefined && typeof raw.clientPolicy !== 'function') {
+    throw new ElicitationConfigError('clientPolicy', 'must be a function (client) => capabilities');
+  }
   return {
     requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
+    fallback: {
+      page: Object.freeze([...(fallback.page ?? DEFAULT_PAGE_FALLBACK)]),
+      form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),
+    },
+    clientPolicy: raw.clientPolicy,
+    instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
+    keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
   };
 }
 

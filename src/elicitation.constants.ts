@@ -10,6 +10,8 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
 export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */
 export const DEFAULT_PENDING_RETRY_WAIT_MS = 5_000;
+/** Interval of the progress notifications sent while a person answers inside a call (2025-11-25). */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /** Default key prefix of the Redis store (`RedisElicitationStore` option `keyPrefix`). */
 export const DEFAULT_REDIS_KEY_PREFIX = 'elicitation';
 /** Default time Redis keeps a record past its `purgeAt` when no sweep removed it first: 1 hour. */

@@ -9,7 +9,9 @@ import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js
 import { ElicitationPageAccess } from './http/page-access.js';
 import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
+import { ChatAnswers } from './mcp/chat-answers.js';
 import { CompletionNotifications } from './mcp/completion-notifications.js';
+import { LinkedQuestions } from './mcp/linked-questions.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
 import { RequestStates } from './mcp/request-states.js';
 import { McpSdkLoader } from './mcp/sdk-loader.js';
@@ -34,6 +36,8 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     McpSdkLoader,
     CompletionNotifications,
     RequestStates,
+    LinkedQuestions,
+    ChatAnswers,
     McpElicitation,
   ],
   exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],

@@ -182,6 +182,20 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
+   * The retained elicitations of `userId` created under `askKey` (see `ElicitationRecord.askKey`), newest
+   * first, an overdue pending one shown as expired; answers left sealed.
+   * @internal for the MCP binding's link rung
+   */
+  async findAsked(userId: string, askKey: string): Promise<ElicitationRecord[]> {
+    const now = Date.now();
+    const records = await this.store.listByUser(userId, now);
+    return records
+      .filter((r) => r.askKey === askKey)
+      .map((r) => (r.status === 'pending' && now >= r.expiresAt ? { ...r, status: 'expired' as const } : r))
+      .reverse();
+  }
+
+  /**
    * Completes a pending elicitation with the user's answer. Exactly one call wins; a later one gets
    * `{ ok: false, reason: 'already-finished' }` and the first answer stays.
    */

@@ -42,6 +42,12 @@ export interface ElicitationRecord {
   consumedAt?: number;
   /** The MCP session that asked, if any (kept for routing the completion notification). */
   sessionId?: string;
+  /**
+   * Which tool question asked (a digest of the user, the tool, its arguments and the question's position in
+   * the call; never a value): a later call of the same tool finds the question here (the MCP binding's link
+   * rung). Absent for elicitations created directly.
+   */
+  askKey?: string;
 }
 
 /** What `complete`, `decline`, `cancel` and `expire` tell the caller. Expected outcomes are values, not throws. */

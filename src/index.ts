@@ -23,6 +23,7 @@ export {
   DEFAULT_CLEANUP_INTERVAL_MS,
   DEFAULT_LIMITS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
+  DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_ROUTE_PREFIX,
   DEFAULT_THROTTLE,
@@ -51,12 +52,18 @@ export {
 export { MemoryElicitationStore } from './stores/memory.store.js';
 
 // The MCP binding (both SDK lines, both protocol eras)
-export { McpElicitation, type ElicitationServerOptions, type ElicitingToolHandler } from './mcp/mcp-elicitation.js';
+export {
+  McpElicitation,
+  type ElicitationServerOptions,
+  type ElicitingToolHandler,
+  type SdkToolServer,
+  type WrappedToolResult,
+} from './mcp/mcp-elicitation.js';
 export type {
   ElicitationElicitOptions,
   ElicitResult,
   FormElicitationResult,
-  FormFallback,
+  PageOutcome,
   PushToolElicitation,
   ToolElicitation,
   UrlElicitationAsk,
@@ -64,6 +71,23 @@ export type {
 } from './mcp/tool-elicitation.js';
 export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context } from './mcp/sdk.types.js';
 export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
+export {
+  DEFAULT_FORM_FALLBACK,
+  DEFAULT_PAGE_FALLBACK,
+  type ClientPolicy,
+  type ElicitationFallback,
+  type FallbackRung,
+  type McpClientProfile,
+  type PageFallbackRung,
+} from './mcp/client-ladder.js';
+export {
+  isPendingQuestionSignal,
+  PENDING_QUESTION_META_KEY,
+  PendingQuestionSignal,
+  type PendingQuestionInfo,
+  type PendingQuestionResult,
+} from './mcp/linked-questions.js';
+export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/chat-answers.js';
 export { RequestStateError, type RequestState, type RequestStateRejection } from './mcp/request-state.codec.js';
 
 // Forms

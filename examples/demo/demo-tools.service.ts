@@ -87,7 +87,7 @@ const DEMO_TOOLS: DemoTool[] = [
     description:
       'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
     run: async (_args, elicitation) => {
-      const answer = await elicitation.elicit('Set up your profile', profileForm, { fallback: 'hosted' });
+      const answer = await elicitation.elicit('Set up your profile', profileForm);
       if (answer.action !== 'accept') return text(answer.action === 'decline' ? 'Profile not changed' : 'Cancelled');
       const p = answer.content;
       return text(`Profile saved for ${p.displayName} (${p.plan ?? 'free'} plan, interests: ${p.interests.join(', ')})`);

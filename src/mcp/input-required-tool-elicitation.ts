@@ -1,22 +1,29 @@
 import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationData, ElicitationOutcome, WaitOutcome } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
+import { BRIDGE_SCHEMA, bridgeMessage, descend, fits, type FallbackRung, type LadderStep, type PageFallbackRung } from './client-ladder.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
-import { digestOf, type AnsweredQuestion, type FormResponse, type PendingQuestion, type RequestState } from './request-state.codec.js';
+import type { CallScope, LinkedQuestions } from './linked-questions.js';
+import type { AnsweredQuestion, FormResponse, PendingQuestion, RequestState } from './request-state.codec.js';
 import type { RequestStates } from './request-states.js';
 import {
-  formRoute,
+  assertModelAllowed,
+  formQuestionDigest,
+  formUnreachable,
+  hostedFormAsk,
   hostedFormResult,
+  pageQuestionDigest,
   reaskMessage,
   supportsMode,
   toFormDefinition,
   type DeclaredElicitation,
   type ElicitationElicitOptions,
   type ElicitResult,
+  type PageOutcome,
   type ToolElicitation,
   type UrlElicitationAsk,
 } from './tool-elicitation.js';
@@ -25,7 +32,7 @@ import {
 export interface InputRequiredCall {
   /** The verified user, or `undefined` when the request carries none. */
   user: string | undefined;
-  /** `_meta["io.modelcontextprotocol/clientCapabilities"].elicitation` of this request. */
+  /** The elicitation capability to act on: the request's `_meta` declaration, after the module's `clientPolicy`. */
   elicitation: DeclaredElicitation;
   /** `params.inputResponses` (bare results keyed by the keys this server chose). */
   inputResponses: Record<string, unknown> | undefined;
@@ -35,22 +42,38 @@ export interface InputRequiredCall {
   name: string;
   args: unknown;
   signal?: AbortSignal;
+  /** The link and model rungs' view of the call. */
+  scope: CallScope;
 }
 
 /** What an input-required elicitation needs from the module. */
 export interface InputRequiredDeps {
   service: ElicitationService;
   states: Pick<RequestStates, 'mint'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey'>;
   pendingRetryWaitMs: number;
   maxFormAttempts: number;
+  /** The module's ladders (`fallback`). */
+  fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
+  /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
+  instantDeclineMs: number;
 }
 
 /** A question's place in this run: answered earlier, the one the client is answering now, or new. */
 interface Slot {
+  /** Its position in the call (0 for the first question). */
+  index: number;
   key: string;
   question: string;
   answered?: AnsweredQuestion;
   pending?: PendingQuestion;
+}
+
+/** A page this call asks on. */
+interface Page {
+  id: string;
+  url: string;
+  message: string;
 }
 
 /** A placeholder page URL for a request that is never sent (the client did not declare URL mode). */
@@ -62,7 +85,8 @@ const UNDECLARED_ID = '00000000-0000-4000-8000-000000000000';
  * tool with an `input_required` result (an `InputRequiredSignal` the tool wrapper returns) carrying a
  * sealed `requestState`; the client asks the user and retries the same call, and the tool runs again from
  * the top. Questions answered in earlier rounds are answered from the state (in order, checked against
- * what is asked), so tool code reads as if it awaited each answer.
+ * what is asked), so tool code reads as if it awaited each answer. Each question descends the fallback
+ * ladder (see `client-ladder`); a question waiting on the client continues on the rung it was asked on.
  */
 export class InputRequiredElicitation implements ToolElicitation {
   readonly era = '2026-07-28' as const;
@@ -89,129 +113,235 @@ export class InputRequiredElicitation implements ToolElicitation {
 
   async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitationElicitOptions = {}): Promise<ElicitResult<T>> {
     const definition = toFormDefinition(form);
-    if (formRoute(definition, (mode) => this.isSupported(mode), options.fallback) === 'hosted') {
-      return hostedFormResult<T>(await this.urlRound<Record<string, unknown>>({ kind: 'form', form: definition, message }, options.key));
-    }
-
-    const request: InputRequest = { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: definition.schema } };
-    const slot = this.next(digestOf({ form: message, schema: definition.schema }), options.key);
+    assertModelAllowed(definition, options.fallback);
+    const slot = this.next(formQuestionDigest(message, definition), options.key);
     if (slot.answered?.response) return slot.answered.response as ElicitResult<T>;
-    // Not declared: never embedded, nothing created. The SDK answers the embedded request with -32021.
-    if (!this.isSupported('form')) throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
-
-    const pending = slot.pending ?? { key: slot.key, question: slot.question };
-    // A first call that already carries an answer under this question's key (no state yet: the client
-    // pre-filled it) counts too; it is validated like any other, and a form answer holds nothing the client
-    // could not give when asked. With a state, only the answer to the question it records counts.
-    if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
-      const answer = this.formAnswer(this.call.inputResponses?.[slot.key], definition, pending);
-      if ('issues' in answer) {
-        // Invalid content: the same question again, naming the fields to correct.
-        const reask: InputRequest = { ...request, params: { ...request.params, message: reaskMessage(message, answer.issues) } };
-        return this.suspend({ [slot.key]: reask }, pending);
-      }
-      if (answer.result) {
-        this.answered.push({ key: slot.key, question: slot.question, response: answer.result as FormResponse });
-        return answer.result;
-      }
+    const list = options.fallback ?? this.deps.fallback.form;
+    const hosted = (rest: readonly FallbackRung[]) => hostedFormAsk(message, definition, rest);
+    // Asked on the hosted page (earlier, or now): the page question's ladder takes it from here.
+    if (slot.answered?.elicitationId || slot.pending?.elicitationId) {
+      return hostedFormResult<T>(await this.pageQuestion(hosted(list), slot));
     }
-    return this.suspend({ [slot.key]: request }, pending);
+
+    let canAsk = true;
+    if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
+      const step = this.formAnswer(slot, definition, slot.pending ?? { key: slot.key, question: slot.question }, message);
+      if (step === 'cannot-ask') canAsk = false;
+      else if (step !== 'next') return step.done;
+    }
+    const fit = this.fit(true, definition.secretFields.length > 0);
+    const from = canAsk ? list : list.slice(list.indexOf('form') + 1);
+    const result = await descend<ElicitResult<T>>(
+      from,
+      fit,
+      async (rung) => {
+        if (rung === 'form')
+          return this.suspend(this.formRequests(slot.key, message, definition), { key: slot.key, question: slot.question });
+        if (rung === 'model') {
+          const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
+          const asked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
+          this.answered.push({ key: slot.key, question: slot.question, elicitationId: asked.elicitationId });
+          return { done: { ...hostedFormResult<T>(asked.outcome), via: 'model' } };
+        }
+        const rest = from.slice(from.indexOf(rung));
+        return { done: hostedFormResult<T>(await this.pageQuestion(hosted(rest), slot, undefined, canAsk)) };
+      },
+      canAsk,
+    );
+    if (!result && definition.secretFields.length > 0) throw formUnreachable(definition);
+    if (!result) this.unsupported(slot, 'form', message);
+    return result;
   }
 
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     const type = ask.type ?? ask.kind;
-    const outcome = await this.urlRound<T>({ ...ask, type }, undefined, async () => {
+    const withType = { ...ask, type };
+    const outcome = await this.pageQuestion<T>(withType, this.next(pageQuestionDigest(withType)), async () => {
       const found = await this.deps.service.findByUserAndType<T>(this.userId, type);
       return found?.elicitationId;
     });
     if (outcome.status === 'completed') return outcome.data;
-    throw new ElicitationNotAnsweredError(outcome.status);
+    throw new ElicitationNotAnsweredError(outcome.status === 'timeout' ? 'expired' : outcome.status);
   }
 
-  requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<WaitOutcome<T>> {
+  requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {
     const { timeoutMs: _ignored, ...rest } = ask;
-    return this.urlRound<T>(rest);
+    return this.pageQuestion<T>(rest, this.next(pageQuestionDigest(rest)));
   }
 
   /**
-   * One URL-mode question: answered in an earlier round (read back from the store), pending (decline or
-   * cancel from the client ends it; otherwise wait a bounded time for the page, then ask the client to
-   * retry), or new (create the elicitation and ask the client to open its page).
+   * One question answered on a page: answered in an earlier round (read back from the store), waiting on
+   * the client (it continues on the rung it was asked on: `url` or `form-bridge`), or new (down the ladder).
    */
-  private async urlRound<T extends ElicitationData>(
+  private async pageQuestion<T extends ElicitationData>(
     ask: UrlElicitationAsk,
-    key?: string,
+    slot: Slot,
     existing?: () => Promise<string | undefined>,
-  ): Promise<ElicitationOutcome<T>> {
-    const slot = this.next(digestOf({ url: ask.kind, type: ask.type ?? ask.kind, message: ask.message }), key);
-    const service = this.deps.service;
+    canAskFirst = true,
+  ): Promise<PageOutcome<T>> {
     if (slot.answered?.elicitationId) return this.finalOutcome<T>(slot.answered.elicitationId);
-
-    if (slot.pending?.elicitationId) {
-      const id = slot.pending.elicitationId;
-      const response = this.call.inputResponses?.[slot.key] as { action?: unknown } | undefined;
-      if (response?.action === 'decline') await service.decline(id);
-      else if (response?.action === 'cancel') await service.cancel(id);
-      let outcome = await service.getResult<T>(id);
-      if (outcome?.status === 'pending') {
-        const waited = await service.waitForCompletion<T>(id, { timeoutMs: this.deps.pendingRetryWaitMs, signal: this.call.signal });
-        if (waited.status === 'timeout') return this.suspend(undefined, slot.pending);
-        outcome = waited;
+    let list: readonly FallbackRung[] = ask.fallback ?? this.deps.fallback.page;
+    let canAsk = canAskFirst;
+    let page: Page | undefined;
+    const pending = slot.pending;
+    if (pending?.elicitationId) {
+      const rung: PageFallbackRung = pending.bridge ? 'form-bridge' : 'url';
+      page = { id: pending.elicitationId, url: this.deps.service.urlFor(pending.elicitationId, ask.kind), message: ask.message };
+      const step = await this.resume<T>(slot, pending, page, rung);
+      if (step === 'cannot-ask') canAsk = false;
+      else if (step !== 'next') return { ...step.done, via: rung };
+      list = list.slice(list.indexOf(rung) + 1);
+    } else {
+      const found = await existing?.();
+      if (found) {
+        this.answered.push({ key: slot.key, question: slot.question, elicitationId: found });
+        return this.finalOutcome<T>(found);
       }
-      this.answered.push({ key: slot.key, question: slot.question, elicitationId: id });
-      return outcome ?? { status: 'expired' };
     }
 
-    const found = await existing?.();
-    if (found) {
-      this.answered.push({ key: slot.key, question: slot.question, elicitationId: found });
-      return this.finalOutcome<T>(found);
-    }
-    const user = this.userId;
-    const request = (url: string): InputRequest => ({ method: 'elicitation/create', params: { mode: 'url', message: ask.message, url } });
-    // Not declared: never embedded, nothing created. The SDK answers the embedded request with -32021.
-    if (!this.isSupported('url')) {
-      throw new InputRequiredSignal({
-        resultType: 'input_required',
-        inputRequests: { [slot.key]: request(service.urlFor(UNDECLARED_ID, ask.kind)) },
-      });
-    }
-    const created = await service.createUrlElicitation({ ...ask, userId: user });
-    return this.suspend(
-      { [slot.key]: request(created.url) },
-      { key: slot.key, question: slot.question, elicitationId: created.elicitationId },
+    const outcome = await descend<PageOutcome<T>>(
+      list,
+      this.fit(false, false),
+      async (rung) => {
+        if (rung === 'link') {
+          const asked = await this.deps.linked.round<T>(this.call.scope, this.linkQuestion(slot, ask));
+          this.answered.push({ key: slot.key, question: slot.question, elicitationId: asked.elicitationId });
+          return { done: { ...asked.outcome, via: 'link' } };
+        }
+        page ??= await this.createPage(ask, slot);
+        const base = { key: slot.key, question: slot.question, elicitationId: page.id };
+        if (rung === 'url') return this.suspend({ [slot.key]: urlRequest(page.message, page.url) }, base);
+        return this.suspend({ [slot.key]: bridgeRequest(page, false) }, { ...base, bridge: true });
+      },
+      canAsk,
     );
+    if (!outcome) this.unsupported(slot, 'url', ask.message, ask.kind);
+    return outcome;
   }
 
-  /** How a finished URL question ended; the answer is read from the store, never from the state. */
+  /**
+   * The client's retry of a page question it was asked on `rung`. Decline or cancel ends the elicitation
+   * (a decline sooner than `instantDeclineMs`: the client cannot ask). Otherwise the page's answer, waiting
+   * a bounded time for it; still none → `url`: retry later; `form-bridge`: asked again, up to
+   * `limits.maxFormAttempts` "finished" answers, then the next rung.
+   */
+  private async resume<T extends ElicitationData>(
+    slot: Slot,
+    pending: PendingQuestion,
+    page: Page,
+    rung: PageFallbackRung,
+  ): Promise<LadderStep<ElicitationOutcome<T>>> {
+    const service = this.deps.service;
+    const response = this.call.inputResponses?.[slot.key] as { action?: unknown } | undefined;
+    if (response?.action === 'decline' && this.instant(pending)) return 'cannot-ask';
+    if (response?.action === 'decline') await service.decline(page.id);
+    else if (response?.action === 'cancel') await service.cancel(page.id);
+    let outcome = await service.getResult<T>(page.id);
+    if (outcome?.status === 'pending') {
+      const waited = await service.waitForCompletion<T>(page.id, { timeoutMs: this.deps.pendingRetryWaitMs, signal: this.call.signal });
+      if (waited.status === 'timeout') {
+        if (rung === 'url') return this.suspend(undefined, pending);
+        if (response?.action !== 'accept') return this.suspend({ [slot.key]: bridgeRequest(page, false) }, pending);
+        const unconfirmed = (pending.invalidAnswers ?? 0) + 1;
+        if (unconfirmed >= this.deps.maxFormAttempts) return 'next';
+        return this.suspend({ [slot.key]: bridgeRequest(page, true) }, { ...pending, invalidAnswers: unconfirmed });
+      }
+      outcome = waited;
+    }
+    this.answered.push({ key: slot.key, question: slot.question, elicitationId: page.id });
+    this.call.scope.used.add(page.id);
+    return { done: outcome ?? { status: 'expired' } };
+  }
+
+  /** How a finished page question ended; the answer is read from the store, never from the state. */
   private async finalOutcome<T extends ElicitationData>(id: string): Promise<ElicitationOutcome<T>> {
+    this.call.scope.used.add(id);
     const outcome = await this.deps.service.getResult<T>(id);
     return !outcome || outcome.status === 'pending' ? { status: 'expired' } : outcome;
   }
 
   /**
-   * A pending form question's answer: the validated result, `{}` for no usable answer (ask again as
-   * asked), or the issues of invalid content (ask again naming them; the `limits.maxFormAttempts`-th throws).
+   * The client's answer to a form question: the validated result; `next` for no usable answer (ask again as
+   * asked); invalid content asks again naming the fields (the `limits.maxFormAttempts`-th throws); a decline
+   * sooner than `instantDeclineMs`: the client cannot ask.
    */
-  private formAnswer<T>(
-    response: unknown,
-    definition: FormDefinition<T>,
-    pending: PendingQuestion,
-  ): { result?: ElicitResult<T> } | { issues: FieldIssue[] } {
-    if (!response || typeof response !== 'object' || Array.isArray(response)) return {};
+  private formAnswer<T>(slot: Slot, definition: FormDefinition<T>, pending: PendingQuestion, message: string): LadderStep<ElicitResult<T>> {
+    const response = this.call.inputResponses?.[slot.key];
+    if (!response || typeof response !== 'object' || Array.isArray(response)) return 'next';
     const { action, content } = response as { action?: unknown; content?: unknown };
-    if (action === 'decline') return { result: { action: 'decline' } };
-    if (action === 'cancel') return { result: { action: 'cancel' } };
-    if (action !== 'accept') return {};
+    const done = (result: ElicitResult<T>): LadderStep<ElicitResult<T>> => {
+      this.answered.push({ key: slot.key, question: slot.question, response: result as FormResponse });
+      return { done: result };
+    };
+    if (action === 'decline' && slot.pending && this.instant(pending)) return 'cannot-ask';
+    if (action === 'decline') return done({ action: 'decline', via: 'form' });
+    if (action === 'cancel') return done({ action: 'cancel', via: 'form' });
+    if (action !== 'accept') return 'next';
     const checked = definition.validate(content);
-    if (checked.ok) return { result: { action: 'accept', content: checked.value } };
-    pending.invalidAnswers = (pending.invalidAnswers ?? 0) + 1;
-    if (pending.invalidAnswers >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
-    return { issues: checked.issues };
+    if (checked.ok) return done({ action: 'accept', content: checked.value, via: 'form' });
+    const invalidAnswers = (pending.invalidAnswers ?? 0) + 1;
+    if (invalidAnswers >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
+    // Invalid content: the same question again, naming the fields to correct.
+    return this.suspend(this.formRequests(slot.key, message, definition, checked.issues), { ...pending, invalidAnswers });
+  }
+
+  private formRequests(
+    key: string,
+    message: string,
+    definition: FormDefinition<unknown>,
+    issues: FieldIssue[] = [],
+  ): Record<string, InputRequest> {
+    return {
+      [key]: {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema },
+      },
+    };
+  }
+
+  /** A page for this question, keyed for the link rung. */
+  private async createPage(ask: UrlElicitationAsk, slot: Slot): Promise<Page> {
+    const { fallback: _ladder, ...rest } = ask;
+    const user = this.userId;
+    const askKey = this.call.scope.asking && this.deps.linked.askKey(user, this.call.scope.asking, slot.index, slot.question);
+    const created = await this.deps.service.createUrlElicitation({ ...rest, userId: user, askKey });
+    return { id: created.elicitationId, url: created.url, message: ask.message };
+  }
+
+  private linkQuestion(slot: Slot, ask: UrlElicitationAsk) {
+    return { user: this.userId, position: slot.index, digest: slot.question, ask };
+  }
+
+  /**
+   * The `error` rung: the mode the question needed, embedded without a state, so the SDK answers -32021
+   * (missing client capability) naming it. Nothing is created.
+   */
+  private unsupported(slot: Slot, mode: 'form' | 'url', message: string, kind: UrlElicitationAsk['kind'] = 'form'): never {
+    const request: InputRequest =
+      mode === 'url'
+        ? urlRequest(message, this.deps.service.urlFor(UNDECLARED_ID, kind))
+        : { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } } };
+    throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
+  }
+
+  /** Which rungs fit this call (the client after policy, the link and model rungs' needs). */
+  private fit(form: boolean, secret: boolean): (rung: FallbackRung) => boolean {
+    const question = {
+      supports: (mode: 'form' | 'url') => this.isSupported(mode),
+      form,
+      secret,
+      linkable: this.call.scope.asking !== undefined,
+      modelAnswerable: this.call.scope.modelTool !== undefined,
+    };
+    return (rung) => fits(rung, question);
+  }
+
+  private instant(pending: PendingQuestion): boolean {
+    return this.deps.instantDeclineMs > 0 && pending.askedAt !== undefined && Date.now() - pending.askedAt < this.deps.instantDeclineMs;
   }
 
   /** Finds this question's place: answered earlier, the one the client is answering now, or new. */
-  private next(question: string, key: string | undefined): Slot {
+  private next(question: string, key?: string): Slot {
     const index = this.asked++;
     const state = this.call.state;
     const earlier = state?.answered[index];
@@ -222,18 +352,31 @@ export class InputRequiredElicitation implements ToolElicitation {
             'the questions and their order must not depend on anything that changes between retries).',
         );
       }
-      return { key: earlier.key, question, answered: earlier };
+      return { index, key: earlier.key, question, answered: earlier };
     }
     const pending = state?.pending;
     if (pending && index === state.answered.length && pending.question === question) {
-      return { key: pending.key, question, pending: { ...pending } };
+      return { index, key: pending.key, question, pending: { ...pending } };
     }
-    return { key: key ?? `elicitation-${index + 1}`, question };
+    return { index, key: key ?? `elicitation-${index + 1}`, question };
   }
 
   /** Stops the tool: `input_required` with these requests (none: "retry later") and a fresh sealed state. */
   private suspend(inputRequests: Record<string, InputRequest> | undefined, pending: PendingQuestion): never {
-    const requestState = this.deps.states.mint(this.call, this.answered, pending);
+    const asked = inputRequests ? { ...pending, askedAt: Date.now() } : pending;
+    const requestState = this.deps.states.mint(this.call, this.answered, asked);
     throw new InputRequiredSignal({ resultType: 'input_required', ...(inputRequests && { inputRequests }), requestState });
   }
+}
+
+function urlRequest(message: string, url: string): InputRequest {
+  return { method: 'elicitation/create', params: { mode: 'url', message, url } };
+}
+
+/** The form bridge as an embedded request: the page URL in the message, one "I have finished" box. */
+function bridgeRequest(page: Page, stillOpen: boolean): InputRequest {
+  return {
+    method: 'elicitation/create',
+    params: { mode: 'form', message: bridgeMessage(page.message, page.url, stillOpen), requestedSchema: BRIDGE_SCHEMA },
+  };
 }

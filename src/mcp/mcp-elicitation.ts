@@ -2,19 +2,24 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
+import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
+import type { McpClientProfile } from './client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required-tool-elicitation.js';
 import { InputRequiredSignal, type InputRequiredResult } from './input-required.js';
+import { LinkedQuestions, PendingQuestionSignal, type CallScope, type PendingQuestionResult } from './linked-questions.js';
 import { PushElicitation } from './push-tool-elicitation.js';
 import type { RequestState } from './request-state.codec.js';
 import { RequestStates } from './request-states.js';
 import { McpSdkLoader, type SdkLine } from './sdk-loader.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   extraOf,
   isSdkV2Context,
   lowLevelServer,
   type SdkRequestExtra,
+  type SdkServerLike,
   type SdkServerOrMcpServer,
   type SdkV2Context,
 } from './sdk.types.js';
@@ -22,6 +27,12 @@ import type { DeclaredElicitation, PushToolElicitation, ToolElicitation } from '
 
 /** A tool body written once for both protocol eras: the arguments, the elicitation, the SDK's own context. */
 export type ElicitingToolHandler<A, R> = (args: A, elicitation: ToolElicitation, context: unknown) => R | Promise<R>;
+
+/** An SDK `McpServer` (1.x or 2.x) with its `registerTool`. */
+export type SdkToolServer = SdkServerOrMcpServer & { registerTool(name: string, config: never, callback: never): unknown };
+
+/** What a wrapped tool may answer besides the tool's own result. */
+export type WrappedToolResult<R> = R | InputRequiredResult | PendingQuestionResult;
 
 /** What SDK 2.x `new McpServer(info, options)` takes from `serverOptions()`. */
 export interface ElicitationServerOptions {
@@ -43,53 +54,87 @@ export interface ElicitationServerOptions {
  */
 @Injectable()
 export class McpElicitation {
+  /** Servers (low-level, one per session or request) that have `submit-elicitation-answer`. */
+  private readonly answering = new WeakSet<SdkServerLike>();
+
   constructor(
     private readonly service: ElicitationService,
     private readonly notifications: CompletionNotifications,
     private readonly states: RequestStates,
     private readonly sdks: McpSdkLoader,
+    private readonly linked: LinkedQuestions,
+    private readonly chatAnswers: ChatAnswers,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
 
   /**
    * Wraps a tool body written once for both eras into an SDK tool callback (1.x or 2.x, with or without
    * an input schema). `name` must be the tool's registered name: a 2026-07-28 `requestState` is bound to
-   * it and to the arguments.
+   * it and to the arguments, and the link rung finds a question again by it. `structured: false` for a tool
+   * that declares an output schema (a link result then carries its data in `_meta` only).
    */
   tool<A = unknown, R = unknown>(
     server: SdkServerOrMcpServer,
     name: string,
     handler: ElicitingToolHandler<A, R>,
-  ): (...params: unknown[]) => Promise<R | InputRequiredResult> {
+    { structured = true }: { structured?: boolean } = {},
+  ): (...params: unknown[]) => Promise<WrappedToolResult<R>> {
     return async (...params: unknown[]) => {
       // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
       const [args, context] = params.length >= 2 && params[1] !== undefined ? [params[0] as A, params[1]] : [undefined as A, params[0]];
-      if (!isSdkV2Context(context)) return handler(args, this.forRequest(server, context as SdkRequestExtra), context);
-      if (!context.mcpReq.envelope) return handler(args, this.push(server, extraOf(context), '2.x'), context);
-      const elicitation = await this.inputRequired(context, name, args);
-      try {
-        return await handler(args, elicitation, context);
-      } catch (error) {
-        if (error instanceof InputRequiredSignal) return error.result;
-        throw error;
-      }
+      const scope: CallScope = {
+        asking: { name, args, structured },
+        modelTool: this.answering.has(lowLevelServer(server)) ? SUBMIT_ANSWER_TOOL : undefined,
+        used: new Set(),
+      };
+      if (!isSdkV2Context(context))
+        return this.run(handler, args, this.push(server, context as SdkRequestExtra, '1.x', scope), context, scope);
+      if (!context.mcpReq.envelope) return this.run(handler, args, this.push(server, extraOf(context), '2.x', scope), context, scope);
+      return this.run(handler, args, await this.inputRequired(context, name, args, scope), context, scope);
     };
   }
 
   /**
    * Registers a tool written once for both eras on an SDK `McpServer` (1.x or 2.x): `config` is what
-   * the SDK's `registerTool` takes (give `inputSchema` as a zod object, which both lines accept).
+   * the SDK's `registerTool` takes (give `inputSchema` as a zod object, which both lines accept). When the
+   * module's `fallback.form` has the `model` rung, `submit-elicitation-answer` is registered too (once).
    */
   registerTool<A = unknown, R = unknown>(
-    server: SdkServerOrMcpServer & { registerTool(name: string, config: never, callback: never): unknown },
+    server: SdkToolServer,
     name: string,
     config: Record<string, unknown>,
     handler: ElicitingToolHandler<A, R>,
   ): void {
+    if (this.options.fallback.form.includes('model')) this.registerAnswerTool(server);
     // Each SDK line declares registerTool with its own overloads over its own zod types, which no one
     // structural signature matches; `never` parameters accept every line's method, and the values are what
     // both lines take at run time.
-    server.registerTool(name, config as never, this.tool(server, name, handler) as never);
+    server.registerTool(
+      name,
+      config as never,
+      this.tool(server, name, handler, { structured: config.outputSchema === undefined }) as never,
+    );
+  }
+
+  /**
+   * Registers `submit-elicitation-answer { elicitationId, action, content }` on a server (once): the way
+   * back of the `model` rung, where the model collects a form's answer in the chat. Without it on a server,
+   * the `model` rung does not fit there. Needs zod v4 as the SDK resolves it.
+   */
+  registerAnswerTool(server: SdkToolServer): void {
+    const low = lowLevelServer(server);
+    if (this.answering.has(low)) return;
+    const z = this.sdks.zod();
+    if (!z)
+      throw new Error('nestjs-mcp-elicitation: submit-elicitation-answer needs zod 4, as @modelcontextprotocol/sdk or /server resolves it');
+    const inputSchema = z.object({
+      elicitationId: z.string().describe('The elicitationId the tool result gave'),
+      action: z.enum(['accept', 'decline', 'cancel']).describe('accept with content; decline if the user refuses; cancel to stop'),
+      content: z.record(z.string(), z.unknown()).optional().describe('The fields the user gave (action "accept")'),
+    });
+    const callback = async (answer: ChatAnswer, context: unknown) => this.chatAnswers.submit(this.userOf(context), answer);
+    server.registerTool(SUBMIT_ANSWER_TOOL, { description: ChatAnswers.description, inputSchema } as never, callback as never);
+    this.answering.add(low);
   }
 
   /**
@@ -126,9 +171,12 @@ export class McpElicitation {
     return this.states.mint({ user: this.mcpUser(ctx), method: ctx.mcpReq.method, name, args });
   }
 
-  /** The elicitation helpers for one tool call on a 2025-11-25 connection (SDK 1.x). */
+  /**
+   * The elicitation helpers for one tool call on a 2025-11-25 connection (SDK 1.x). Outside `tool()` the
+   * call's tool is unknown, so the `link` and `model` rungs do not fit.
+   */
   forRequest(server: SdkServerOrMcpServer, extra: SdkRequestExtra): PushToolElicitation {
-    return this.push(server, extra, '1.x');
+    return this.push(server, extra, '1.x', { used: new Set() });
   }
 
   /** Forgets every completion pairing of this session (called automatically when the SDK server closes). */
@@ -136,20 +184,71 @@ export class McpElicitation {
     this.notifications.forgetSession(lowLevelServer(server));
   }
 
-  private push(server: SdkServerOrMcpServer, extra: SdkRequestExtra, line: SdkLine): PushElicitation {
+  /**
+   * Runs a tool body. A question that stops the call (`input_required`, a link result) answers with its
+   * result; otherwise, once the call has finished, the outcomes it used are spent (a later identical call
+   * asks again). Nothing is spent while the call waits on a question.
+   */
+  private async run<A, R>(
+    handler: ElicitingToolHandler<A, R>,
+    args: A,
+    elicitation: ToolElicitation,
+    context: unknown,
+    scope: CallScope,
+  ): Promise<WrappedToolResult<R>> {
+    try {
+      const result = await handler(args, elicitation, context);
+      await this.linked.spend(scope.used);
+      return result;
+    } catch (error) {
+      if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
+      await this.linked.spend(scope.used).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private push(server: SdkServerOrMcpServer, extra: SdkRequestExtra, line: SdkLine, scope: CallScope): PushElicitation {
+    const low = lowLevelServer(server);
+    const info = low.getClientVersion?.();
     return new PushElicitation(
       {
         service: this.service,
         notifications: this.notifications,
+        linked: this.linked,
         urlRequiredError: this.sdks.urlRequiredError(line),
         maxFormAttempts: this.options.limits.maxFormAttempts,
+        fallback: this.options.fallback,
+        instantDeclineMs: this.options.instantDeclineMs,
+        keepAliveMs: this.options.keepAliveMs,
+        pendingRetryWaitMs: this.options.pendingRetryWaitMs,
       },
-      { server: lowLevelServer(server), extra, user: () => this.options.resolveMcpUser(extra) ?? undefined },
+      {
+        server: low,
+        extra,
+        user: () => this.options.resolveMcpUser(extra) ?? undefined,
+        elicitation: this.policy({
+          name: info?.name,
+          version: info?.version,
+          era: '2025-11-25',
+          declared: low.getClientCapabilities()?.elicitation,
+        }),
+        scope,
+      },
     );
   }
 
+  /** The capabilities to act on: the declared ones through the module's `clientPolicy`. */
+  private policy(client: McpClientProfile): DeclaredElicitation {
+    return this.options.clientPolicy ? this.options.clientPolicy(Object.freeze(client)) : client.declared;
+  }
+
+  /** The verified user of a tool call from either SDK line's context. */
+  private userOf(context: unknown): string | undefined {
+    return this.options.resolveMcpUser(isSdkV2Context(context) ? extraOf(context) : context) ?? undefined;
+  }
+
   /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
-  private async inputRequired(ctx: SdkV2Context, name: string, args: unknown): Promise<InputRequiredElicitation> {
+  private async inputRequired(ctx: SdkV2Context, name: string, args: unknown, scope: CallScope): Promise<InputRequiredElicitation> {
     const raw = ctx.mcpReq.requestState();
     // With serverOptions() the SDK already verified the state; without it, it is verified here. Any other
     // value (another hook's result) is refused on redemption. The SDK turns errors thrown here into a tool
@@ -157,16 +256,21 @@ export class McpElicitation {
     const state = typeof raw === 'string' ? await this.verifyRequestState(raw, ctx) : (raw as RequestState | undefined);
     if (state !== undefined) await this.states.redeem(state, name, args);
     const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
+    const info = ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY] as { name?: string; version?: string } | undefined;
     return new InputRequiredElicitation(
       {
         service: this.service,
         states: this.states,
+        linked: this.linked,
         pendingRetryWaitMs: this.options.pendingRetryWaitMs,
         maxFormAttempts: this.options.limits.maxFormAttempts,
+        fallback: this.options.fallback,
+        instantDeclineMs: this.options.instantDeclineMs,
       },
       {
         user: this.mcpUser(ctx),
-        elicitation: capabilities?.elicitation,
+        elicitation: this.policy({ name: info?.name, version: info?.version, era: '2026-07-28', declared: capabilities?.elicitation }),
+        scope,
         inputResponses: ctx.mcpReq.inputResponses,
         state,
         method: ctx.mcpReq.method,

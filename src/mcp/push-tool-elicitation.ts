@@ -2,21 +2,30 @@ import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
+import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
+import { BRIDGE_SCHEMA, bridgeMessage, descend, fits, type FallbackRung, type LadderStep, type PageFallbackRung } from './client-ladder.js';
 import type { CompletionNotifications } from './completion-notifications.js';
+import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from './sdk.types.js';
 import {
-  formRoute,
+  assertModelAllowed,
+  formQuestionDigest,
+  formUnreachable,
+  hostedFormAsk,
   hostedFormResult,
+  pageQuestionDigest,
   reaskMessage,
   supportsMode,
   toFormDefinition,
+  type DeclaredElicitation,
   type ElicitationElicitOptions,
   type ElicitResult,
   type FormElicitationResult,
+  type PageOutcome,
   type PushToolElicitation,
   type UrlElicitationAsk,
   type UrlElicitationRequest,
@@ -27,10 +36,19 @@ export interface PushDeps {
   service: ElicitationService;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey'>;
   /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
   urlRequiredError: UrlRequiredErrorClass;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
   maxFormAttempts: number;
+  /** The module's ladders (`fallback`). */
+  fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
+  /** A decline sooner than this (ms) means "this client cannot ask"; 0: off. */
+  instantDeclineMs: number;
+  /** Progress notifications while a person answers, every this many ms; 0: off. */
+  keepAliveMs: number;
+  /** How long an "I have finished" from the form bridge waits for the page's answer to land. */
+  pendingRetryWaitMs: number;
 }
 
 /** One tool call on a 2025-11-25 connection: its session's server, its `extra`, and its verified user. */
@@ -39,15 +57,25 @@ export interface PushCall {
   extra: SdkRequestExtra;
   /** The verified user of the call, or `undefined`. */
   user: () => string | undefined;
+  /** The elicitation capability to act on (declared, after the module's `clientPolicy`). */
+  elicitation: DeclaredElicitation;
+  /** The link and model rungs' view of the call (a fresh scope without the tool: those rungs do not fit). */
+  scope: CallScope;
 }
+
+/** How a question that asks the client ended: answered, or the client cannot ask / passed it on. */
+type Asked<R> = LadderStep<R>;
 
 /**
  * Elicitation inside one tool call by the push mechanism (protocol 2025-11-25): questions are pushed to
  * the client (`elicitation/create` on the call's own stream) and awaited inside the call; `requireAnswer`
- * suspends the call with -32042 instead.
+ * suspends the call with -32042 instead. Each question descends the fallback ladder (see `client-ladder`)
+ * until a rung fits the client.
  */
 export class PushElicitation implements PushToolElicitation {
   readonly era = '2025-11-25' as const;
+  /** How many questions this call has asked so far (a question's position keys the link rung). */
+  private asked = 0;
 
   constructor(
     private readonly deps: PushDeps,
@@ -61,12 +89,13 @@ export class PushElicitation implements PushToolElicitation {
   }
 
   isSupported(mode: 'form' | 'url'): boolean {
-    return supportsMode(this.call.server.getClientCapabilities()?.elicitation, mode);
+    return supportsMode(this.call.elicitation, mode);
   }
 
   async create(ask: UrlElicitationAsk): Promise<UrlElicitationRequest> {
     this.assertSupported('url');
-    const created = await this.deps.service.createUrlElicitation({ ...ask, userId: this.userId, session: this.call.extra.sessionId });
+    const { fallback: _ladder, ...rest } = ask;
+    const created = await this.deps.service.createUrlElicitation({ ...rest, userId: this.userId, session: this.call.extra.sessionId });
     this.deps.notifications.track(this.call.server, created.elicitationId);
     return { ...created, message: ask.message };
   }
@@ -80,91 +109,57 @@ export class PushElicitation implements PushToolElicitation {
   }
 
   /**
-   * Resolves the user's latest answer of `ask.type` when there is one; otherwise asks for it (a URL
-   * elicitation) and suspends the call (-32042). The tool runs again from the top on the client's retry
-   * and then finds the answer, so work done before this call must be safe to repeat.
+   * Resolves the user's latest answer of `ask.type` when there is one; otherwise asks for it through the
+   * ladder. On the `url` rung the call is suspended (-32042): the tool runs again from the top on the
+   * client's retry and then finds the answer, so work done before this call must be safe to repeat.
    */
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
-    const service = this.deps.service;
+    const position = this.asked++;
     const type = ask.type ?? ask.kind;
-    const found = await service.findByUserAndType<T>(this.userId, type);
+    const found = await this.deps.service.findByUserAndType<T>(this.userId, type);
     if (found) return found.data;
-    this.assertSupported('url');
-    // A retry before the user answered shows the same page again rather than a new one.
-    const pending = (await service.list({ userId: this.userId, status: 'pending' }))
-      .reverse()
-      .find((p) => p.type === type && p.kind === ask.kind);
-    const request =
-      pending && this.deps.notifications.tracks(pending.elicitationId, this.call.server)
-        ? {
-            elicitationId: pending.elicitationId,
-            url: service.urlFor(pending.elicitationId, pending.kind),
-            expiresAt: new Date(pending.expiresAt),
-            message: ask.message,
-          }
-        : await this.create({ ...ask, type });
-    this.throwRequired([request]);
+    const outcome = await this.pageQuestion<T>({ ...ask, type }, position, { suspend: true });
+    if (outcome.status === 'completed') return outcome.data;
+    throw new ElicitationNotAnsweredError(outcome.status === 'timeout' ? 'expired' : outcome.status);
   }
 
   /**
-   * Sends `elicitation/create` in URL mode on this call's own stream, then waits (inside the call) until
-   * the user finishes on the page, the elicitation expires, or `timeoutMs` passes. A client that declines
-   * or cancels the URL ends the elicitation the same way.
+   * Asks on a hosted page through the ladder and resolves how it ended. On the `url` and `form-bridge` rungs
+   * the call waits until the user finishes on the page, the elicitation expires, or `timeoutMs` passes; a
+   * client that declines or cancels ends the elicitation the same way.
    */
-  async requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<WaitOutcome<T>> {
+  requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {
     const { timeoutMs, ...rest } = ask;
-    const request = await this.create(rest);
-    const service = this.deps.service;
-    const { requestId, signal } = this.call.extra;
-    try {
-      const consent = await this.call.server.elicitInput(
-        { mode: 'url', message: request.message, url: request.url, elicitationId: request.elicitationId },
-        { relatedRequestId: requestId, signal, timeout: Math.max(1, request.expiresAt.getTime() - Date.now()) },
-      );
-      if (consent.action === 'decline') {
-        await service.decline(request.elicitationId);
-        return { status: 'declined' };
-      }
-      if (consent.action !== 'accept') {
-        await service.cancel(request.elicitationId);
-        return { status: 'cancelled' };
-      }
-      const outcome = await service.waitForCompletion<T>(request.elicitationId, { timeoutMs, signal });
-      if (outcome.status === 'timeout') await service.cancel(request.elicitationId);
-      return outcome;
-    } catch (error) {
-      await service.cancel(request.elicitationId).catch(() => undefined);
-      throw error;
-    }
+    return this.pageQuestion<T>(rest, this.asked++, { timeoutMs });
   }
 
   /**
-   * Asks the user to fill a form and resolves the answer, validated and typed. Form mode rides this tool
-   * call's own stream; a client without form support gets the `fallback`. An accepted answer that does not
-   * match the form throws `ElicitationValidationError` listing the fields: never a silent pass.
+   * Asks the user to fill a form and resolves the answer, validated and typed, through the ladder: form
+   * mode on this tool call's own stream, else the hosted form page. An invalid answer is asked again naming
+   * the fields; the `limits.maxFormAttempts`-th throws `ElicitationValidationError`: never a silent pass.
    */
   async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitationElicitOptions = {}): Promise<ElicitResult<T>> {
     const definition = toFormDefinition(form);
-    const { timeoutMs = DEFAULT_FORM_TIMEOUT_MS, fallback = 'error' } = options;
-    if (formRoute(definition, (mode) => this.isSupported(mode), fallback) === 'hosted') {
-      if (!this.isSupported('url')) throw new ElicitationUnsupportedError('form');
-      return hostedFormResult<T>(await this.requestUrl<Record<string, unknown>>({ kind: 'form', form: definition, message, timeoutMs }));
-    }
-    this.assertSupported('form');
-    const signal = anySignal(this.call.extra.signal, options.signal);
-    // An invalid answer is asked again, naming the fields to correct, up to limits.maxFormAttempts answers.
-    for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
-      const result = await this.call.server.elicitInput(
-        { mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema },
-        { relatedRequestId: this.call.extra.requestId, signal, timeout: timeoutMs },
-      );
-      if (result.action === 'decline') return { action: 'decline' };
-      if (result.action !== 'accept') return { action: 'cancel' };
-      const checked = definition.validate(result.content);
-      if (checked.ok) return { action: 'accept', content: checked.value };
-      if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
-      issues = checked.issues;
-    }
+    assertModelAllowed(definition, options.fallback);
+    const list = options.fallback ?? this.deps.fallback.form;
+    const position = this.asked++;
+    const digest = formQuestionDigest(message, definition);
+    const fit = this.fit(true, definition.secretFields.length > 0);
+    const result = await descend<ElicitResult<T>>(list, fit, async (rung) => {
+      if (rung === 'form') return this.formRung(message, definition, options);
+      if (rung === 'model') {
+        const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
+        const ask = hostedFormAsk(message, definition, []);
+        const { outcome } = await this.deps.linked.round(this.call.scope, { user: this.userId, position, digest, ask, model });
+        return { done: { ...hostedFormResult<T>(outcome), via: 'model' } };
+      }
+      // Every other rung asks on the hosted form page: the rest of the ladder from here is a page question's.
+      const rest = list.slice(list.indexOf(rung));
+      const ask = hostedFormAsk(message, definition, rest);
+      return { done: hostedFormResult<T>(await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest })) };
+    });
+    if (!result) throw formUnreachable(definition);
+    return result;
   }
 
   async elicitForm(
@@ -180,6 +175,238 @@ export class PushElicitation implements PushToolElicitation {
     return result as FormElicitationResult;
   }
 
+  /**
+   * A question answered on a page, down the ladder. `suspend`: the `url` rung ends the call with -32042
+   * (`requireAnswer`); otherwise it waits inside the call. A page created by one rung is reused by the next
+   * (the bridge and the link show the same URL).
+   */
+  private async pageQuestion<T extends ElicitationData>(
+    ask: UrlElicitationAsk,
+    position: number,
+    how: { suspend?: boolean; timeoutMs?: number; digest?: string },
+  ): Promise<PageOutcome<T>> {
+    const list = ask.fallback ?? this.deps.fallback.page;
+    const digest = how.digest ?? pageQuestionDigest(ask);
+    let page: UrlElicitationRequest | undefined;
+    const outcome = await descend<PageOutcome<T>>(list, this.fit(false, false), async (rung) => {
+      if (rung === 'link') {
+        const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask });
+        return { done: { ...outcome, via: 'link' } };
+      }
+      if (rung === 'url' && how.suspend)
+        this.suspend(ask, page ?? (await this.openPage(ask)) ?? (await this.createPage(ask, position, digest, true)));
+      page ??= await this.createPage(ask, position, digest, rung === 'url');
+      const step = rung === 'url' ? await this.urlRung<T>(page, how.timeoutMs) : await this.bridgeRung<T>(page, how.timeoutMs);
+      return step === 'next' || step === 'cannot-ask' ? step : { done: { ...step.done, via: rung as 'url' | 'form-bridge' } };
+    });
+    if (!outcome) throw new ElicitationUnsupportedError('url');
+    return outcome;
+  }
+
+  /** -32042 for this page. */
+  private suspend(ask: UrlElicitationAsk, page: UrlElicitationRequest): never {
+    this.throwRequired([{ ...page, message: ask.message }]);
+  }
+
+  /** A retry before the user answered shows the same page again rather than a new one (this session's, same type). */
+  private async openPage(ask: UrlElicitationAsk): Promise<UrlElicitationRequest | undefined> {
+    const service = this.deps.service;
+    const type = ask.type ?? ask.kind;
+    const pending = (await service.list({ userId: this.userId, status: 'pending' }))
+      .reverse()
+      .find((p) => p.type === type && p.kind === ask.kind && this.deps.notifications.tracks(p.elicitationId, this.call.server));
+    return (
+      pending && {
+        elicitationId: pending.elicitationId,
+        url: service.urlFor(pending.elicitationId, pending.kind),
+        expiresAt: new Date(pending.expiresAt),
+        message: ask.message,
+      }
+    );
+  }
+
+  /**
+   * `elicitation/create` in URL mode, then the wait for the page. A decline sooner than `instantDeclineMs`
+   * passes the question on (the page stays open for the next rung).
+   */
+  private async urlRung<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<Asked<WaitOutcome<T>>> {
+    return this.ending(page, async () => {
+      const sentAt = Date.now();
+      const consent = await this.keepingAlive(page.message, () =>
+        this.call.server.elicitInput(
+          { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
+          { relatedRequestId: this.call.extra.requestId, signal: this.call.extra.signal, timeout: this.timeLeft(page) },
+        ),
+      );
+      if (consent.action === 'decline' && this.instant(sentAt)) return 'cannot-ask';
+      if (consent.action !== 'accept') return { done: await this.endByClient<T>(page, consent.action) };
+      const outcome = await this.keepingAlive(page.message, () =>
+        this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs, signal: this.call.extra.signal }),
+      );
+      return { done: await this.settled(page, outcome) };
+    });
+  }
+
+  /**
+   * The form bridge: a form-mode question that carries the page URL and one "I have finished" box. Whichever
+   * comes first wins: the page's answer (the form is then withdrawn) or the client's reply. Accept → the
+   * page's answer (waiting `pendingRetryWaitMs` for it to land); still none → asked again, up to
+   * `limits.maxFormAttempts`, then the next rung. Decline or cancel ends the elicitation that way.
+   */
+  private async bridgeRung<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<Asked<WaitOutcome<T>>> {
+    const service = this.deps.service;
+    const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    return this.ending(page, async () => {
+      for (let attempt = 1; attempt <= this.deps.maxFormAttempts; attempt++) {
+        const sentAt = Date.now();
+        const stop = new AbortController();
+        const signal = anySignal(this.call.extra.signal, stop.signal);
+        const left = waitUntil === undefined ? undefined : Math.max(1, waitUntil - Date.now());
+        const pageDone = service
+          .waitForCompletion<T>(page.elicitationId, { timeoutMs: left, signal: stop.signal })
+          .then((outcome) => ({ outcome }))
+          .catch(() => new Promise<never>(() => undefined));
+        const reply = this.call.server
+          .elicitInput(
+            { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
+            { relatedRequestId: this.call.extra.requestId, signal, timeout: this.timeLeft(page) },
+          )
+          .then((answer) => ({ answer }));
+        reply.catch(() => undefined);
+        const first = await this.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
+        stop.abort();
+        if ('outcome' in first) return { done: await this.settled(page, first.outcome) };
+        const { action } = first.answer;
+        if (action === 'decline' && this.instant(sentAt)) return 'cannot-ask';
+        if (action !== 'accept') return { done: await this.endByClient<T>(page, action) };
+        const outcome = await service.waitForCompletion<T>(page.elicitationId, {
+          timeoutMs: this.deps.pendingRetryWaitMs,
+          signal: this.call.extra.signal,
+        });
+        if (outcome.status !== 'timeout') return { done: await this.settled(page, outcome) };
+      }
+      return 'next';
+    });
+  }
+
+  /** Form mode with the re-ask loop. A decline sooner than `instantDeclineMs` passes the question on. */
+  private async formRung<T>(
+    message: string,
+    definition: FormDefinition<T>,
+    options: ElicitationElicitOptions,
+  ): Promise<Asked<ElicitResult<T>>> {
+    const signal = anySignal(this.call.extra.signal, options.signal);
+    const timeout = options.timeoutMs ?? DEFAULT_FORM_TIMEOUT_MS;
+    for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
+      const sentAt = Date.now();
+      const result = await this.keepingAlive(message, () =>
+        this.call.server.elicitInput(
+          { mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema },
+          { relatedRequestId: this.call.extra.requestId, signal, timeout },
+        ),
+      );
+      if (result.action === 'decline' && attempt === 1 && this.instant(sentAt)) return 'cannot-ask';
+      if (result.action === 'decline') return { done: { action: 'decline', via: 'form' } };
+      if (result.action !== 'accept') return { done: { action: 'cancel', via: 'form' } };
+      const checked = definition.validate(result.content);
+      if (checked.ok) return { done: { action: 'accept', content: checked.value, via: 'form' } };
+      if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
+      issues = checked.issues;
+    }
+  }
+
+  /** A page for this question: keyed for the link rung, and paired with the session when URL mode shows it. */
+  private async createPage(ask: UrlElicitationAsk, position: number, digest: string, track: boolean): Promise<UrlElicitationRequest> {
+    const { fallback: _ladder, ...rest } = ask;
+    const user = this.userId;
+    const asking = this.call.scope.asking;
+    const askKey = asking && this.deps.linked.askKey(user, asking, position, digest);
+    const created = await this.deps.service.createUrlElicitation({ ...rest, userId: user, session: this.call.extra.sessionId, askKey });
+    if (track) this.deps.notifications.track(this.call.server, created.elicitationId);
+    return { ...created, message: ask.message };
+  }
+
+  /**
+   * Runs a rung that waits on a page: an error (the client cancelled the call, a timeout) cancels the
+   * elicitation, so its page says so and the completion notification goes out.
+   */
+  private async ending<R>(page: UrlElicitationRequest, run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      await this.endByBinding(page, 'cancel').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The client declined or cancelled: the elicitation ends that way. */
+  private async endByClient<T extends ElicitationData>(page: UrlElicitationRequest, action: string): Promise<WaitOutcome<T>> {
+    return this.endByBinding(page, action === 'decline' ? 'decline' : 'cancel');
+  }
+
+  /** Ends the elicitation from this side; its outcome is this call's (spent, so a later call asks anew). */
+  private async endByBinding<T extends ElicitationData>(page: UrlElicitationRequest, how: 'decline' | 'cancel'): Promise<WaitOutcome<T>> {
+    const service = this.deps.service;
+    const ended = how === 'decline' ? await service.decline(page.elicitationId) : await service.cancel(page.elicitationId);
+    const outcome = ended.ok || ended.reason === 'not-found' ? undefined : await service.getResult<T>(page.elicitationId);
+    this.use(page);
+    if (outcome && outcome.status !== 'pending') return outcome;
+    return { status: how === 'decline' ? 'declined' : 'cancelled' };
+  }
+
+  /** A wait's outcome: a timeout withdraws the question; any final outcome is this call's. */
+  private async settled<T extends ElicitationData>(page: UrlElicitationRequest, outcome: WaitOutcome<T>): Promise<WaitOutcome<T>> {
+    if (outcome.status === 'timeout') await this.deps.service.cancel(page.elicitationId);
+    this.use(page);
+    return outcome;
+  }
+
+  private use(page: UrlElicitationRequest): void {
+    this.call.scope.used.add(page.elicitationId);
+  }
+
+  /** Which rungs fit this call (the client after policy, the link and model rungs' needs). */
+  private fit(form: boolean, secret: boolean): (rung: FallbackRung) => boolean {
+    const question = {
+      supports: (mode: 'form' | 'url') => this.isSupported(mode),
+      form,
+      secret,
+      linkable: this.call.scope.asking !== undefined,
+      modelAnswerable: this.call.scope.modelTool !== undefined,
+    };
+    return (rung) => fits(rung, question);
+  }
+
+  private instant(sentAt: number): boolean {
+    return this.deps.instantDeclineMs > 0 && Date.now() - sentAt < this.deps.instantDeclineMs;
+  }
+
+  private timeLeft(page: UrlElicitationRequest): number {
+    return Math.max(1, page.expiresAt.getTime() - Date.now());
+  }
+
+  /**
+   * Runs `wait` while sending `notifications/progress` for the call's `progressToken` (when the client sent
+   * one) every `keepAliveMs`, so clients that reset their request timeout on progress keep waiting.
+   */
+  private async keepingAlive<R>(what: string, wait: () => Promise<R>): Promise<R> {
+    const token = this.call.extra._meta?.progressToken;
+    const send = this.call.extra.sendNotification;
+    if (token === undefined || !send || this.deps.keepAliveMs <= 0) return wait();
+    let progress = 0;
+    const message = `Waiting for the user to answer: ${what.length > 200 ? `${what.slice(0, 199)}…` : what}`;
+    const timer = setInterval(() => {
+      progress++;
+      send({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => undefined);
+    }, this.deps.keepAliveMs);
+    timer.unref();
+    try {
+      return await wait();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   private assertSupported(mode: 'form' | 'url'): void {
     if (!this.isSupported(mode)) throw new ElicitationUnsupportedError(mode);
   }
@@ -189,13 +416,5 @@ export class PushElicitation implements PushToolElicitation {
 function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   if (present.length <= 1) return present[0];
-  const controller = new AbortController();
-  for (const s of present) {
-    if (s.aborted) {
-      controller.abort(s.reason);
-      break;
-    }
-    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
-  }
-  return controller.signal;
+  return AbortSignal.any(present);
 }

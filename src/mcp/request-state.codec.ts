@@ -23,8 +23,12 @@ export interface PendingQuestion {
   question: string;
   /** URL mode: the elicitation the hosted page answers. */
   elicitationId?: string;
-  /** Form mode: answers refused so far (invalid content). */
+  /** Form mode: answers refused so far (invalid content); the form bridge: "finished" answers the page did not confirm. */
   invalidAnswers?: number;
+  /** The question is the form bridge (a form that points at the page of `elicitationId`). */
+  bridge?: boolean;
+  /** When the question was sent, epoch milliseconds (for `instantDeclineMs`). */
+  askedAt?: number;
 }
 
 /** What a sealed `requestState` carries. Everything a client could use to change the outcome is inside the seal. */
@@ -60,7 +64,7 @@ interface RequestStateWire {
   a: string;
   e: number;
   d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
-  p?: { k: string; q: string; id?: string; n?: number };
+  p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number };
 }
 
 /** Why a `requestState` was refused (only for logs: the client always gets the same error). */
@@ -150,8 +154,8 @@ function toWire(s: RequestState): RequestStateWire {
     d: s.answered.map((q) => ({ k: q.key, q: q.question, r: q.response, id: q.elicitationId })),
   };
   if (s.pending) {
-    const { key, question, elicitationId, invalidAnswers } = s.pending;
-    wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers };
+    const { key, question, elicitationId, invalidAnswers, bridge, askedAt } = s.pending;
+    wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers, b: bridge ? 1 : undefined, t: askedAt };
   }
   return wire;
 }
@@ -167,7 +171,10 @@ function fromWire(w: Partial<RequestStateWire> | null): RequestState {
     expiresAt: w.e as number,
     answered: w.d.map((q) => ({ key: q.k, question: q.q, response: q.r, elicitationId: q.id })),
   };
-  if (w.p) state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n };
+  if (w.p) {
+    state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n, askedAt: w.p.t };
+    if (w.p.b === 1) state.pending.bridge = true;
+  }
   return state;
 }
 

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { UrlRequiredErrorClass } from './sdk.types.js';
 
@@ -12,13 +13,24 @@ const MISSING: Record<SdkLine, string> = {
   '2.x': 'nestjs-mcp-elicitation: install @modelcontextprotocol/server (2.x) to use the MCP binding with SDK 2.x.',
 };
 
+/** The part of zod (v4, the one the SDKs' `registerTool` reads) the binding builds its own tool schema with. */
+export interface ZodLike {
+  object(shape: Record<string, unknown>): unknown;
+  string(): { describe(text: string): unknown };
+  enum(values: readonly string[]): { describe(text: string): unknown };
+  record(key: unknown, value: unknown): { optional(): { describe(text: string): unknown } };
+  unknown(): unknown;
+}
+
 /**
  * The one place the optional SDK packages are loaded (lazily, at module init): the binding needs each
- * line's own `UrlElicitationRequiredError` class, because `McpServer` recognises only its own -32042.
+ * line's own `UrlElicitationRequiredError` class, because `McpServer` recognises only its own -32042, and
+ * the zod the SDKs themselves depend on, for the schema of the tool it registers (`submit-elicitation-answer`).
  */
 @Injectable()
 export class McpSdkLoader implements OnModuleInit {
   private readonly errors = new Map<SdkLine, UrlRequiredErrorClass>();
+  private zodModule: ZodLike | undefined;
 
   async onModuleInit(): Promise<void> {
     const [sdk1, sdk2] = await Promise.all([
@@ -27,6 +39,12 @@ export class McpSdkLoader implements OnModuleInit {
     ]);
     if (sdk1) this.errors.set('1.x', sdk1.UrlElicitationRequiredError);
     if (sdk2) this.errors.set('2.x', sdk2.UrlElicitationRequiredError);
+    this.zodModule = sdkZod('@modelcontextprotocol/server') ?? sdkZod('@modelcontextprotocol/sdk/types.js');
+  }
+
+  /** zod v4 as the installed SDK resolves it, or `undefined` when there is none. */
+  zod(): ZodLike | undefined {
+    return this.zodModule;
   }
 
   /** The -32042 error class of an SDK line, or one that explains how to install that line. */
@@ -38,5 +56,16 @@ export class McpSdkLoader implements OnModuleInit {
         super(MISSING[line]);
       }
     };
+  }
+}
+
+/** The zod (v4) that an SDK package itself resolves, if it resolves one. */
+function sdkZod(sdkEntry: string): ZodLike | undefined {
+  try {
+    const fromHere = createRequire(import.meta.url);
+    const zod = createRequire(fromHere.resolve(sdkEntry))('zod') as { z?: ZodLike & { toJSONSchema?: unknown } };
+    return typeof zod.z?.toJSONSchema === 'function' ? zod.z : undefined;
+  } catch {
+    return undefined;
   }
 }

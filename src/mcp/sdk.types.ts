@@ -11,11 +11,19 @@ export interface SdkServerLike {
     options?: Record<string, unknown>,
   ): Promise<{ action: string; content?: Record<string, unknown> }>;
   createElicitationCompletionNotifier(elicitationId: string): () => Promise<void>;
+  /** `clientInfo` from `initialize`. */
+  getClientVersion?(): { name?: string; version?: string } | undefined;
   onclose?: () => void;
 }
 
 /** An SDK `McpServer` (its `.server`) or the low-level `Server` itself. */
 export type SdkServerOrMcpServer = SdkServerLike | { server: SdkServerLike };
+
+/** `notifications/progress`, which the binding sends while a person answers (keep-alive). */
+export interface ProgressNotification {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; message?: string };
+}
 
 /** The part of the SDK 1.x handler `extra` the binding reads. */
 export interface SdkRequestExtra {
@@ -23,6 +31,10 @@ export interface SdkRequestExtra {
   signal?: AbortSignal;
   sessionId?: string;
   authInfo?: unknown;
+  /** The request's `_meta` (its `progressToken`, when the client wants progress). */
+  _meta?: { progressToken?: string | number };
+  /** Sends a notification related to this request (the binding sends progress only). */
+  sendNotification?(this: void, notification: ProgressNotification): Promise<void>;
 }
 
 /** The part of the SDK 2.x handler context (`ctx`) the binding reads. */
@@ -32,6 +44,8 @@ export interface SdkV2Context {
     id: string | number;
     method: string;
     signal?: AbortSignal;
+    _meta?: { progressToken?: string | number };
+    notify?(this: void, notification: ProgressNotification): Promise<void>;
     /** The request's `_meta` on a 2026-07-28 request; absent on a 2025-11-25 session. */
     envelope?: Record<string, unknown>;
     inputResponses?: Record<string, unknown>;
@@ -49,6 +63,9 @@ export type UrlRequiredErrorClass = new (
 /** The `_meta` key under which a 2026-07-28 request declares the client's capabilities. */
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
+/** The `_meta` key under which a 2026-07-28 request names the client (`clientInfo`). */
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
 /** The low-level server of an `McpServer`, or the server itself. */
 export function lowLevelServer(server: SdkServerOrMcpServer): SdkServerLike {
   return 'server' in server ? server.server : server;
@@ -61,5 +78,12 @@ export function isSdkV2Context(context: unknown): context is SdkV2Context {
 
 /** An SDK 2.x context read as the SDK 1.x `extra` (what `resolveMcpUser` receives in every era). */
 export function extraOf(ctx: SdkV2Context): SdkRequestExtra {
-  return { requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, sessionId: ctx.sessionId, authInfo: ctx.http?.authInfo };
+  return {
+    requestId: ctx.mcpReq.id,
+    signal: ctx.mcpReq.signal,
+    sessionId: ctx.sessionId,
+    authInfo: ctx.http?.authInfo,
+    _meta: ctx.mcpReq._meta,
+    sendNotification: ctx.mcpReq.notify,
+  };
 }

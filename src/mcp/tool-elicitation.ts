@@ -2,18 +2,30 @@ import type { CreatedElicitation } from '../elicitation.service.js';
 import type { CreateUrlElicitationInput } from '../service/create-input.validation.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
+import type { FallbackRung, PageFallbackRung } from './client-ladder.js';
 import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
+import { digestOf } from './request-state.codec.js';
 import type { FormSchema } from '../forms/form-schema.js';
 
 /** What a tool asks for through the URL pages. The user (and session) come from the request. */
-export type UrlElicitationAsk = Omit<CreateUrlElicitationInput, 'userId' | 'session'>;
+export type UrlElicitationAsk = Omit<CreateUrlElicitationInput, 'userId' | 'session' | 'askKey'> & {
+  /**
+   * The rungs this question may take, in order, for clients that cannot take the first (see "Clients" in
+   * the README). @default the module's `fallback.page`, itself `['url', 'form-bridge', 'link']`
+   */
+  fallback?: PageFallbackRung[];
+};
 
-/** The answer of `elicit`: accepted content is validated and typed; decline and cancel carry nothing. */
-export type ElicitResult<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
+/**
+ * The answer of `elicit`: accepted content is validated and typed; decline and cancel carry nothing. `via`
+ * names the rung that carried the question (`form`, `url`, `form-bridge`, `link`, `model`).
+ */
+export type ElicitResult<T> = ({ action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' }) & { via?: FallbackRung };
 
-/** What `elicit` does when the client cannot show forms. */
-export type FormFallback = 'error' | 'hosted';
+/** How a page question ended (`requestUrl`), and through which rung (`via`). */
+export type PageOutcome<T extends ElicitationData = ElicitationData> = WaitOutcome<T> & { via?: PageFallbackRung };
 
 /** Options of `elicit`. */
 export interface ElicitationElicitOptions {
@@ -22,13 +34,12 @@ export interface ElicitationElicitOptions {
   /** Aborting cancels the question (the tool call's own signal is always honoured too). */
   signal?: AbortSignal;
   /**
-   * For a client without form support: `'error'` fails the tool (2025-11-25: a readable tool error;
-   * 2026-07-28: `-32021` missing capability) — the default; `'hosted'` asks through the hosted form page
-   * (URL mode) when the client supports URL mode. Forms with `secretFields` always use the hosted page:
-   * the spec forbids secrets in form mode.
-   * @default 'error'
+   * The rungs this question may take, in order: `form` (form mode), `url` (the hosted form page in URL
+   * mode), `form-bridge`, `link`, `model` (opt-in; refused for forms with secret fields), `error`. Forms
+   * with `secretFields` never take `form`: the spec forbids secrets in form mode.
+   * @default the module's `fallback.form`, itself `['form', 'url', 'link']`
    */
-  fallback?: FormFallback;
+  fallback?: FallbackRung[];
   /**
    * 2026-07-28: the `inputRequests` key this question is sent under.
    * @default `elicitation-<n>`, n counting the tool's questions from 1
@@ -48,20 +59,28 @@ export interface ToolElicitation {
   readonly era: '2025-11-25' | '2026-07-28';
   /** The verified user of this call. Throws `ElicitationIdentityError` when there is none. */
   readonly userId: string;
-  /** Whether the client declared this mode (`elicitation: {}` means form only; URL needs `url`). */
+  /**
+   * Whether the client declared this mode (`elicitation: {}` means form only; URL needs `url`), after the
+   * module's `clientPolicy`.
+   */
   isSupported(mode: 'form' | 'url'): boolean;
   /**
    * Asks the user to fill a form; resolves the answer validated and typed (`accept` with the content,
-   * defaults applied), or `decline` / `cancel`. A client without form support gets `options.fallback`.
+   * defaults applied), or `decline` / `cancel`. A client without form mode gets the next rung of
+   * `options.fallback`.
    */
   elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options?: ElicitationElicitOptions): Promise<ElicitResult<T>>;
   /**
    * Resolves the user's latest answer of `ask.type` (default: the kind) when there is one; otherwise asks
-   * for it on a hosted page (URL mode) and resumes once the user has submitted it.
+   * for it on a hosted page (through the ladder: URL mode, the form bridge, a link) and resumes once the
+   * user has submitted it. Throws `ElicitationNotAnsweredError` when the user declined or it expired.
    */
   requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T>;
-  /** Asks through a hosted page (URL mode) and resolves how it ended (`completed` with the data, `declined`, ...). */
-  requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<WaitOutcome<T>>;
+  /**
+   * Asks through a hosted page (through the ladder) and resolves how it ended (`completed` with the data,
+   * `declined`, ...) and the rung that carried it (`via`).
+   */
+  requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>>;
 }
 
 /** A URL elicitation as the -32042 error and `elicitation/create` carry it. */
@@ -107,24 +126,27 @@ export function toFormDefinition<T>(form: FormDefinition<T> | FormSchema): FormD
 }
 
 /**
- * Where a form question is asked: natively in form mode, or on the hosted form page (URL mode) when the
- * form has secret fields (the spec forbids secrets in form mode) or the client lacks form mode and the
- * tool chose `fallback: 'hosted'`. A form with secrets for a client without URL mode is refused here.
+ * Refuses, when the question is declared, a ladder that would send a form with secret fields through the
+ * model (`model` rung): the answer would pass through the model.
  */
-export function formRoute(
-  definition: FormDefinition<unknown>,
-  supports: (mode: 'form' | 'url') => boolean,
-  fallback?: FormFallback,
-): 'form' | 'hosted' {
+export function assertModelAllowed(definition: FormDefinition<unknown>, fallback: readonly FallbackRung[] | undefined): void {
   const secret = definition.secretFields[0];
-  if (secret === undefined && (supports('form') || fallback !== 'hosted')) return 'form';
-  if (secret !== undefined && !supports('url')) {
-    throw new FormSchemaError(
-      secret,
-      'is a secret, which may only be collected on the hosted form page (URL mode), and this client does not support URL mode',
-    );
+  if (secret !== undefined && fallback?.includes('model')) {
+    throw new FormSchemaError(secret, "is a secret, so this form may not take the 'model' rung (the answer would pass through the model)");
   }
-  return 'hosted';
+}
+
+/**
+ * Why a form question found no rung for this client: a form with secret fields may only be asked on the
+ * hosted form page; any other form needed form mode.
+ */
+export function formUnreachable(definition: FormDefinition<unknown>): Error {
+  const secret = definition.secretFields[0];
+  if (secret === undefined) return new ElicitationUnsupportedError('form');
+  return new FormSchemaError(
+    secret,
+    'is a secret, which may only be collected on the hosted form page (through URL mode, the form bridge or a link), and no rung of the fallback ladder reaches this client',
+  );
 }
 
 /**
@@ -138,7 +160,27 @@ export function reaskMessage(message: string, issues: readonly FieldIssue[]): st
 }
 
 /** A hosted form's outcome as `elicit` answers it. */
-export function hostedFormResult<T>(outcome: WaitOutcome<Record<string, unknown>>): ElicitResult<T> {
-  if (outcome.status === 'completed') return { action: 'accept', content: outcome.data as T };
-  return outcome.status === 'declined' ? { action: 'decline' } : { action: 'cancel' };
+export function hostedFormResult<T>(outcome: PageOutcome<Record<string, unknown>>): ElicitResult<T> {
+  const via = outcome.via && { via: outcome.via };
+  if (outcome.status === 'completed') return { action: 'accept', content: outcome.data as T, ...via };
+  return outcome.status === 'declined' ? { action: 'decline', ...via } : { action: 'cancel', ...via };
+}
+
+/** The digest a page question is recognised by (position-independent: what is asked). */
+export function pageQuestionDigest(ask: UrlElicitationAsk): string {
+  return digestOf({ url: ask.kind, type: ask.type ?? ask.kind, message: ask.message });
+}
+
+/** The digest a form question is recognised by. */
+export function formQuestionDigest(message: string, definition: FormDefinition<unknown>): string {
+  return digestOf({ form: message, schema: definition.schema });
+}
+
+/** A form question asked on the hosted form page (every rung but `form` and `model`). */
+export function hostedFormAsk(message: string, definition: FormDefinition<unknown>, fallback: readonly FallbackRung[]): UrlElicitationAsk {
+  return { kind: 'form', form: definition, message, fallback: fallback.filter(isPageRung) };
+}
+
+export function isPageRung(rung: FallbackRung): rung is PageFallbackRung {
+  return rung === 'url' || rung === 'form-bridge' || rung === 'link' || rung === 'error';
 }

@@ -5,7 +5,7 @@ import { encodeEventRecordPart, type EventRecordPart } from './redis.event-wire.
  * A record is one Redis hash. Written once at creation:
  *   v = the record's part of its lifecycle event, as JSON members without the braces (encodeEventRecordPart),
  *       so that `finish` can publish the event with string concatenation alone;
- *   j = the rest of the immutable part, likewise ("message":…,"metadata":…,"createdAt":…);
+ *   j = the rest of the immutable part, likewise ("message":…,"metadata":…,"createdAt":…, and "askKey":… when set);
  *   u = userId and t = type as plain strings, for the index keys the scripts build (no JSON decoding in Lua).
  * Changed later: s = status, e = expiresAt, p = purgeAt, f = finishedAt, d = data (JSON), c = consumedAt.
  *
@@ -31,6 +31,7 @@ export interface ImmutableFields {
 
 /** What the `v` and `j` fields hold together. */
 interface Immutable extends EventRecordPart {
+  askKey?: string;
   message: string;
   metadata: Record<string, unknown>;
   createdAt: number;
@@ -45,7 +46,7 @@ export function encodeImmutableFields(record: ElicitationRecord): ImmutableField
     elicitationType: record.type,
     sessionId: record.sessionId,
   });
-  const j = JSON.stringify({ message: record.message, metadata: record.metadata, createdAt: record.createdAt });
+  const j = JSON.stringify({ message: record.message, metadata: record.metadata, createdAt: record.createdAt, askKey: record.askKey });
   return { v, j: j.slice(1, -1) };
 }
 
@@ -67,6 +68,7 @@ export function fromParts(v: string, j: string, status: ElicitationRecord['statu
     data: undefined,
     consumedAt: undefined,
     sessionId: i.sessionId,
+    askKey: i.askKey,
   };
 }
 

@@ -51,6 +51,11 @@ export interface CreateUrlElicitationInput {
   ttlMs?: number;
   /** The MCP session that asks, kept for routing the completion notification. Never put in the URL. */
   session?: string;
+  /**
+   * The tool question asking (see `ElicitationRecord.askKey`).
+   * @internal set by the MCP binding
+   */
+  askKey?: string;
 }
 
 /** The resolved options the creation checks read. */
@@ -62,7 +67,7 @@ export type CreateInputOptions = Pick<ResolvedElicitationOptions, 'ttlMs' | 'ret
  */
 export function buildPendingRecord(input: CreateUrlElicitationInput, options: CreateInputOptions, now: number): ElicitationRecord {
   if (!input || typeof input !== 'object') throw new ElicitationInputError('input', 'must be an object');
-  const { kind, message, userId, type = kind, metadata = {}, session } = input;
+  const { kind, message, userId, type = kind, metadata = {}, session, askKey } = input;
   if (!KINDS.includes(kind)) throw new ElicitationInputError('kind', `must be one of ${KINDS.join(', ')}`);
   if (typeof message !== 'string' || !message.trim() || message.length > MAX_MESSAGE_LENGTH) {
     throw new ElicitationInputError('message', `must be a non-empty string of at most ${MAX_MESSAGE_LENGTH} characters`);
@@ -76,6 +81,9 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
   checkMetadata(kind, metadata, options.limits.maxMetadataBytes);
   if (session !== undefined && (typeof session !== 'string' || !session)) {
     throw new ElicitationInputError('session', 'must be the MCP session id string');
+  }
+  if (askKey !== undefined && (typeof askKey !== 'string' || !askKey || askKey.length > MAX_TYPE_LENGTH)) {
+    throw new ElicitationInputError('askKey', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
   }
   const ttlMs = input.ttlMs ?? options.ttlMs;
   if (!Number.isInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TIMER_MS) {
@@ -99,6 +107,7 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
     expiresAt,
     purgeAt: expiresAt + options.retentionMs,
     sessionId: session,
+    askKey,
   };
 }
 

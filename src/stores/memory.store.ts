@@ -330,5 +330,6 @@ function stored(r: ElicitationRecord): ElicitationRecord {
     data: r.data,
     consumedAt: r.consumedAt,
     sessionId: r.sessionId,
+    askKey: r.askKey,
   };
 }

@@ -317,16 +317,16 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     expect(completed).toBe(1);
   });
 
-  describe('elicitation: {} (form only)', () => {
+  describe('elicitation: {} (form only), with a ladder that ends at "error"', () => {
     it('refuses a URL question with -32021 (url required) and creates nothing', async () => {
       let reached = 0;
       tool('connect-service', { inputSchema: z.object({ service: z.string() }) }, async ({ service: name }: { service: string }, el) => {
-        await el.requireAnswer({ kind: 'api-key', type: `api-key-${name}`, message: `Your ${name} key` });
+        await el.requireAnswer({ kind: 'api-key', type: `api-key-${name}`, message: `Your ${name} key`, fallback: ['url', 'error'] });
         reached++;
         return text(`Connected to ${name}`);
       });
       tool('approve', {}, async (_args, el) => {
-        const outcome = await el.requestUrl({ kind: 'confirm', message: 'Deploy?' });
+        const outcome = await el.requestUrl({ kind: 'confirm', message: 'Deploy?', fallback: ['url', 'error'] });
         reached++;
         return text(outcome.status);
       });
@@ -358,7 +358,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
 
     it('refuses a form question with -32021 when the client declares no elicitation at all', async () => {
       tool('confirm-delete', {}, async (_args, el) => {
-        await el.elicit('Delete?', confirmForm);
+        await el.elicit('Delete?', confirmForm, { fallback: ['form', 'error'] });
         return text('Deleted');
       });
       const { client } = await connect({ elicitation: null });
@@ -417,8 +417,11 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
         return text(answer.action);
       });
 
-    it('fail the tool for a client without URL mode: a secret is never asked in form mode', async () => {
-      register();
+    it('fail the tool for a client without URL mode when the ladder ends at "error": a secret is never asked in form mode', async () => {
+      tool('set-password', {}, async (_args, el) => {
+        const answer = await el.elicit('Choose a password', secretForm, { fallback: ['form', 'url', 'error'] });
+        return text(answer.action);
+      });
       let asked = 0;
       const { client } = await connect({
         elicitation: { form: {} },

@@ -57,6 +57,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
       action: 'accept',
       content: { name: 'Mona', email: 'mona@example.com', plan: 'free' },
       email: 'mona@example.com',
+      via: 'form',
     });
     expect(seen).toMatchObject({ mode: 'form', message: 'Your profile?', requestedSchema: profile.schema });
   });
@@ -65,7 +66,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     const { client, call } = await linked(binding, { form: {} });
     client.setRequestHandler(ElicitRequestSchema, () => ({ action }));
     const { result } = await call((el) => el.elicit('Your profile?', profile));
-    expect(JSON.parse(text(result))).toEqual({ action });
+    expect(JSON.parse(text(result))).toEqual({ action, via: 'form' });
   });
 
   it.each([
@@ -98,7 +99,11 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
       return answers[messages.length - 1];
     });
     const { result } = await call((el) => el.elicit('Your profile?', profile));
-    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { name: 'Mona', email: 'mona@example.com', plan: 'free' } });
+    expect(JSON.parse(text(result))).toEqual({
+      action: 'accept',
+      content: { name: 'Mona', email: 'mona@example.com', plan: 'free' },
+      via: 'form',
+    });
     expect(messages).toHaveLength(3);
     expect(messages[0]).toBe('Your profile?');
     expect(messages[1]).toMatch(/^Your profile\?\n\nPlease correct: admin /);
@@ -133,14 +138,14 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     expect(JSON.parse(text(result))).toEqual(['first', 'second', 'third']);
   });
 
-  it('fails clearly for a client without form support (fallback "error")', async () => {
+  it('fails clearly for a client without form support when the ladder ends at "error"', async () => {
     const { call } = await linked(binding, { url: {} });
-    const { result } = await call((el) => el.elicit('Your profile?', profile));
+    const { result } = await call((el) => el.elicit('Your profile?', profile, { fallback: ['form', 'error'] }));
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/form-mode elicitation/);
   });
 
-  it('falls back to the hosted form page for a URL-only client (fallback "hosted")', async () => {
+  it('falls back to the hosted form page for a URL-only client (the url rung)', async () => {
     const { client, call } = await linked(binding, { url: {} });
     let url = '';
     client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
@@ -150,9 +155,9 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
       setTimeout(() => void service.complete(params.elicitationId, { name: 'Hosted', email: 'h@e.io', plan: 'pro' }), 10);
       return { action: 'accept' };
     });
-    const { result } = await call((el) => el.elicit('Your profile?', profile, { fallback: 'hosted' }));
+    const { result } = await call((el) => el.elicit('Your profile?', profile));
     expect(url).toMatch(/\/elicit\/[0-9a-f-]{36}\/form$/);
-    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { name: 'Hosted', email: 'h@e.io', plan: 'pro' } });
+    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { name: 'Hosted', email: 'h@e.io', plan: 'pro' }, via: 'url' });
   });
 
   it('sends forms with secret fields to the hosted page, never through form mode', async () => {
@@ -173,7 +178,7 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     });
     const { result } = await both.call((el) => el.elicit('Sign in', login));
     expect(mode).toBe('url');
-    expect(JSON.parse(text(result))).toEqual({ action: 'decline' });
+    expect(JSON.parse(text(result))).toEqual({ action: 'decline', via: 'url' });
   });
 
   it('lints a raw schema given to elicit', async () => {

@@ -131,7 +131,7 @@ describe('McpElicitation (SDK 1.x binding)', () => {
   it('requestUrl cancels the elicitation when the wait times out', async () => {
     const { call } = await linked(binding, { url: {} });
     const { result } = await call((el) => el.requestUrl({ kind: 'confirm', message: 'ok?', timeoutMs: 30 }));
-    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ status: 'timeout' }) }]);
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ status: 'timeout', via: 'url' }) }]);
     const [summary] = await service.list({ userId: 'alice' });
     expect(summary.status).toBe('cancelled');
   });

@@ -113,7 +113,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
       () => Promise.resolve({ action: 'accept', content: { name: 'Ada' } }),
     );
     const result = await link.call('seating');
-    expect(textOf(result)).toEqual({ action: 'accept', content: { name: 'Ada', seats: 2 } });
+    expect(textOf(result)).toEqual({ action: 'accept', content: { name: 'Ada', seats: 2 }, via: 'form' });
     expect(link.eras).toEqual(['2025-11-25']);
     expect(link.asked).toHaveLength(1);
     expect(link.asked[0]).toMatchObject({
@@ -130,7 +130,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
       (el) => el.elicit('Anything?', form),
       () => Promise.resolve({ action: 'decline' }),
     );
-    expect(textOf(await link.call())).toEqual({ action: 'decline' });
+    expect(textOf(await link.call())).toEqual({ action: 'decline', via: 'form' });
   });
 
   it('pushes a URL question, waits for the page, and notifies the client when the elicitation completes', async () => {
@@ -155,7 +155,7 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     // The user confirms on the page (the page does exactly this).
     const completed = await service.complete(asked.elicitationId, { confirmed: true });
     expect(completed.ok).toBe(true);
-    expect(textOf(await call)).toEqual({ status: 'completed', data: { confirmed: true } });
+    expect(textOf(await call)).toEqual({ status: 'completed', data: { confirmed: true }, via: 'url' });
     expect(await notified).toBe(asked.elicitationId);
     expect(link.completed).toEqual([asked.elicitationId]);
     // The pairing is forgotten once the elicitation finished.

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationStore, type ElicitationCounterStore } from '../stores/elicitation-store.js';
+import { digestOf } from './request-state.codec.js';
+import type { UrlElicitationAsk } from './tool-elicitation.js';
+
+/** The `_meta` key of a result that stands for a question still open (link and model rungs). */
+export const PENDING_QUESTION_META_KEY = 'nestjs-mcp-elicitation/pending';
+
+/** The metadata flag of a hosted form the model may answer through `submit-elicitation-answer`. */
+export const ANSWER_IN_CHAT = 'answerInChat';
+
+/** What a link or model result carries for programs (the text is for the model and the person). */
+export interface PendingQuestionInfo {
+  elicitationId: string;
+  url: string;
+  status: 'pending';
+  /** Model rung only: what to send to `submit-elicitation-answer`. */
+  answerWith?: { tool: string; requestedSchema: Record<string, unknown> };
+}
+
+/** A normal tool result (not `isError`) that ends the call while a question stays open. */
+export interface PendingQuestionResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: PendingQuestionInfo;
+  _meta: Record<string, PendingQuestionInfo>;
+  [key: string]: unknown;
+}
+
+/**
+ * Ends a tool call with a normal result while a question stays open (link and model rungs): the tool
+ * wrapper (`McpElicitation.tool`) returns `result`. Tool code that catches errors must rethrow it.
+ */
+export class PendingQuestionSignal extends Error {
+  override readonly name = 'PendingQuestionSignal';
+
+  constructor(readonly result: PendingQuestionResult) {
+    super('The tool call ends here while the person answers elsewhere; rethrow this signal.');
+  }
+}
+
+/** Whether an error is the library's pending-question signal (rethrow it from your own `catch`). */
+export function isPendingQuestionSignal(error: unknown): error is PendingQuestionSignal {
+  return error instanceof PendingQuestionSignal;
+}
+
+/** The tool call a question belongs to, as the link rung keys it. */
+export interface AskingCall {
+  /** The tool's registered name. */
+  name: string;
+  args: unknown;
+  /** The tool declares no output schema, so a result may carry `structuredContent`. */
+  structured: boolean;
+}
+
+/** One tool call's part in the ladder: what the link and model rungs need, and the outcomes the call used. */
+export interface CallScope {
+  /** The tool and its arguments; absent (a call not made through `McpElicitation.tool`), link and model do not fit. */
+  asking?: AskingCall;
+  /** The name of `submit-elicitation-answer` when it is registered on this server (the model rung fits). */
+  modelTool?: string;
+  /** Ids of the elicitations whose outcome this call used: spent once the call finishes (`LinkedQuestions.spend`). */
+  used: Set<string>;
+}
+
+/** A question that reached the link (or model) rung. */
+export interface LinkedQuestion {
+  user: string;
+  /** The question's position in the call (0 for the first one asked). */
+  position: number;
+  /** Digest of the question (what is asked), so a different question at the same position is not taken for it. */
+  digest: string;
+  /** The page to ask on (created with the call's `askKey` when the question is new). */
+  ask: UrlElicitationAsk;
+  /** Model rung: the form's schema, for the model to collect. */
+  model?: { requestedSchema: Record<string, unknown> };
+}
+
+/**
+ * The questions a later call of the same tool picks up: an elicitation created for a tool call carries an
+ * `askKey` (a digest of the user, the tool, its arguments and the question's position in the call). When a
+ * question reaches the `link` rung, an earlier elicitation under the same key that no finished call has
+ * used yet is taken up instead of asking anew: still pending, its URL is given again (no new elicitation,
+ * no quota spent); finished, its outcome is the answer. Once a call that used an outcome finishes, the
+ * outcome is spent (a counter in the store, so across instances): the next identical call asks again, so an
+ * approval is never reused by a later call.
+ */
+@Injectable()
+export class LinkedQuestions {
+  constructor(
+    private readonly service: ElicitationService,
+    @Inject(ElicitationStore) private readonly store: ElicitationCounterStore,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  /** The key of the `position`-th question (`question`: its digest) of `user`'s `call`. Carries no argument value. */
+  askKey(user: string, call: AskingCall, position: number, question: string): string {
+    const material = JSON.stringify([user, call.name, digestOf(call.args ?? {}), position, question]);
+    return createHash('sha256').update(material).digest('base64url');
+  }
+
+  /**
+   * The link (or model) rung: the outcome of this question when an earlier call asked it and the person
+   * has finished; otherwise ends the call (`PendingQuestionSignal`) with the page URL: the one already
+   * given while it is pending, or a new elicitation's.
+   */
+  async round<T extends ElicitationData>(
+    scope: CallScope,
+    q: LinkedQuestion,
+  ): Promise<{ elicitationId: string; outcome: ElicitationOutcome<T> }> {
+    const asking = scope.asking;
+    if (!asking) throw new Error('The link rung needs the tool call (McpElicitation.tool)');
+    const askKey = this.askKey(q.user, asking, q.position, q.digest);
+    const found = await this.find(q.user, askKey);
+    if (found && found.status !== 'pending') {
+      scope.used.add(found.id);
+      const outcome = await this.service.getResult<T>(found.id);
+      return { elicitationId: found.id, outcome: outcome && outcome.status !== 'pending' ? outcome : { status: 'expired' } };
+    }
+    const { fallback: _ladder, ...ask } = q.ask;
+    const question = found
+      ? { elicitationId: found.id, url: this.service.urlFor(found.id, found.kind) }
+      : await this.service.createUrlElicitation({
+          ...ask,
+          userId: q.user,
+          askKey,
+          ...(q.model && { metadata: { ...ask.metadata, [ANSWER_IN_CHAT]: true } }),
+        });
+    throw new PendingQuestionSignal(
+      q.model && scope.modelTool
+        ? modelResult(asking, question.elicitationId, question.url, ask.message, q.model.requestedSchema, scope.modelTool)
+        : linkResult(asking, question.elicitationId, question.url, ask.message),
+    );
+  }
+
+  /** The newest elicitation of `userId` under `askKey` whose outcome no finished call has used yet. */
+  async find(userId: string, askKey: string): Promise<ElicitationRecord | undefined> {
+    const asked = await this.service.findAsked(userId, askKey);
+    for (const record of asked) {
+      const used = await this.store.peekHits?.(this.spentKey(record), ...this.spentWindow(record));
+      if (!used) return record;
+    }
+    return undefined;
+  }
+
+  /** Marks the outcomes of these elicitations as used by a call that finished. */
+  async spend(ids: Iterable<string>): Promise<void> {
+    await Promise.all(
+      [...ids].map(async (id) => {
+        const record = await this.service.getRecord(id);
+        if (record) await this.store.hit(this.spentKey(record), ...this.spentWindow(record));
+      }),
+    );
+  }
+
+  private spentKey(record: Pick<ElicitationRecord, 'id'>): string {
+    return `asked-spent:${record.id}`;
+  }
+
+  /**
+   * The counter's window and clock, both fixed per record: the clock is the latest the record can be purged
+   * (its expiry plus the retention), the window a record's life plus its retention, so every hit lands in
+   * one window that ends after the record is gone, on every instance.
+   */
+  private spentWindow(record: Pick<ElicitationRecord, 'expiresAt'>): [number, number] {
+    return [this.options.ttlMs + this.options.retentionMs, record.expiresAt + this.options.retentionMs];
+  }
+}
+
+/** The link rung's result: the person opens the page, then asks the assistant to try again. */
+export function linkResult(call: AskingCall, id: string, url: string, message: string): PendingQuestionResult {
+  const text = [
+    'The user needs to give some information on a secure web page before this can continue (this app cannot ask for it in the chat).',
+    `Show the user this link and ask them to open it in their browser: ${url}`,
+    `What it is for: ${message}`,
+    `When they say they have finished, call the tool "${call.name}" again with the same arguments to continue.`,
+  ].join('\n');
+  return pendingResult(call, text, { elicitationId: id, url, status: 'pending' });
+}
+
+/** The model rung's result: the model collects the answer in the chat and submits it. */
+export function modelResult(
+  call: AskingCall,
+  id: string,
+  url: string,
+  message: string,
+  requestedSchema: Record<string, unknown>,
+  tool: string,
+): PendingQuestionResult {
+  const text = [
+    `This needs an answer from the user. Ask the user: ${message}`,
+    `The answer has these fields (JSON Schema): ${JSON.stringify(requestedSchema)}`,
+    `Then call the tool "${tool}" with {"elicitationId":"${id}","action":"accept","content":{...the fields...}}` +
+      ' (action "decline" if the user refuses, "cancel" if they want to stop).',
+    `After that, call the tool "${call.name}" again with the same arguments to continue.`,
+    `(The user may also answer on this page instead: ${url})`,
+  ].join('\n');
+  return pendingResult(call, text, { elicitationId: id, url, status: 'pending', answerWith: { tool, requestedSchema } });
+}
+
+function pendingResult(call: AskingCall, text: string, info: PendingQuestionInfo): PendingQuestionResult {
+  return {
+    content: [{ type: 'text', text }],
+    ...(call.structured && { structuredContent: info }),
+    _meta: { [PENDING_QUESTION_META_KEY]: info },
+  };
+}
