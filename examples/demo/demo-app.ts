@@ -23,6 +23,10 @@ interface DemoAppOptions {
   requestStateTtlMs?: number;
   /** How long a 2026-07-28 retry waits for a pending page before asking the client to retry. @default the module's default (5 s) */
   pendingRetryWaitMs?: number;
+  /** A client decline sooner than this (ms) moves the question down the fallback ladder. @default the module's default (off) */
+  instantDeclineMs?: number;
+  /** Progress notifications while a 2025-11-25 call waits for a person, every this many ms. @default the module's default (15 s) */
+  keepAliveMs?: number;
   /** Sweep interval in milliseconds. @default the module's default (60 s) */
   cleanupIntervalMs?: number;
   /** Nest logger setting. @default Nest's console logger */
@@ -98,6 +102,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         cleanupIntervalMs: options.cleanupIntervalMs,
         requestStateTtlMs: options.requestStateTtlMs,
         pendingRetryWaitMs: options.pendingRetryWaitMs,
+        instantDeclineMs: options.instantDeclineMs,
+        keepAliveMs: options.keepAliveMs,
         title: 'nestjs-mcp-elicitation demo',
         store,
         encryptionKey: options.encryptionKey,

@@ -10,6 +10,8 @@ const { mcpUrl, url } = await startDemoApp({
   ttlMs: ttl,
   requestStateTtlMs: env.ELICITATION_REQUEST_STATE_TTL_MS ? Number(env.ELICITATION_REQUEST_STATE_TTL_MS) : undefined,
   pendingRetryWaitMs: env.ELICITATION_PENDING_RETRY_WAIT_MS ? Number(env.ELICITATION_PENDING_RETRY_WAIT_MS) : undefined,
+  instantDeclineMs: env.ELICITATION_INSTANT_DECLINE_MS ? Number(env.ELICITATION_INSTANT_DECLINE_MS) : undefined,
+  keepAliveMs: env.ELICITATION_KEEP_ALIVE_MS ? Number(env.ELICITATION_KEEP_ALIVE_MS) : undefined,
   store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
