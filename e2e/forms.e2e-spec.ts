@@ -91,10 +91,12 @@ describe('form mode end to end: configure-profile over Streamable HTTP with the 
     expect(textOf(result)).toMatch(/\(answer\) must be an object of field values/);
   });
 
-  it('tells a client with no elicitation support clearly', async () => {
-    const { result } = await ask({ action: 'accept' }, null as never);
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/does not support/);
+  it('gives a client with no elicitation support a link to the hosted form page (the link rung)', async () => {
+    const { result, request } = await ask({ action: 'accept' }, null as never);
+    expect(request).toBeUndefined();
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/elicit\/[0-9a-f-]{36}\/form/);
+    expect(result.structuredContent).toMatchObject({ status: 'pending', url: expect.stringMatching(/\/form$/) as unknown });
   });
 });
 

@@ -199,26 +199,43 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
     });
   });
 
-  describe('clients without the needed capability get a clear tool error, not a hang', () => {
-    it('connect-service on a form-only client', async () => {
-      const c = await connect({ user: 'kim', elicitation: {} });
+  describe('clients without the needed capability get the question down the fallback ladder, never a hang', () => {
+    it('connect-service on a form-only client: the form bridge carries the page URL; declining it ends the question', async () => {
+      let message = '';
+      const c = await connect({
+        user: 'kim',
+        elicitation: {},
+        onElicit: (params) => {
+          message = params.message;
+          return Promise.resolve({ action: 'decline' });
+        },
+      });
       const result = await c.client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
+      expect(message).toMatch(/\/elicit\/[0-9a-f-]{36}\/api-key/);
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/does not support/);
+      expect(textOf(result)).toMatch(/declined/);
     });
 
-    it('approve-deploy on a client without elicitation', async () => {
+    it('approve-deploy on a client without elicitation: a link result, not an error', async () => {
       const c = await connect({ user: 'kim', elicitation: null });
       const result = await c.client.callTool({ name: 'approve-deploy', arguments: { app: 'shop' } });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/URL-mode elicitation/);
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toMatch(/\/elicit\/[0-9a-f-]{36}\/confirm/);
     });
 
-    it('delete-file on a URL-only client', async () => {
-      const c = await connect({ user: 'kim', elicitation: { url: {} } });
+    it('delete-file on a URL-only client: the hosted form page in URL mode', async () => {
+      let mode = '';
+      const c = await connect({
+        user: 'kim',
+        elicitation: { url: {} },
+        onElicit: (params) => {
+          mode = params.mode ?? 'form';
+          return Promise.resolve({ action: 'decline' });
+        },
+      });
       const result = await c.client.callTool({ name: 'delete-file', arguments: { path: 'a.txt' } });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/form-mode elicitation/);
+      expect(mode).toBe('url');
+      expect(textOf(result)).toBe('Cancelled');
     });
 
     it('connect-service without an authenticated user', async () => {

@@ -492,36 +492,35 @@ describe('both protocol eras on /mcp, three real clients, the same demo tools', 
     });
   });
 
-  describe('2026-07-28 capabilities: a mode the request did not declare gets -32021 and creates nothing', () => {
-    it.each<[string, V2Capabilities, string, Record<string, unknown>, Record<string, unknown>]>([
-      ['connect-service, form only (elicitation: {})', {}, 'connect-service', { service: 'github' }, { url: {} }],
-      ['approve-deploy, form only (elicitation: {})', {}, 'approve-deploy', { app: 'shop' }, { url: {} }],
-      ['connect-service, no elicitation capability', null, 'connect-service', { service: 'github' }, { url: {} }],
-      ['delete-file, URL only', { url: {} }, 'delete-file', { path: 'a.txt' }, { form: {} }],
-    ])('%s', async (_, elicitation, tool, args, required) => {
-      const u = `kim-${tool}-${elicitation === null ? 'none' : Object.keys(elicitation).join('') || 'empty'}`;
-      let asked = 0;
-      const c = await connectV2Client(demo.mcpUrl, {
-        user: u,
-        elicitation,
-        onElicit: () => {
-          asked++;
-          return Promise.resolve({ action: 'accept' });
-        },
-      });
+  describe('2026-07-28 capabilities: a mode the request did not declare is never embedded; the question takes the next rung', () => {
+    it.each<[string, V2Capabilities, string, Record<string, unknown>, RegExp]>([
+      ['connect-service, form only (elicitation: {}): the form bridge', {}, 'connect-service', { service: 'github' }, /\/api-key$/],
+      ['approve-deploy, form only (elicitation: {}): the form bridge', {}, 'approve-deploy', { app: 'shop' }, /\/confirm$/],
+      ['delete-file, URL only: the hosted form page', { url: {} }, 'delete-file', { path: 'a.txt' }, /\/form$/],
+    ])('%s', async (_, elicitation, tool, args, page) => {
+      const u = `kim-${tool}-${Object.keys(elicitation ?? {}).join('') || 'empty'}`;
+      const c = await connectV2Client(demo.mcpUrl, { user: u, elicitation, manual: true });
       open.push(c);
-      const error = await c.client.callTool({ name: tool, arguments: args }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: required } } });
-      const [call] = c.toolCalls();
-      expect(call.status).toBe(400);
-      expect(call.response!.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: required } } });
-      expect(call.response).not.toHaveProperty('result');
-      expect(c.toolCalls()).toHaveLength(1);
-      expect(asked).toBe(0);
-      expect(await service.list({ userId: u })).toEqual([]);
+      const first = await c.callRaw(tool, args);
+      expect(first.resultType).toBe('input_required');
+      const [request] = Object.values(first.inputRequests);
+      const declared = elicitation && 'url' in elicitation ? 'url' : 'form';
+      expect(request.params.mode ?? 'form').toBe(declared);
+      const url = declared === 'url' ? String(request.params.url) : /(http:\S+)/.exec(String(request.params.message))?.[1];
+      expect(url).toMatch(page);
+      const [created] = await service.list({ userId: u });
+      expect(created.status).toBe('pending');
+      expect(url).toContain(created.elicitationId);
+    });
+
+    it('connect-service without any elicitation capability: a link result (not an error) with the page URL', async () => {
+      const u = 'kim-connect-service-none';
+      const c = await connectV2Client(demo.mcpUrl, { user: u, elicitation: null });
+      open.push(c);
+      const result = await c.client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
+      expect(result.isError).toBeFalsy();
+      const [created] = await service.list({ userId: u });
+      expect(JSON.stringify(result.content)).toContain(`/elicit/${created.elicitationId}/api-key`);
     });
   });
 });
