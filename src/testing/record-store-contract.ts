@@ -57,6 +57,16 @@ export function recordStoreTests(
     await expect(store.get(randomUUID(), T0)).resolves.toBeUndefined();
   });
 
+  it("keeps a record's askKey (the MCP link rung finds questions by it) through get, listByUser and finish", async () => {
+    const record = pendingRecord({ askKey: 'k-' + randomUUID() });
+    await store.create(record);
+    expect((await store.get(record.id, T0))!.askKey).toBe(record.askKey);
+    expect((await store.listByUser(record.userId, T0)).map((r) => r.askKey)).toEqual([record.askKey]);
+    const finished = await store.finish(record.id, { status: 'declined', now: T0 + 1, purgeAt: T0 + 1 + RETENTION });
+    expect(finished.ok && finished.record.askKey).toBe(record.askKey);
+    expect((await store.get(record.id, T0 + 2))!.askKey).toBe(record.askKey);
+  });
+
   it('hands out copies: mutating a returned record changes nothing stored', async () => {
     const record = pendingRecord();
     await store.create(record);
