@@ -135,13 +135,14 @@ export class InputRequiredElicitation implements ToolElicitation {
       from,
       fit,
       async (rung) => {
-        if (rung === 'form')
-          return this.suspend(this.formRequests(slot.key, message, definition), { key: slot.key, question: slot.question });
+        // Asked as asked (again, when the retry carried no usable answer: the count of invalid answers kept).
+        const asked = slot.pending ?? { key: slot.key, question: slot.question };
+        if (rung === 'form') return this.suspend(this.formRequests(slot.key, message, definition), asked);
         if (rung === 'model') {
           const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
-          const asked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
-          this.answered.push({ key: slot.key, question: slot.question, elicitationId: asked.elicitationId });
-          return { done: { ...hostedFormResult<T>(asked.outcome), via: 'model' } };
+          const linked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
+          this.answered.push({ key: slot.key, question: slot.question, elicitationId: linked.elicitationId });
+          return { done: { ...hostedFormResult<T>(linked.outcome), via: 'model' } };
         }
         const rest = from.slice(from.indexOf(rung));
         return { done: hostedFormResult<T>(await this.pageQuestion(hosted(rest), slot, undefined, canAsk)) };
