@@ -369,6 +369,72 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     });
   });
 
+  describe('the fallback ladder', () => {
+    const approve: ElicitingToolHandler<{ app: string }, unknown> = async ({ app }, el) => {
+      const outcome = await el.requestUrl({ kind: 'confirm', message: `Deploy ${app}?` });
+      return text(`${outcome.status} via ${outcome.via}`);
+    };
+    const pageIn = (s: string) => /(https:\/\/mcp\.example\.com\/elicit\/([0-9a-f-]{36})\/confirm)/.exec(s);
+
+    it('form only: the form bridge carries the page URL; "finished" after the page was answered completes the call', async () => {
+      tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
+      const { client } = await connect({ elicitation: {}, manual: true });
+      const r1 = await rawCall(client, { name: 'approve', arguments: { app: 'shop' } });
+      const [key, request] = Object.entries(r1.inputRequests!)[0];
+      expect(request.params).toMatchObject({ mode: 'form', requestedSchema: { required: ['finished'] } });
+      const [url, id] = pageIn(String(request.params.message))!.slice(1);
+      expect((await service.complete(id, { confirmed: true })).ok).toBe(true);
+      const done = await rawCall(client, {
+        name: 'approve',
+        arguments: { app: 'shop' },
+        inputResponses: { [key]: { action: 'accept', content: { finished: true } } },
+        requestState: r1.requestState,
+      });
+      expect(textOf(done)).toBe('completed via form-bridge');
+      expect(url).toContain(id);
+    });
+
+    it('form only: "finished" without an answer on the page is asked again, then falls to a link to the same page', async () => {
+      tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
+      const messages: string[] = [];
+      const { client } = await connect({
+        elicitation: {},
+        onElicit: (params) => {
+          messages.push(params.message);
+          return { action: 'accept', content: { finished: true } };
+        },
+      });
+      const result = await client.callTool({ name: 'approve', arguments: { app: 'shop' } });
+      expect(messages).toHaveLength(MAX_FORM_ATTEMPTS);
+      expect(messages[1]).toContain('does not have your answer yet');
+      expect(result.isError).toBeFalsy();
+      expect(pageIn(textOf(result))![1]).toBe(pageIn(messages[0])![1]);
+    });
+
+    it('no elicitation: a link result; a fresh call finds the same question; answered, the call completes via link', async () => {
+      tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
+      const { client } = await connect({ elicitation: null });
+      const first = await client.callTool({ name: 'approve', arguments: { app: 'shop' } });
+      const [url, id] = pageIn(textOf(first))!.slice(1);
+      expect(first.structuredContent).toEqual({ elicitationId: id, url, status: 'pending' });
+      expect(pageIn(textOf(await client.callTool({ name: 'approve', arguments: { app: 'shop' } })))![1]).toBe(url);
+      await service.complete(id, { confirmed: true });
+      expect(textOf(await client.callTool({ name: 'approve', arguments: { app: 'shop' } }))).toBe('completed via link');
+    });
+
+    it('instantDeclineMs: a decline that comes back at once moves the question to a link instead of declining it', async () => {
+      await ref.close();
+      ref = await compileElicitation({ instantDeclineMs: 60_000, limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 } });
+      binding = ref.get(McpElicitation);
+      service = ref.get(ElicitationService);
+      tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
+      const { client } = await connect({ onElicit: () => ({ action: 'decline' }) });
+      const result = await client.callTool({ name: 'approve', arguments: { app: 'shop' } });
+      const [, id] = pageIn(textOf(result))!.slice(1);
+      expect((await service.getStatus(id))?.status).toBe('pending');
+    });
+  });
+
   describe('a tool that asks different questions on a retry', () => {
     it('fails when a question answered in an earlier round changes', async () => {
       let runs = 0;
