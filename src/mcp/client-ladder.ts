@@ -65,6 +65,26 @@ export interface QuestionFit {
   modelAnswerable: boolean;
 }
 
+/**
+ * The rungs that fit a question of one call: `supports` is the client's (after `clientPolicy`); the link and
+ * model rungs need the call's tool (`asking`) and, for `model`, `submit-elicitation-answer` on the server.
+ */
+export function fitFor(
+  supports: (mode: 'form' | 'url') => boolean,
+  call: { asking?: unknown; modelTool?: string },
+  form: boolean,
+  secret: boolean,
+): (rung: FallbackRung) => boolean {
+  const question: QuestionFit = {
+    supports,
+    form,
+    secret,
+    linkable: call.asking !== undefined,
+    modelAnswerable: call.modelTool !== undefined,
+  };
+  return (rung) => fits(rung, question);
+}
+
 /** Whether `rung` can carry this question to this client. */
 export function fits(rung: FallbackRung, q: QuestionFit): boolean {
   switch (rung) {

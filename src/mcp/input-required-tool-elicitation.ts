@@ -5,7 +5,15 @@ import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
-import { BRIDGE_SCHEMA, bridgeMessage, descend, fits, type FallbackRung, type LadderStep, type PageFallbackRung } from './client-ladder.js';
+import {
+  BRIDGE_SCHEMA,
+  bridgeMessage,
+  descend,
+  fitFor,
+  type FallbackRung,
+  type LadderStep,
+  type PageFallbackRung,
+} from './client-ladder.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { AnsweredQuestion, FormResponse, PendingQuestion, RequestState } from './request-state.codec.js';
@@ -325,16 +333,9 @@ export class InputRequiredElicitation implements ToolElicitation {
     throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
   }
 
-  /** Which rungs fit this call (the client after policy, the link and model rungs' needs). */
+  /** Which rungs fit a question of this call. */
   private fit(form: boolean, secret: boolean): (rung: FallbackRung) => boolean {
-    const question = {
-      supports: (mode: 'form' | 'url') => this.isSupported(mode),
-      form,
-      secret,
-      linkable: this.call.scope.asking !== undefined,
-      modelAnswerable: this.call.scope.modelTool !== undefined,
-    };
-    return (rung) => fits(rung, question);
+    return fitFor((mode) => this.isSupported(mode), this.call.scope, form, secret);
   }
 
   private instant(pending: PendingQuestion): boolean {

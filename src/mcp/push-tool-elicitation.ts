@@ -7,7 +7,15 @@ import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.e
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
-import { BRIDGE_SCHEMA, bridgeMessage, descend, fits, type FallbackRung, type LadderStep, type PageFallbackRung } from './client-ladder.js';
+import {
+  BRIDGE_SCHEMA,
+  bridgeMessage,
+  descend,
+  fitFor,
+  type FallbackRung,
+  type LadderStep,
+  type PageFallbackRung,
+} from './client-ladder.js';
 import type { CompletionNotifications } from './completion-notifications.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from './sdk.types.js';
@@ -365,16 +373,9 @@ export class PushElicitation implements PushToolElicitation {
     this.call.scope.used.add(page.elicitationId);
   }
 
-  /** Which rungs fit this call (the client after policy, the link and model rungs' needs). */
+  /** Which rungs fit a question of this call. */
   private fit(form: boolean, secret: boolean): (rung: FallbackRung) => boolean {
-    const question = {
-      supports: (mode: 'form' | 'url') => this.isSupported(mode),
-      form,
-      secret,
-      linkable: this.call.scope.asking !== undefined,
-      modelAnswerable: this.call.scope.modelTool !== undefined,
-    };
-    return (rung) => fits(rung, question);
+    return fitFor((mode) => this.isSupported(mode), this.call.scope, form, secret);
   }
 
   private instant(sentAt: number): boolean {
