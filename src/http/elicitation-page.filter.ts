@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
+import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageResponse } from './page-http.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
@@ -49,7 +50,10 @@ export class ElicitationPageFilter implements ExceptionFilter {
     }
     const nonce = this.security.applyHeaders(res);
     res.status(status);
-    const heading = messages.headings.byStatus[status] ?? messages.headings.otherError;
+    const heading =
+      exception instanceof ElicitationFinishedException
+        ? messages.headings.finished(exception.recordedStatus)
+        : (messages.headings.byStatus[status] ?? messages.headings.otherError);
     res.send(this.renderer.render('error', { heading, text, statusCode: status, statusLine: messages.errors.statusLine(status) }, nonce));
   }
 }

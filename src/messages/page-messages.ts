@@ -35,6 +35,8 @@ export interface PageMessages {
     readonly tooManyAttempts: string;
     /** The error page's heading per HTTP status. */
     readonly byStatus: Readonly<Partial<Record<number, string>>>;
+    /** The 409 page's heading: how the request ended. */
+    readonly finished: (status: ElicitationStatus) => string;
     /** The error page's heading for any other status. */
     readonly otherError: string;
   };
@@ -125,6 +127,18 @@ export const PAGE_MESSAGES: PageMessages = {
       429: 'Too many requests',
       503: 'Temporarily unavailable',
     },
+    finished: (status) => {
+      switch (status) {
+        case 'completed':
+          return 'Already answered';
+        case 'declined':
+          return 'Already declined';
+        case 'cancelled':
+          return 'Request cancelled';
+        default:
+          return 'No longer open';
+      }
+    },
     otherError: 'Error',
   },
   done: {
@@ -170,7 +184,7 @@ export const PAGE_MESSAGES: PageMessages = {
         case 'declined':
           return 'This request was already declined. Nothing was changed.';
         case 'cancelled':
-          return 'This request was withdrawn by the application. Nothing was changed.';
+          return 'This request was cancelled (by the assistant or the application) and is no longer open. Nothing was changed.';
         default:
           return 'This request is no longer open. Nothing was changed.';
       }
