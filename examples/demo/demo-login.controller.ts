@@ -29,7 +29,7 @@ export class DemoLoginController {
       return (
         '<!doctype html><meta charset="utf-8"><title>Demo sign-in</title>' +
         '<form method="get"><p>Demo sign-in (no password: the name is the identity).</p>' +
-        '<label>User name <input name="user" required pattern="[A-Za-z0-9._@-]{1,64}" autofocus></label>' +
+        '<label>User name <input name="user" required pattern="[A-Za-z0-9._@\\-]{1,64}" autofocus></label>' +
         (target ? `<input type="hidden" name="returnTo" value="${escapeHtml(target)}">` : '') +
         '<button>Sign in</button></form>'
       );
