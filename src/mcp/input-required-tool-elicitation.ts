@@ -1,5 +1,5 @@
 import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationData, ElicitationOutcome } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
@@ -58,7 +58,7 @@ export interface InputRequiredCall {
 export interface InputRequiredDeps {
   service: ElicitationService;
   states: Pick<RequestStates, 'mint'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf'>;
   pendingRetryWaitMs: number;
   maxFormAttempts: number;
   /** The module's ladders (`fallback`). */
@@ -131,6 +131,12 @@ export class InputRequiredElicitation implements ToolElicitation {
       return hostedFormResult<T>(await this.pageQuestion(hosted(list), slot));
     }
 
+    if (!slot.pending) {
+      // An earlier call of this tool asked this on a page and the person has finished: that is the answer.
+      const earlier = await this.earlier(slot);
+      if (earlier && earlier.status !== 'pending')
+        return { ...hostedFormResult<T>(await this.taken<Record<string, unknown>>(slot, earlier)), via: 'link' };
+    }
     let canAsk = true;
     if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
       const step = this.formAnswer(slot, definition, slot.pending ?? { key: slot.key, question: slot.question }, message);
@@ -206,6 +212,10 @@ export class InputRequiredElicitation implements ToolElicitation {
         this.answered.push({ key: slot.key, question: slot.question, elicitationId: found });
         return this.finalOutcome<T>(found);
       }
+      // An earlier call of this tool asked this on a page: its outcome when finished, else its page again.
+      const earlier = await this.earlier(slot);
+      if (earlier && earlier.status !== 'pending') return { ...(await this.taken<T>(slot, earlier)), via: 'link' };
+      if (earlier) page = { id: earlier.id, url: this.deps.linked.urlOf(earlier), message: ask.message };
     }
 
     const outcome = await descend<PageOutcome<T>>(
@@ -260,6 +270,20 @@ export class InputRequiredElicitation implements ToolElicitation {
     this.answered.push({ key: slot.key, question: slot.question, elicitationId: page.id });
     this.call.scope.used.add(page.id);
     return { done: outcome ?? { status: 'expired' } };
+  }
+
+  /** The question an earlier call of this tool asked at this position, not yet used (none without a user). */
+  private earlier(slot: Slot): Promise<ElicitationRecord | undefined> {
+    const user = this.call.user;
+    return user
+      ? this.deps.linked.earlier(this.call.scope, { user, position: slot.index, digest: slot.question })
+      : Promise.resolve(undefined);
+  }
+
+  /** An earlier call's finished question, taken as this slot's answer. */
+  private taken<T extends ElicitationData>(slot: Slot, record: ElicitationRecord): Promise<ElicitationOutcome<T>> {
+    this.answered.push({ key: slot.key, question: slot.question, elicitationId: record.id });
+    return this.deps.linked.outcomeOf<T>(this.call.scope, record);
   }
 
   /** How a finished page question ended; the answer is read from the store, never from the state. */

@@ -104,6 +104,28 @@ export class LinkedQuestions {
   }
 
   /**
+   * The question an earlier call of the same tool (same user, arguments and position) asked and no finished
+   * call has used yet: still pending (its page is reused, so a retry never asks anew nor spends quota), or
+   * finished (its outcome answers this call). `undefined` outside `McpElicitation.tool` or when there is none.
+   */
+  async earlier(scope: CallScope, q: Pick<LinkedQuestion, 'user' | 'position' | 'digest'>): Promise<ElicitationRecord | undefined> {
+    if (!scope.asking) return undefined;
+    return this.find(q.user, this.askKey(q.user, scope.asking, q.position, q.digest));
+  }
+
+  /** A finished question's outcome, used by this call (spent once it finishes). */
+  async outcomeOf<T extends ElicitationData>(scope: CallScope, record: Pick<ElicitationRecord, 'id'>): Promise<ElicitationOutcome<T>> {
+    scope.used.add(record.id);
+    const outcome = await this.service.getResult<T>(record.id);
+    return outcome && outcome.status !== 'pending' ? outcome : { status: 'expired' };
+  }
+
+  /** The page URL of a record. */
+  urlOf(record: Pick<ElicitationRecord, 'id' | 'kind'>): string {
+    return this.service.urlFor(record.id, record.kind);
+  }
+
+  /**
    * The link (or model) rung: the outcome of this question when an earlier call asked it and the person
    * has finished; otherwise ends the call (`PendingQuestionSignal`) with the page URL: the one already
    * given while it is pending, or a new elicitation's.
@@ -116,14 +138,10 @@ export class LinkedQuestions {
     if (!asking) throw new Error('The link rung needs the tool call (McpElicitation.tool)');
     const askKey = this.askKey(q.user, asking, q.position, q.digest);
     const found = await this.find(q.user, askKey);
-    if (found && found.status !== 'pending') {
-      scope.used.add(found.id);
-      const outcome = await this.service.getResult<T>(found.id);
-      return { elicitationId: found.id, outcome: outcome && outcome.status !== 'pending' ? outcome : { status: 'expired' } };
-    }
+    if (found && found.status !== 'pending') return { elicitationId: found.id, outcome: await this.outcomeOf<T>(scope, found) };
     const { fallback: _ladder, ...ask } = q.ask;
     const question = found
-      ? { elicitationId: found.id, url: this.service.urlFor(found.id, found.kind) }
+      ? { elicitationId: found.id, url: this.urlOf(found) }
       : await this.service.createUrlElicitation({
           ...ask,
           userId: q.user,

@@ -1,6 +1,6 @@
 import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
@@ -44,7 +44,7 @@ export interface PushDeps {
   service: ElicitationService;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf'>;
   /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
   urlRequiredError: UrlRequiredErrorClass;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
@@ -152,6 +152,11 @@ export class PushElicitation implements PushToolElicitation {
     const list = options.fallback ?? this.deps.fallback.form;
     const position = this.asked++;
     const digest = formQuestionDigest(message, definition);
+    // An earlier call of this tool asked this on a page: its answer, or its page again.
+    const earlier = await this.earlier(position, digest);
+    if (earlier && earlier.status !== 'pending') {
+      return { ...hostedFormResult<T>(await this.deps.linked.outcomeOf(this.call.scope, earlier)), via: 'link' };
+    }
     const fit = this.fit(true, definition.secretFields.length > 0);
     const result = await descend<ElicitResult<T>>(list, fit, async (rung) => {
       if (rung === 'form') return this.formRung(message, definition, options);
@@ -164,7 +169,7 @@ export class PushElicitation implements PushToolElicitation {
       // Every other rung asks on the hosted form page: the rest of the ladder from here is a page question's.
       const rest = list.slice(list.indexOf(rung));
       const ask = hostedFormAsk(message, definition, rest);
-      return { done: hostedFormResult<T>(await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest })) };
+      return { done: hostedFormResult<T>(await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest, earlier })) };
     });
     if (!result) throw formUnreachable(definition);
     return result;
@@ -185,17 +190,27 @@ export class PushElicitation implements PushToolElicitation {
 
   /**
    * A question answered on a page, down the ladder. `suspend`: the `url` rung ends the call with -32042
-   * (`requireAnswer`); otherwise it waits inside the call. A page created by one rung is reused by the next
-   * (the bridge and the link show the same URL).
+   * (`requireAnswer`); otherwise it waits inside the call. A page an earlier call of this tool asked on is
+   * taken up first (finished: its outcome; pending: its page, on whichever rung fits now), and a page created
+   * by one rung is reused by the next (the bridge and the link show the same URL).
    */
   private async pageQuestion<T extends ElicitationData>(
     ask: UrlElicitationAsk,
     position: number,
-    how: { suspend?: boolean; timeoutMs?: number; digest?: string },
+    how: { suspend?: boolean; timeoutMs?: number; digest?: string; earlier?: ElicitationRecord },
   ): Promise<PageOutcome<T>> {
     const list = ask.fallback ?? this.deps.fallback.page;
     const digest = how.digest ?? pageQuestionDigest(ask);
-    let page: UrlElicitationRequest | undefined;
+    const earlier = 'earlier' in how ? how.earlier : await this.earlier(position, digest);
+    if (earlier && earlier.status !== 'pending') return { ...(await this.deps.linked.outcomeOf<T>(this.call.scope, earlier)), via: 'link' };
+    let page: UrlElicitationRequest | undefined = earlier && {
+      elicitationId: earlier.id,
+      url: this.deps.linked.urlOf(earlier),
+      expiresAt: new Date(earlier.expiresAt),
+      message: ask.message,
+    };
+    // A page shown in URL mode is paired with this session for the completion notification.
+    if (page && this.isSupported('url')) this.deps.notifications.track(this.call.server, page.elicitationId);
     const outcome = await descend<PageOutcome<T>>(list, this.fit(false, false), async (rung) => {
       if (rung === 'link') {
         const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask });
@@ -209,6 +224,12 @@ export class PushElicitation implements PushToolElicitation {
     });
     if (!outcome) throw new ElicitationUnsupportedError('url');
     return outcome;
+  }
+
+  /** The question an earlier call of this tool asked at this position, not yet used (none without a user). */
+  private async earlier(position: number, digest: string): Promise<ElicitationRecord | undefined> {
+    const user = this.call.user();
+    return user ? this.deps.linked.earlier(this.call.scope, { user, position, digest }) : undefined;
   }
 
   /** -32042 for this page. */

@@ -228,6 +228,22 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     }
   });
 
+  it('a retry takes up the page an earlier call gave out (instant decline → link → answered → retry) without a new elicitation', async () => {
+    const { service, connect } = await setup({ form: {}, url: {} }, approve, { instantDeclineMs: 5_000 });
+    const asked: string[] = [];
+    const client = await connect((params) => {
+      asked.push(params.mode ?? 'form');
+      return { action: 'decline' };
+    });
+    const url = pageUrl(text(await client.callTool({ name: 'deploy', arguments: { app: 'shop' } })))!;
+    expect(asked).toEqual(['url']);
+    // Still pending: the retry shows the same page (URL mode again, declined at once again), then the same link.
+    expect(pageUrl(text(await client.callTool({ name: 'deploy', arguments: { app: 'shop' } })))).toBe(url);
+    await service.complete(idOf(url), { confirmed: true });
+    expect(text(await client.callTool({ name: 'deploy', arguments: { app: 'shop' } }))).toBe('Deployed shop via link');
+    expect(await service.list({ userId: 'alice' })).toHaveLength(1);
+  });
+
   it('clientPolicy sees who the client is and what it declared; dropping url sends the question over the bridge', async () => {
     const seen: McpClientProfile[] = [];
     const { connect } = await setup({ form: {}, url: {} }, approve, {
