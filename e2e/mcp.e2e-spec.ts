@@ -94,12 +94,15 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       expect(second.elicitations[0].elicitationId).toBe(first.elicitations[0].elicitationId);
     });
 
-    it('notifies the session when the user declines on the page, and the retry asks again', async () => {
+    it('notifies the session when the user declines on the page; the retry reports the decline once, the next one asks again', async () => {
       const c = await connect({ user: 'dave' });
       const { elicitations } = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } }));
       const notified = c.completion(elicitations[0].elicitationId);
       expect((await browser('dave').post(elicitations[0].url, { action: 'cancel' })).status).toBe(200);
       await notified;
+      const retry = await c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } });
+      expect(retry.isError).toBe(true);
+      expect(textOf(retry)).toMatch(/declined/);
       const again = await requiredError(c.client.callTool({ name: 'connect-service', arguments: { service: 'jira' } }));
       expect(again.elicitations[0].elicitationId).not.toBe(elicitations[0].elicitationId);
     });

@@ -58,7 +58,7 @@ export interface InputRequiredCall {
 export interface InputRequiredDeps {
   service: ElicitationService;
   states: Pick<RequestStates, 'mint'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   pendingRetryWaitMs: number;
   maxFormAttempts: number;
   /** The module's ladders (`fallback`). */
@@ -135,7 +135,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       // An earlier call of this tool asked this on a page and the person has finished: that is the answer.
       const earlier = await this.earlier(slot);
       if (earlier && earlier.status !== 'pending')
-        return { ...hostedFormResult<T>(await this.taken<Record<string, unknown>>(slot, earlier)), via: 'link' };
+        return { ...hostedFormResult<T>(await this.taken<Record<string, unknown>>(slot, earlier)), via: this.deps.linked.viaOf(earlier) };
     }
     let canAsk = true;
     if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {

@@ -120,6 +120,11 @@ export class LinkedQuestions {
     return outcome && outcome.status !== 'pending' ? outcome : { status: 'expired' };
   }
 
+  /** The rung an earlier call's question went out on, as an outcome's `via` names it. */
+  viaOf(record: Pick<ElicitationRecord, 'metadata'>): 'link' | 'model' {
+    return record.metadata[ANSWER_IN_CHAT] === true ? 'model' : 'link';
+  }
+
   /** The page URL of a record. */
   urlOf(record: Pick<ElicitationRecord, 'id' | 'kind'>): string {
     return this.service.urlFor(record.id, record.kind);

@@ -44,7 +44,7 @@ export interface PushDeps {
   service: ElicitationService;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
   urlRequiredError: UrlRequiredErrorClass;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
@@ -155,7 +155,7 @@ export class PushElicitation implements PushToolElicitation {
     // An earlier call of this tool asked this on a page: its answer, or its page again.
     const earlier = await this.earlier(position, digest);
     if (earlier && earlier.status !== 'pending') {
-      return { ...hostedFormResult<T>(await this.deps.linked.outcomeOf(this.call.scope, earlier)), via: 'link' };
+      return { ...hostedFormResult<T>(await this.deps.linked.outcomeOf(this.call.scope, earlier)), via: this.deps.linked.viaOf(earlier) };
     }
     const fit = this.fit(true, definition.secretFields.length > 0);
     const result = await descend<ElicitResult<T>>(list, fit, async (rung) => {
