@@ -56,6 +56,7 @@ export {
   McpElicitation,
   type ElicitationServerOptions,
   type ElicitingToolHandler,
+  type McpCallOptions,
   type SdkToolServer,
   type WrappedToolResult,
 } from './mcp/mcp-elicitation.js';

@@ -28,6 +28,14 @@ import type { DeclaredElicitation, PushToolElicitation, ToolElicitation } from '
 /** A tool body written once for both protocol eras: the arguments, the elicitation, the SDK's own context. */
 export type ElicitingToolHandler<A, R> = (args: A, elicitation: ToolElicitation, context: unknown) => R | Promise<R>;
 
+/** Options of `McpElicitation.runCall`. */
+export interface McpCallOptions {
+  /** The call's verified user, instead of `resolveMcpUser` (`null`: the call has none). @default resolved from the context */
+  user?: string | null;
+  /** The tool declares no output schema, so a link result may carry `structuredContent`. @default true */
+  structured?: boolean;
+}
+
 /** An SDK `McpServer` (1.x or 2.x) with its `registerTool`. */
 export type SdkToolServer = SdkServerOrMcpServer & { registerTool(name: string, config: never, callback: never): unknown };
 
@@ -79,19 +87,48 @@ export class McpElicitation {
     handler: ElicitingToolHandler<A, R>,
     { structured = true }: { structured?: boolean } = {},
   ): (...params: unknown[]) => Promise<WrappedToolResult<R>> {
-    return async (...params: unknown[]) => {
+    return (...params: unknown[]) => {
       // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
       const [args, context] = params.length >= 2 && params[1] !== undefined ? [params[0] as A, params[1]] : [undefined as A, params[0]];
-      const scope: CallScope = {
-        asking: { name, args, structured },
-        modelTool: this.answering.has(lowLevelServer(server)) ? SUBMIT_ANSWER_TOOL : undefined,
-        used: new Set(),
-      };
-      if (!isSdkV2Context(context))
-        return this.run(handler, args, this.push(server, context as SdkRequestExtra, '1.x', scope), context, scope);
-      if (!context.mcpReq.envelope) return this.run(handler, args, this.push(server, extraOf(context), '2.x', scope), context, scope);
-      return this.run(handler, args, await this.inputRequired(context, name, args, scope), context, scope);
+      return this.runCall(server, name, args, context, (elicitation) => handler(args, elicitation, context), { structured });
     };
+  }
+
+  /**
+   * The call-shaped entry beside `tool()`, for a dispatcher of your own (the MCP-Nest adapter uses it): runs
+   * `body` with the `ToolElicitation` of one tool call and answers what a wrapped tool answers: the body's
+   * result, or the result a question stopped the call with (`input_required`, a link). `context` is the SDK's
+   * handler context of the call (1.x `extra` or 2.x `ctx`); `name` and `args` are the tool's registered name
+   * and its (validated) arguments. `options.user` names the call's verified user instead of `resolveMcpUser`
+   * (`null`: the call has none).
+   */
+  async runCall<R>(
+    server: SdkServerOrMcpServer,
+    name: string,
+    args: unknown,
+    context: unknown,
+    body: (elicitation: ToolElicitation) => R | Promise<R>,
+    options: McpCallOptions = {},
+  ): Promise<WrappedToolResult<R>> {
+    const scope: CallScope = {
+      asking: { name, args, structured: options.structured ?? true },
+      modelTool: this.answering.has(lowLevelServer(server)) ? SUBMIT_ANSWER_TOOL : undefined,
+      used: new Set(),
+    };
+    const user = options.user === undefined ? undefined : () => options.user ?? undefined;
+    let elicitation: ToolElicitation;
+    if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user);
+    else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user);
+    else elicitation = await this.inputRequired(context, name, args, scope, user);
+    try {
+      const result = await body(elicitation);
+      await this.linked.spend(scope.used);
+      return result;
+    } catch (error) {
+      if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
+      await this.linked.spend(scope.used).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -184,30 +221,13 @@ export class McpElicitation {
     this.notifications.forgetSession(lowLevelServer(server));
   }
 
-  /**
-   * Runs a tool body. A question that stops the call (`input_required`, a link result) answers with its
-   * result; otherwise, once the call has finished, the outcomes it used are spent (a later identical call
-   * asks again). Nothing is spent while the call waits on a question.
-   */
-  private async run<A, R>(
-    handler: ElicitingToolHandler<A, R>,
-    args: A,
-    elicitation: ToolElicitation,
-    context: unknown,
+  private push(
+    server: SdkServerOrMcpServer,
+    extra: SdkRequestExtra,
+    line: SdkLine,
     scope: CallScope,
-  ): Promise<WrappedToolResult<R>> {
-    try {
-      const result = await handler(args, elicitation, context);
-      await this.linked.spend(scope.used);
-      return result;
-    } catch (error) {
-      if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
-      await this.linked.spend(scope.used).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  private push(server: SdkServerOrMcpServer, extra: SdkRequestExtra, line: SdkLine, scope: CallScope): PushElicitation {
+    user: () => string | undefined = () => this.options.resolveMcpUser(extra) ?? undefined,
+  ): PushElicitation {
     const low = lowLevelServer(server);
     const info = low.getClientVersion?.();
     return new PushElicitation(
@@ -225,7 +245,7 @@ export class McpElicitation {
       {
         server: low,
         extra,
-        user: () => this.options.resolveMcpUser(extra) ?? undefined,
+        user,
         elicitation: this.policy({
           name: info?.name,
           version: info?.version,
@@ -248,12 +268,22 @@ export class McpElicitation {
   }
 
   /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
-  private async inputRequired(ctx: SdkV2Context, name: string, args: unknown, scope: CallScope): Promise<InputRequiredElicitation> {
+  private async inputRequired(
+    ctx: SdkV2Context,
+    name: string,
+    args: unknown,
+    scope: CallScope,
+    user: () => string | undefined = () => this.mcpUser(ctx),
+  ): Promise<InputRequiredElicitation> {
     const raw = ctx.mcpReq.requestState();
     // With serverOptions() the SDK already verified the state; without it, it is verified here. Any other
     // value (another hook's result) is refused on redemption. The SDK turns errors thrown here into a tool
     // error result (isError); the text stays generic.
-    const state = typeof raw === 'string' ? await this.verifyRequestState(raw, ctx) : (raw as RequestState | undefined);
+    const who = user();
+    const state =
+      typeof raw === 'string'
+        ? await this.states.verify(raw, { user: who, method: ctx.mcpReq.method, toolHeader: ctx.http?.req?.headers?.get('mcp-name') })
+        : (raw as RequestState | undefined);
     if (state !== undefined) await this.states.redeem(state, name, args);
     const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
     const info = ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY] as { name?: string; version?: string } | undefined;
@@ -268,7 +298,7 @@ export class McpElicitation {
         instantDeclineMs: this.options.instantDeclineMs,
       },
       {
-        user: this.mcpUser(ctx),
+        user: who,
         elicitation: this.policy({ name: info?.name, version: info?.version, era: '2026-07-28', declared: capabilities?.elicitation }),
         scope,
         inputResponses: ctx.mcpReq.inputResponses,

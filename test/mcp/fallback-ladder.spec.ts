@@ -276,6 +276,33 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(text(result)).toMatch(/password.*'model' rung/);
   });
 
+  it("runCall: the call-shaped entry names the call's user when the dispatcher knows it (null: none)", async () => {
+    ref = await compileElicitation();
+    const binding = ref.get(McpElicitation);
+    const server = new McpServer({ name: 'dispatcher', version: '1.0.0' });
+    server.registerTool('who', { inputSchema: z.object({ as: z.string().nullable() }) }, async ({ as }, extra) => {
+      const result = await binding.runCall(
+        server,
+        'who',
+        { as },
+        extra,
+        (el) => ({ content: [{ type: 'text' as const, text: el.userId }] }),
+        {
+          user: as,
+        },
+      );
+      return result as { content: Array<{ type: 'text'; text: string }> };
+    });
+    const client = new Client({ name: 'c', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+    clients.push(client);
+    expect(text(await client.callTool({ name: 'who', arguments: { as: 'zoe' } }))).toBe('zoe');
+    const none = await client.callTool({ name: 'who', arguments: { as: null } });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(/No authenticated user/);
+  });
+
   it('keep-alive: progress notifications for the call while the person answers, naming what is awaited', async () => {
     const { service, connect } = await setup({ form: {}, url: {} }, approve, { keepAliveMs: 20 });
     let id = '';
