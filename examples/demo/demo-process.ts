@@ -15,6 +15,14 @@ export const DEMO_MAIN = fileURLToPath(
   new URL(import.meta.url.includes('/dist-demo/') ? './main.js' : '../../dist-demo/examples/demo/main.js', import.meta.url),
 );
 
+/** The compiled entry point of the same demo on `@rekog/mcp-nest` (`examples/mcp-nest`, `npm run start:mcp-nest`). */
+export const MCP_NEST_DEMO_MAIN = fileURLToPath(
+  new URL(
+    import.meta.url.includes('/dist-demo/') ? '../mcp-nest/main.js' : '../../dist-demo/examples/mcp-nest/main.js',
+    import.meta.url,
+  ),
+);
+
 /** A demo app running in its own OS process. */
 export interface DemoProcess {
   url: string;
@@ -48,12 +56,12 @@ export function freePort(): Promise<number> {
  */
 export async function startDemoProcess(
   env: Record<string, string>,
-  { port, readyMs = 20_000 }: { port?: number; readyMs?: number } = {},
+  { port, readyMs = 20_000, main = DEMO_MAIN }: { port?: number; readyMs?: number; main?: string } = {},
 ): Promise<DemoProcess> {
-  if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
+  if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build:demo" first`);
   port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [DEMO_MAIN], {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,7 +86,7 @@ export async function startDemoProcess(
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in ${readyMs / 1000} s:\n${out}`)), readyMs);
       child.stdout.on('data', () => {
-        if (out.includes('MCP elicitation demo ready')) {
+        if (/MCP elicitation demo .*ready/.test(out)) {
           clearTimeout(timer);
           resolve();
         }

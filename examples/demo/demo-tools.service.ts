@@ -8,8 +8,8 @@ import { registerConformanceTools, registerInputRequiredConformanceTools } from 
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-type ToolResult = ReturnType<typeof text>;
+export const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+export type ToolResult = ReturnType<typeof text>;
 
 /** The delete-file confirmation (form mode). */
 const deleteForm = defineForm({
@@ -18,8 +18,8 @@ const deleteForm = defineForm({
   required: ['confirmed'],
 });
 
-/** One demo tool, written once: the same body serves 2025-11-25 sessions and 2026-07-28 requests. */
-interface DemoTool {
+/** One demo tool, written once: the same body serves 2025-11-25 sessions and 2026-07-28 requests (and the MCP-Nest demo). */
+export interface DemoTool {
   name: string;
   description: string;
   inputSchema?: z.ZodObject;
@@ -27,16 +27,16 @@ interface DemoTool {
   run: ElicitingToolHandler<never, ToolResult>;
 }
 
-const connectService = z.object({
+export const connectService = z.object({
   service: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,40}$/)
     .describe('Service name, e.g. github'),
 });
-const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
-const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
+export const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
+export const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
 
-const DEMO_TOOLS: DemoTool[] = [
+export const DEMO_TOOLS: readonly DemoTool[] = [
   {
     name: 'connect-service',
     description: 'Connects to a third-party service with your API key (asked for on a web page, never through the chat).',

@@ -1,0 +1,24 @@
+import { startMcpNestDemo } from './mcp-nest-app.js';
+
+const env = process.env;
+const num = (value: string | undefined) => (value ? Number(value) : undefined);
+
+const { mcpUrl, url } = await startMcpNestDemo({
+  host: env.HOST || '127.0.0.1',
+  port: env.PORT ? Number(env.PORT) : 3000,
+  publicUrl: env.PUBLIC_URL || undefined,
+  ttlMs: num(env.ELICITATION_TTL_MS),
+  pendingRetryWaitMs: num(env.ELICITATION_PENDING_RETRY_WAIT_MS),
+  instantDeclineMs: num(env.ELICITATION_INSTANT_DECLINE_MS),
+  keepAliveMs: num(env.ELICITATION_KEEP_ALIVE_MS),
+  store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
+  redisUrl: env.REDIS_URL || undefined,
+  redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
+  encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
+});
+
+console.log(`\nMCP elicitation demo on @rekog/mcp-nest ready. MCP endpoint (protocol 2026-07-28 and 2025-11-25): ${mcpUrl}`);
+console.log(
+  `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
+    'call connect-service, approve-deploy, delete-file or configure-profile, and open the link the client shows.\n',
+);

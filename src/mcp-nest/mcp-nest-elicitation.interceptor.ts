@@ -1,0 +1,124 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  Logger,
+  type NestInterceptor,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { catchError, from, lastValueFrom, type Observable, throwError } from 'rxjs';
+import { McpElicitation } from '../mcp/mcp-elicitation.js';
+import { attachElicitation, detachElicitation } from './elicitation.decorator.js';
+import { toMcpNestError } from './mcp-nest-errors.js';
+import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions, userFromRequest } from './mcp-nest-elicitation.options.js';
+import {
+  isMcpNestContext,
+  MCP_NEST_STRATEGY_TOKEN,
+  MCP_NEST_TOOL_METADATA_KEY,
+  type McpNestContext,
+  type McpNestToolMetadata,
+} from './mcp-nest.types.js';
+
+/** The warning for MCP-Nest serving 2025-11-25 without sessions. */
+const STATELESS_WARNING =
+  'MCP-Nest serves protocol 2025-11-25 without sessions (StreamableHttpTransport statefulMode: false): a tool cannot ' +
+  'push elicitation/create there, so its questions go down the fallback ladder (a link in the result). Set ' +
+  'statefulMode: true for URL and form mode on 2025-11-25 (2026-07-28 needs no session).';
+
+/**
+ * Wraps each MCP-Nest `@Tool()` call in the library's tool wrapper (`McpElicitation.runCall`), on both protocol
+ * eras: the `@Elicitation()` parameter gets the call's `ToolElicitation`, a question that stops the call answers
+ * with its result (`input_required` gets the `content: []` MCP-Nest needs to pass it through), and errors reach
+ * the client as they should (JSON-RPC errors from MCP-Nest's own SDK copy, readable tool errors). Registered as a
+ * global interceptor, so it is the outermost and nothing inside swallows a question's signal.
+ */
+@Injectable()
+export class McpNestElicitationInterceptor implements NestInterceptor, OnApplicationBootstrap {
+  private readonly logger = new Logger('McpNestElicitation');
+  private binding: McpElicitation | undefined;
+  private warnedStateless = false;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(MCP_NEST_ELICITATION_OPTIONS) private readonly options: McpNestElicitationOptions,
+  ) {}
+
+  /** Warns at start-up when a provided MCP-Nest strategy serves 2025-11-25 without sessions. */
+  onApplicationBootstrap(): void {
+    let strategy: { options?: { transports?: unknown[] } } | undefined;
+    try {
+      strategy = this.moduleRef.get(MCP_NEST_STRATEGY_TOKEN, { strict: false });
+    } catch {
+      return; // the app does not provide its strategy; the first stateless 2025-11-25 call warns instead
+    }
+    const stateless = strategy?.options?.transports?.some(
+      (t) => t?.constructor?.name === 'StreamableHttpTransport' && (t as { statefulMode?: unknown }).statefulMode === false,
+    );
+    if (stateless) this.warnStateless();
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const tool = Reflect.getMetadata(MCP_NEST_TOOL_METADATA_KEY, context.getHandler()) as McpNestToolMetadata | undefined;
+    const mcp = context.getType() === 'rpc' ? context.switchToRpc().getContext<unknown>() : undefined;
+    if (!tool || !isMcpNestContext(mcp) || mcp.mcpRequest.method !== 'tools/call') return next.handle();
+    const session = mcp.getSession();
+    if (session.era !== 'modern' && session.stateless) this.warnStateless();
+
+    const name = typeof mcp.mcpRequest.params?.name === 'string' ? mcp.mcpRequest.params.name : tool.name;
+    const call = this.elicitation().runCall(
+      mcp.mcpServer,
+      name,
+      context.switchToRpc().getData<unknown>(),
+      mcp.getArgByIndex(4),
+      async (elicitation) => {
+        attachElicitation(mcp, elicitation);
+        try {
+          return await lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
+        } finally {
+          detachElicitation(mcp);
+        }
+      },
+      { user: this.userOf(mcp), structured: tool.outputSchema === undefined },
+    );
+    return from(call.then(withContent)).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error))));
+  }
+
+  /** The call's user: the option, else `req.user` (`sub`, `id`); `undefined` leaves it to `resolveMcpUser`. */
+  private userOf(mcp: McpNestContext): string | undefined {
+    const user = this.options.resolveUser ? this.options.resolveUser(mcp) : userFromRequest(mcp);
+    return user ?? undefined;
+  }
+
+  private elicitation(): McpElicitation {
+    if (this.binding) return this.binding;
+    let found: McpElicitation | undefined;
+    try {
+      found = this.moduleRef.get(McpElicitation, { strict: false });
+    } catch {
+      found = undefined;
+    }
+    if (!found) {
+      throw new Error(
+        "McpNestElicitationModule needs ElicitationModule.forRoot() (from 'nestjs-mcp-elicitation') in the same app: it provides McpElicitation.",
+      );
+    }
+    return (this.binding = found);
+  }
+
+  private warnStateless(): void {
+    if (this.warnedStateless) return;
+    this.warnedStateless = true;
+    this.logger.warn(STATELESS_WARNING);
+  }
+}
+
+/** MCP-Nest passes a result through only when it has a `content` array: an `input_required` result gets `[]`. */
+function withContent(result: unknown): unknown {
+  if (result && typeof result === 'object' && (result as { resultType?: unknown }).resultType === 'input_required') {
+    const r = result as { content?: unknown };
+    if (!Array.isArray(r.content)) return { ...result, content: [] };
+  }
+  return result;
+}
