@@ -17,10 +17,7 @@ export const DEMO_MAIN = fileURLToPath(
 
 /** The compiled entry point of the same demo on `@rekog/mcp-nest` (`examples/mcp-nest`, `npm run start:mcp-nest`). */
 export const MCP_NEST_DEMO_MAIN = fileURLToPath(
-  new URL(
-    import.meta.url.includes('/dist-demo/') ? '../mcp-nest/main.js' : '../../dist-demo/examples/mcp-nest/main.js',
-    import.meta.url,
-  ),
+  new URL(import.meta.url.includes('/dist-demo/') ? '../mcp-nest/main.js' : '../../dist-demo/examples/mcp-nest/main.js', import.meta.url),
 );
 
 /** A demo app running in its own OS process. */
