@@ -9,7 +9,9 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { catchError, from, lastValueFrom, type Observable, throwError } from 'rxjs';
+import { RpcException } from '@nestjs/microservices';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
+import type { ToolElicitation } from '../mcp/tool-elicitation.js';
 import { attachElicitation, detachElicitation } from './elicitation.decorator.js';
 import { toMcpNestError } from './mcp-nest-errors.js';
 import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions, userFromRequest } from './mcp-nest-elicitation.options.js';
@@ -63,26 +65,58 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
     const tool = Reflect.getMetadata(MCP_NEST_TOOL_METADATA_KEY, context.getHandler()) as McpNestToolMetadata | undefined;
     const mcp = context.getType() === 'rpc' ? context.switchToRpc().getContext<unknown>() : undefined;
     if (!tool || !isMcpNestContext(mcp) || mcp.mcpRequest.method !== 'tools/call') return next.handle();
+    const call = this.run(mcp, tool, context.switchToRpc().getData<unknown>(), async () => {
+      return lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
+    });
+    return from(call).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error))));
+  }
+
+  /**
+   * A handler for MCP-Nest's runtime `strategy.registerTool({ name, handler })`, whose tools are called directly,
+   * outside Nest's pipeline (no interceptor runs): `body` gets the call's `ToolElicitation` the same way.
+   */
+  dynamicTool<A>(
+    name: string,
+    body: (args: A, elicitation: ToolElicitation, context: McpNestContext) => unknown,
+    { outputSchema }: { outputSchema?: unknown } = {},
+  ): (args: A, context: McpNestContext) => Promise<unknown> {
+    return async (args, context) => {
+      try {
+        return await this.run(context, { name, outputSchema }, args, (elicitation) => body(args, elicitation, context));
+      } catch (error) {
+        // Called directly, MCP-Nest takes its own ProtocolError as it is and any other error's message.
+        const mapped = toMcpNestError(error);
+        throw mapped instanceof RpcException ? unwrap(mapped) : mapped;
+      }
+    };
+  }
+
+  /** One tool call through the library's wrapper, its `ToolElicitation` available to `@Elicitation()`. */
+  private async run(
+    mcp: McpNestContext,
+    tool: McpNestToolMetadata,
+    args: unknown,
+    body: (elicitation: ToolElicitation) => unknown,
+  ): Promise<unknown> {
     const session = mcp.getSession();
     if (session.era !== 'modern' && session.stateless) this.warnStateless();
-
     const name = typeof mcp.mcpRequest.params?.name === 'string' ? mcp.mcpRequest.params.name : tool.name;
-    const call = this.elicitation().runCall(
+    const result = await this.elicitation().runCall(
       mcp.mcpServer,
       name,
-      context.switchToRpc().getData<unknown>(),
+      args,
       mcp.getArgByIndex(4),
       async (elicitation) => {
         attachElicitation(mcp, elicitation);
         try {
-          return await lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
+          return await body(elicitation);
         } finally {
           detachElicitation(mcp);
         }
       },
       { user: this.userOf(mcp), structured: tool.outputSchema === undefined },
     );
-    return from(call.then(withContent)).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error))));
+    return withContent(result);
   }
 
   /** The call's user: the option, else `req.user` (`sub`, `id`); `undefined` leaves it to `resolveMcpUser`. */
@@ -112,6 +146,12 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
     this.warnedStateless = true;
     this.logger.warn(STATELESS_WARNING);
   }
+}
+
+/** What an `RpcException` carries: MCP-Nest's `ProtocolError`, or an `Error` with the readable message. */
+function unwrap(exception: RpcException): unknown {
+  const error = exception.getError();
+  return typeof error === 'string' ? new Error(error) : error;
 }
 
 /** MCP-Nest passes a result through only when it has a `content` array: an `input_required` result gets `[]`. */
