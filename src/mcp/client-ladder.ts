@@ -1,8 +1,11 @@
 /**
  * The fallback ladder: how a question reaches the person through the best channel the client has. A
  * question descends its ordered list of rungs until one fits the client's (policy-adjusted) capabilities.
+ * Imports nothing: the options (a lower layer) check the ladders with it.
  */
-import type { DeclaredElicitation } from './tool-elicitation.js';
+
+/** The elicitation capability a client declared (absent: none). */
+export type DeclaredElicitation = { form?: object; url?: object } | undefined;
 
 /**
  * One way of putting a question to the person:

@@ -4,8 +4,9 @@ import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
-import type { FallbackRung, PageFallbackRung } from './client-ladder.js';
-import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
+import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from './client-ladder.js';
+import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
+import type { ZodFormSchema } from '../forms/zod-form.js';
 import { digestOf } from './request-state.codec.js';
 import type { FormSchema } from '../forms/form-schema.js';
 
@@ -65,11 +66,16 @@ export interface ToolElicitation {
    */
   isSupported(mode: 'form' | 'url'): boolean;
   /**
-   * Asks the user to fill a form; resolves the answer validated and typed (`accept` with the content,
-   * defaults applied), or `decline` / `cancel`. A client without form mode gets the next rung of
-   * `options.fallback`.
+   * Asks the user to fill a form (a declared form, a Zod object, or a raw schema); resolves the answer
+   * validated and typed (`accept` with the content, defaults applied; a Zod object's answer is its
+   * `z.infer` type, checked by its refinements too), or `decline` / `cancel`. A client without form mode gets
+   * the next rung of `options.fallback`.
    */
-  elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options?: ElicitationElicitOptions): Promise<ElicitResult<T>>;
+  elicit<T>(
+    message: string,
+    form: FormDefinition<T> | ZodFormSchema<T> | FormSchema,
+    options?: ElicitationElicitOptions,
+  ): Promise<ElicitResult<T>>;
   /**
    * Resolves the user's latest answer of `ask.type` (default: the kind) when there is one; otherwise asks
    * for it on a hosted page (through the ladder: URL mode, the form bridge, a link) and resumes once the
@@ -111,8 +117,7 @@ export interface PushToolElicitation extends ToolElicitation {
 // ------------------------------------------------------------------------------------------------
 // The rules both mechanisms share.
 
-/** The elicitation capability a client declared (absent: none). */
-export type DeclaredElicitation = { form?: object; url?: object } | undefined;
+export type { DeclaredElicitation };
 
 /** Whether a client that declared `declared` supports `mode` (`elicitation: {}` means form only). */
 export function supportsMode(declared: DeclaredElicitation, mode: 'form' | 'url'): boolean {
@@ -120,9 +125,9 @@ export function supportsMode(declared: DeclaredElicitation, mode: 'form' | 'url'
   return mode === 'url' ? declared.url !== undefined : declared.form !== undefined || declared.url === undefined;
 }
 
-/** A form as given to `elicit` (a definition, or a raw schema linted now). */
-export function toFormDefinition<T>(form: FormDefinition<T> | FormSchema): FormDefinition<T> {
-  return isFormDefinition(form) ? form : buildForm<T>(form);
+/** A form as given to `elicit`: a definition, or a Zod object or a raw schema declared (and linted) now. */
+export function toFormDefinition<T>(form: FormDefinition<T> | ZodFormSchema<T> | FormSchema): FormDefinition<T> {
+  return asFormDefinition(form);
 }
 
 /**

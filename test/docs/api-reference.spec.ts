@@ -11,6 +11,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'nestjs-mcp-elicitation': 'src/index.ts',
   'nestjs-mcp-elicitation/redis': 'src/redis/index.ts',
   'nestjs-mcp-elicitation/testing': 'src/testing/index.ts',
+  'nestjs-mcp-elicitation/mcp-nest': 'src/mcp-nest/index.ts',
 };
 
 function exportedNames(file: string): string[] {
