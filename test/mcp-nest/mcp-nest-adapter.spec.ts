@@ -79,7 +79,11 @@ describe('wiring onto @Tool() controllers', () => {
     }
   }
   // What MCP-Nest's @Tool() records on the method.
-  Reflect.defineMetadata('mcp:tool', { name: 'deploy' }, ToolController.prototype.deploy);
+  Reflect.defineMetadata(
+    'mcp:tool',
+    { name: 'deploy' },
+    Object.getOwnPropertyDescriptor(ToolController.prototype, 'deploy')!.value as object,
+  );
 
   @Controller()
   class PlainController {
