@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-demo/', 'coverage/', 'bench/results/', 'node_modules/'] },
+  // test/consumers/ holds apps with their own tsconfig and dependencies, compiled by scripts/consumer-test.mjs.
+  { ignores: ['dist/', 'dist-demo/', 'coverage/', 'bench/results/', 'node_modules/', 'test/consumers/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

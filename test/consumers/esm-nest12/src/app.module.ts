@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { ConsentModule } from './consent.module.js';
+
+@Module({
+  imports: [ConsentModule],
+})
+export class AppModule {}

@@ -1,0 +1,5 @@
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module.js';
+
+const app = await NestFactory.create(AppModule);
+await app.listen(process.env.PORT ?? 3000);
