@@ -6,6 +6,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
@@ -114,7 +115,7 @@ export class ElicitationPagesController {
     if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
     const plan = formPlanOf(record.metadata);
     const { content, kept } = readSubmission(plan, body ?? {});
-    const result = plan.validate(content);
+    const result = recheckHostedAnswer(record.id, plan.validate(content));
     if (result.ok) return this.finished(res, record, await this.service.complete(id, result.value), messages.done.answersReceived);
     const { attemptsLeft, declined } = await this.service.recordInvalidFormAttempt(record);
     if (!declined) {

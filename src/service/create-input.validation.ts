@@ -3,8 +3,10 @@ import { ELICITATION_ID_PATTERN, MAX_TIMER_MS } from '../elicitation.constants.j
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
-import { buildForm, isFormDefinition, type FormDefinition } from '../forms/define-form.js';
+import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
+import type { ZodFormSchema } from '../forms/zod-form.js';
+import { rememberHostedChecks } from '../forms/zod-hosted-checks.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
 
 /** The kinds `createUrlElicitation` accepts. */
@@ -31,10 +33,11 @@ export interface CreateUrlElicitationInput {
   /** For `kind: 'external'`: the third-party URL, checked against the `externalUrlPolicy` (UnsafeUrlError). */
   url?: string;
   /**
-   * For `kind: 'form'`: the form the hosted page renders and validates (`defineForm`/`formFromClass`, or a
-   * raw schema, linted here). The completed answer is the validated content.
+   * For `kind: 'form'`: the form the hosted page renders and validates (`defineForm`/`formFromClass`, or a Zod
+   * object or a raw schema, declared here). The completed answer is the validated content. A Zod form's
+   * refinements are checked by the page of the process that created the elicitation (see "Form mode").
    */
-  form?: FormDefinition<unknown> | FormSchema;
+  form?: FormDefinition<unknown> | ZodFormSchema<unknown> | FormSchema;
   /** Why you ask, shown on the page. Plain text (rendered escaped), at most 2000 characters. */
   message: string;
   /** The verified user the elicitation is for; only this user may answer it. */
@@ -156,11 +159,12 @@ export async function attachKindData(
     if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'must be a URL string');
     record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, externalUrlPolicy)).href;
   } else if (record.kind === 'form') {
-    const form = isFormDefinition(input.form) ? input.form : buildForm(input.form!);
+    const form = asFormDefinition(input.form!);
     if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
       throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
     }
     record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
+    rememberHostedChecks(record.id, form, record.expiresAt);
   }
 }
 
