@@ -94,6 +94,7 @@ export { RequestStateError, type RequestState, type RequestStateRejection } from
 // Forms
 export * from './forms/form-schema.js';
 export { defineForm, isFormDefinition, type FormDefinition, type ElicitationFormOptions } from './forms/define-form.js';
+export type { ZodFormSchema } from './forms/zod-form.js';
 export { FormField, formFromClass, type FormFieldOptions } from './forms/form-decorators.js';
 export { lintFormSchema, type ElicitationLintOptions } from './forms/form-lint.js';
 export type { ElicitationValidationResult } from './forms/form-validator.js';

@@ -358,6 +358,30 @@ describe('defineForm(z.object(...)): answers', () => {
     expect(() => form.validate({ a: 'x' })).toThrow(/has an async refinement/);
   });
 
+  it('types and checks the README example', () => {
+    const booking = defineForm(
+      z
+        .object({
+          guests: z.int().min(1).max(8).describe('How many guests'),
+          room: z.union([z.literal('single').meta({ title: 'Single room' }), z.literal('double').meta({ title: 'Double room' })]),
+          arrival: z.iso.date(),
+          nights: z.int().min(1).default(1),
+          extras: z
+            .array(z.enum(['breakfast', 'parking']))
+            .max(2)
+            .optional(),
+        })
+        .refine((b) => b.room === 'double' || b.guests === 1, { message: 'must be 1 for a single room', path: ['guests'] }),
+    );
+    const answer: { guests: number; room: 'single' | 'double'; arrival: string; nights: number; extras?: ('breakfast' | 'parking')[] } =
+      booking.parse({ guests: 2, room: 'double', arrival: '2026-12-01' });
+    expect(answer).toEqual({ guests: 2, room: 'double', arrival: '2026-12-01', nights: 1 });
+    expect(booking.validate({ guests: 2, room: 'single', arrival: '2026-12-01' })).toEqual({
+      ok: false,
+      issues: [{ field: 'guests', message: 'must be 1 for a single room' }],
+    });
+  });
+
   it('keeps raw schemas working unchanged', () => {
     const raw = defineForm({ type: 'object', properties: { a: { type: 'string', minLength: 1 } }, required: ['a'] });
     const typed: { a: string } = raw.parse({ a: 'x' });
