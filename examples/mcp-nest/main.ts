@@ -15,6 +15,8 @@ const { mcpUrl, url } = await startMcpNestDemo({
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
   encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
+  // MCP_NEST_STATEFUL=0: MCP-Nest without sessions (2025-11-25 questions then go down the fallback ladder).
+  statefulMode: env.MCP_NEST_STATEFUL === '0' ? false : undefined,
 });
 
 console.log(`\nMCP elicitation demo on @rekog/mcp-nest ready. MCP endpoint (protocol 2026-07-28 and 2025-11-25): ${mcpUrl}`);
