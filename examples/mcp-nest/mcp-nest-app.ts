@@ -12,6 +12,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { McpNestElicitationModule } from '../../src/mcp-nest/index.js';
 import { userFromBearer, userFromCookie } from '../demo/demo-identity.js';
 import { DemoLoginController } from '../demo/demo-login.controller.js';
+import { ConformanceToolsController } from './conformance-tools.controller.js';
 import { DemoToolsController } from './demo-tools.controller.js';
 
 /** Settings of the MCP-Nest demo (from the environment in `main.ts`, from the tests directly). */
@@ -82,7 +83,8 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
       }),
       McpNestElicitationModule.forRoot(),
     ],
-    controllers: [DemoToolsController, DemoLoginController],
+    // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
+    controllers: [DemoToolsController, DemoLoginController, ...(process.env.MCP_CONFORMANCE === '1' ? [ConformanceToolsController] : [])],
     providers: [{ provide: 'MCP_STRATEGY', useValue: strategy }],
   })
   class McpNestDemoModule {}

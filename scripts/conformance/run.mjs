@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against the
-// demo app, on both protocol eras its /mcp route serves: starts dist-demo/examples/demo/main.js with
-// MCP_CONFORMANCE=1 on a free loopback port, then runs the CLI once per scenario, sequentially:
-//   - the 2025-11-25 list with `--spec-version 2025-11-25` (initialize handshake, SDK 1.x sessions);
+// demo apps, on both protocol eras their /mcp route serves: for each target, starts its compiled main.js
+// with MCP_CONFORMANCE=1 on a free loopback port, runs the CLI once per scenario, sequentially, and stops it:
+//   - the SDK demo (dist-demo/examples/demo/main.js), every scenario below;
+//   - the MCP-Nest demo (dist-demo/examples/mcp-nest/main.js, `@rekog/mcp-nest` with McpNestElicitationModule),
+//     the elicitation and input_required scenarios of both eras.
+// Per era:
+//   - the 2025-11-25 list with `--spec-version 2025-11-25` (initialize handshake, stateful sessions);
 //   - the 2026-07-28 list with `--spec-version 2026-07-28` (stateless requests with the `_meta` envelope,
 //     SDK 2.x: the input-required-result-* scenarios, server-stateless, header validation, DNS rebinding).
-// It prints `conformance: N passed, M failed` (over both lists) and exits non-zero on any failure. The
-// app is stopped in every case. Build the demo first (`npm run conformance` does).
+// It prints `conformance: N passed, M failed` (over every target and list) and exits non-zero on any failure.
+// `CONFORMANCE_TARGET=sdk-demo` or `=mcp-nest-demo` runs one target only.
+// The apps are stopped in every case. Build the demos first (`npm run conformance` does).
 //
 // A scenario passes when the CLI exits 0 and its checks.json holds at least one SUCCESS and no FAILURE
 // (so a scenario the CLI skips as "not applicable" counts as failed, not passed). WARNINGs are shown.
@@ -17,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Scenarios per protocol revision; each runs with `--spec-version <revision>` (the wire it speaks). */
-const ERAS = [
+const SDK_DEMO_ERAS = [
   {
     // MCP 2025-11-25: SDK 1.x, stateful sessions (initialize, Mcp-Session-Id).
     specVersion: '2025-11-25',
@@ -55,17 +60,58 @@ const ERAS = [
     ],
   },
 ];
-/** Every run, in order: one scenario on one revision. */
-const RUNS = ERAS.flatMap(({ specVersion, scenarios }) => scenarios.map((scenario) => ({ scenario, specVersion })));
+
+/**
+ * The MCP-Nest demo: the scenarios that involve elicitation or input_required, on its @Tool() methods
+ * (examples/mcp-nest/conformance-tools.controller.ts runs the SDK demo's bodies through the adapter).
+ */
+const MCP_NEST_ERAS = [
+  {
+    // MCP-Nest `statefulMode: true`: SDK 2.x sessions serving 2025-11-25.
+    specVersion: '2025-11-25',
+    scenarios: ['tools-call-elicitation', 'elicitation-sep1034-defaults', 'elicitation-sep1330-enums'],
+  },
+  {
+    specVersion: '2026-07-28',
+    scenarios: [
+      'input-required-result-basic-elicitation',
+      'input-required-result-basic-sampling',
+      'input-required-result-basic-list-roots',
+      'input-required-result-request-state',
+      'input-required-result-multiple-input-requests',
+      'input-required-result-multi-round',
+      'input-required-result-missing-input-response',
+      'input-required-result-non-tool-request',
+      'input-required-result-result-type',
+      'input-required-result-unsupported-methods',
+      'input-required-result-tampered-state',
+      'input-required-result-capability-check',
+      'input-required-result-ignore-extra-params',
+      'input-required-result-validate-input',
+      'server-stateless',
+    ],
+  },
+];
+
+/** The apps under test, each started on its own, in turn (`CONFORMANCE_TARGET=<key>` runs one of them). */
+const ALL_TARGETS = [
+  { key: 'sdk-demo', name: 'SDK demo', main: ['examples', 'demo', 'main.js'], eras: SDK_DEMO_ERAS },
+  { key: 'mcp-nest-demo', name: 'MCP-Nest demo', main: ['examples', 'mcp-nest', 'main.js'], eras: MCP_NEST_ERAS },
+];
+const TARGETS = process.env.CONFORMANCE_TARGET ? ALL_TARGETS.filter((t) => t.key === process.env.CONFORMANCE_TARGET) : ALL_TARGETS;
+if (TARGETS.length === 0) throw new Error(`CONFORMANCE_TARGET must be one of ${ALL_TARGETS.map((t) => t.key).join(', ')}`);
+/** Every run, in order: one scenario on one revision against one target. */
+const RUNS = TARGETS.flatMap((target) =>
+  target.eras.flatMap(({ specVersion, scenarios }) => scenarios.map((scenario) => ({ target, scenario, specVersion }))),
+);
 const STARTUP_TIMEOUT_MS = 30_000;
 /** The CLI's own per-scenario timeout, and the hard limit after which its process is killed. */
 const SCENARIO_TIMEOUT_MS = 30_000;
 const SCENARIO_KILL_MS = 60_000;
-/** The whole run (both lists; a passing run takes well under a minute). */
+/** The whole run (every target and list; a passing run takes about two minutes). */
 const TOTAL_TIMEOUT_MS = 10 * 60_000;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const appMain = join(root, 'dist-demo', 'examples', 'demo', 'main.js');
 const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const hook = join(root, 'scripts', 'conformance', 'node20-globsync.mjs');
 
@@ -76,7 +122,9 @@ const results = [];
 let stopping = false;
 let outRoot;
 let app;
+/** Output of the app running now, and of every app that ran, by target key (shown for failed targets). */
 let appLog = '';
+const appLogs = new Map();
 
 /** The closing line (also printed when the run is cut short: unrun scenarios count as failed). */
 function summaryLine() {
@@ -131,8 +179,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** Starts the demo and resolves its MCP URL from the "MCP elicitation demo ready" line. */
-function startApp() {
+/** The compiled entry point of a target. */
+const mainOf = (target) => join(root, 'dist-demo', ...target.main);
+
+/** Starts a target's app and resolves its MCP URL from its "MCP elicitation demo … ready" line. */
+function startApp(target) {
   const env = {
     ...process.env,
     MCP_CONFORMANCE: '1',
@@ -141,12 +192,16 @@ function startApp() {
     PUBLIC_URL: '',
     ELICITATION_STORE: 'memory',
   };
-  app = start(process.execPath, [appMain], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  appLog = '';
+  app = start(process.execPath, [mainOf(target)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not get ready within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the ${target.name} did not get ready within ${STARTUP_TIMEOUT_MS} ms`)),
+      STARTUP_TIMEOUT_MS,
+    );
     const onData = (chunk) => {
       appLog += chunk;
-      const match = /MCP elicitation demo ready\b.*?(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(appLog);
+      const match = /MCP elicitation demo\b[^\n]*?\bready\b.*?(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(appLog);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -156,7 +211,7 @@ function startApp() {
     app.stderr.setEncoding('utf8').on('data', onData);
     app.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`the demo exited before it was ready (${signal ?? `exit ${code}`})`));
+      reject(new Error(`the ${target.name} exited before it was ready (${signal ?? `exit ${code}`})`));
     });
   });
 }
@@ -172,13 +227,13 @@ function findChecks(dir) {
   return found;
 }
 
-/** `scenario [revision]`, how a run is named in the output. */
-const label = ({ scenario, specVersion }) => `${scenario} [${specVersion}]`;
+/** `target: scenario [revision]`, how a run is named in the output. */
+const label = ({ target, scenario, specVersion }) => `${target.name}: ${scenario} [${specVersion}]`;
 
 /** Runs one scenario on one revision; returns its verdict and check counts. */
 async function runScenario(run, mcpUrl, outRoot) {
-  const { scenario, specVersion } = run;
-  const outDir = join(outRoot, specVersion, scenario);
+  const { target, scenario, specVersion } = run;
+  const outDir = join(outRoot, target.key, specVersion, scenario);
   console.log(`\n=== conformance scenario ${label(run)} ===`);
   const child = start(
     process.execPath,
@@ -224,26 +279,20 @@ async function runScenario(run, mcpUrl, outRoot) {
   return { run, passed: problems.length === 0, counts, problems };
 }
 
-async function main() {
-  for (const [what, path] of [
-    ['demo build', appMain],
-    ['conformance CLI', cli],
-  ]) {
-    if (!existsSync(path)) throw new Error(`${what} not found at ${path} (run npm ci and npm run build:demo)`);
-  }
-  outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+/** Starts one target, runs its scenarios in order and stops it (a run after the app died counts as failed). */
+async function runTarget(target) {
   try {
-    const mcpUrl = await startApp();
-    const eras = ERAS.map((e) => `${e.specVersion} (${e.scenarios.length} scenarios)`).join(', ');
-    console.log(`conformance: demo app ready at ${mcpUrl} (MCP_CONFORMANCE=1); spec ${eras}`);
-    for (const run of RUNS) {
+    const mcpUrl = await startApp(target);
+    const eras = target.eras.map((e) => `${e.specVersion} (${e.scenarios.length} scenarios)`).join(', ');
+    console.log(`\nconformance: ${target.name} ready at ${mcpUrl} (MCP_CONFORMANCE=1); spec ${eras}`);
+    for (const run of RUNS.filter((r) => r.target === target)) {
       if (stopping) break;
       if (app.exitCode !== null || app.signalCode !== null) {
         results.push({
           run,
           passed: false,
           counts: { SUCCESS: 0, FAILURE: 0, WARNING: 0 },
-          problems: ['the demo app is no longer running'],
+          problems: [`the ${target.name} is no longer running`],
         });
         continue;
       }
@@ -251,6 +300,18 @@ async function main() {
     }
   } finally {
     await stop(app);
+    appLogs.set(target.key, appLog);
+  }
+}
+
+async function main() {
+  for (const [what, path] of [...TARGETS.map((target) => [`${target.name} build`, mainOf(target)]), ['conformance CLI', cli]]) {
+    if (!existsSync(path)) throw new Error(`${what} not found at ${path} (run npm ci and npm run build:demo)`);
+  }
+  outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+  for (const target of TARGETS) {
+    if (stopping) break;
+    await runTarget(target);
   }
   if (stopping) return 1; // cut short: the signal or timeout handler has reported
 
@@ -260,16 +321,19 @@ async function main() {
     const detail = `${SUCCESS} checks passed, ${FAILURE} failed${WARNING ? `, ${WARNING} warnings` : ''}`;
     console.log(`${r.passed ? 'PASS' : 'FAIL'} ${label(r.run)}: ${detail}${r.problems.length ? ` (${r.problems.join('; ')})` : ''}`);
   }
-  const failed = results.filter((r) => !r.passed).length;
-  if (failed > 0) {
+  const failed = results.filter((r) => !r.passed);
+  if (failed.length > 0) {
     console.log(`\nconformance: results kept in ${outRoot}`);
-    if (appLog) console.log(`--- demo app output ---\n${appLog.trimEnd()}\n--- end of demo app output ---`);
+    for (const target of TARGETS.filter((t) => failed.some((r) => r.run.target === t))) {
+      const log = appLogs.get(target.key);
+      if (log) console.log(`--- ${target.name} output ---\n${log.trimEnd()}\n--- end of ${target.name} output ---`);
+    }
   } else {
     rmSync(outRoot, { recursive: true, force: true });
   }
   console.log(`conformance: ${results.length} scenario runs in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   console.log(summaryLine());
-  return failed === 0 && results.length === RUNS.length ? 0 : 1;
+  return failed.length === 0 && results.length === RUNS.length ? 0 : 1;
 }
 
 const deadline = setTimeout(() => {
@@ -287,7 +351,7 @@ main()
     if (stopping) return; // the signal or timeout handler reports and exits
     clearTimeout(deadline);
     console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
-    if (appLog) console.error(`--- demo app output ---\n${appLog.trimEnd()}\n--- end of demo app output ---`);
+    if (appLog) console.error(`--- app output ---\n${appLog.trimEnd()}\n--- end of app output ---`);
     await abort();
     console.log(summaryLine());
     process.exitCode = 1;
