@@ -128,14 +128,17 @@ export class InputRequiredElicitation implements ToolElicitation {
     const hosted = (rest: readonly FallbackRung[]) => hostedFormAsk(message, definition, rest);
     // Asked on the hosted page (earlier, or now): the page question's ladder takes it from here.
     if (slot.answered?.elicitationId || slot.pending?.elicitationId) {
-      return hostedFormResult<T>(await this.pageQuestion(hosted(list), slot));
+      return hostedFormResult<T>(definition, await this.pageQuestion(hosted(list), slot));
     }
 
     if (!slot.pending) {
       // An earlier call of this tool asked this on a page and the person has finished: that is the answer.
       const earlier = await this.earlier(slot);
       if (earlier && earlier.status !== 'pending')
-        return { ...hostedFormResult<T>(await this.taken<Record<string, unknown>>(slot, earlier)), via: this.deps.linked.viaOf(earlier) };
+        return {
+          ...hostedFormResult<T>(definition, await this.taken<Record<string, unknown>>(slot, earlier)),
+          via: this.deps.linked.viaOf(earlier),
+        };
     }
     let canAsk = true;
     if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
@@ -156,10 +159,10 @@ export class InputRequiredElicitation implements ToolElicitation {
           const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
           const linked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
           this.answered.push({ key: slot.key, question: slot.question, elicitationId: linked.elicitationId });
-          return { done: { ...hostedFormResult<T>(linked.outcome), via: 'model' } };
+          return { done: { ...hostedFormResult<T>(definition, linked.outcome), via: 'model' } };
         }
         const rest = from.slice(from.indexOf(rung));
-        return { done: hostedFormResult<T>(await this.pageQuestion(hosted(rest), slot, undefined, canAsk)) };
+        return { done: hostedFormResult<T>(definition, await this.pageQuestion(hosted(rest), slot, undefined, canAsk)) };
       },
       canAsk,
     );

@@ -155,7 +155,10 @@ export class PushElicitation implements PushToolElicitation {
     // An earlier call of this tool asked this on a page: its answer, or its page again.
     const earlier = await this.earlier(position, digest);
     if (earlier && earlier.status !== 'pending') {
-      return { ...hostedFormResult<T>(await this.deps.linked.outcomeOf(this.call.scope, earlier)), via: this.deps.linked.viaOf(earlier) };
+      return {
+        ...hostedFormResult<T>(definition, await this.deps.linked.outcomeOf(this.call.scope, earlier)),
+        via: this.deps.linked.viaOf(earlier),
+      };
     }
     const fit = this.fit(true, definition.secretFields.length > 0);
     const result = await descend<ElicitResult<T>>(list, fit, async (rung) => {
@@ -164,12 +167,14 @@ export class PushElicitation implements PushToolElicitation {
         const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
         const ask = hostedFormAsk(message, definition, []);
         const { outcome } = await this.deps.linked.round(this.call.scope, { user: this.userId, position, digest, ask, model });
-        return { done: { ...hostedFormResult<T>(outcome), via: 'model' } };
+        return { done: { ...hostedFormResult<T>(definition, outcome), via: 'model' } };
       }
       // Every other rung asks on the hosted form page: the rest of the ladder from here is a page question's.
       const rest = list.slice(list.indexOf(rung));
       const ask = hostedFormAsk(message, definition, rest);
-      return { done: hostedFormResult<T>(await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest, earlier })) };
+      return {
+        done: hostedFormResult<T>(definition, await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest, earlier })),
+      };
     });
     if (!result) throw formUnreachable(definition);
     return result;

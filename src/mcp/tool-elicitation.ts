@@ -1,7 +1,7 @@
 import type { CreatedElicitation } from '../elicitation.service.js';
 import type { CreateUrlElicitationInput } from '../service/create-input.validation.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
-import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from './client-ladder.js';
@@ -164,10 +164,19 @@ export function reaskMessage(message: string, issues: readonly FieldIssue[]): st
   return `${message}\n\nPlease correct: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`;
 }
 
-/** A hosted form's outcome as `elicit` answers it. */
-export function hostedFormResult<T>(outcome: PageOutcome<Record<string, unknown>>): ElicitResult<T> {
+/**
+ * A hosted form's outcome as `elicit` answers it. A completed answer is checked again with the form's own
+ * definition: the page checked it with the converted schema, but a Zod form's refinements run only where the form
+ * was declared (not on a page served by another instance, nor for the `model` rung). An answer that fails throws
+ * `ElicitationValidationError` naming the fields: never a silent pass.
+ */
+export function hostedFormResult<T>(definition: FormDefinition<T>, outcome: PageOutcome<Record<string, unknown>>): ElicitResult<T> {
   const via = outcome.via && { via: outcome.via };
-  if (outcome.status === 'completed') return { action: 'accept', content: outcome.data as T, ...via };
+  if (outcome.status === 'completed') {
+    const checked = definition.validate(outcome.data);
+    if (!checked.ok) throw new ElicitationValidationError(checked.issues);
+    return { action: 'accept', content: checked.value, ...via };
+  }
   return outcome.status === 'declined' ? { action: 'decline', ...via } : { action: 'cancel', ...via };
 }
 
