@@ -27,9 +27,13 @@ const NOT_WIRED =
 export class ElicitationNotWiredError extends RpcException {
   override readonly name = 'ElicitationNotWiredError';
 
-  constructor() {
-    super(NOT_WIRED);
-    this.message = NOT_WIRED;
+  /** `method`: the MCP request of a handler that is not a tool (`@Elicitation()` serves `@Tool()` methods only). */
+  constructor(method?: string) {
+    const text = method
+      ? `@Elicitation() is for @Tool() methods: a ${method} handler cannot ask the user (elicitation belongs to tool calls).`
+      : NOT_WIRED;
+    super(text);
+    this.message = text;
   }
 }
 
@@ -43,7 +47,10 @@ export class ElicitationNotWiredError extends RpcException {
  * ```
  */
 export const Elicitation = createParamDecorator((_data: unknown, context: ExecutionContext): ToolElicitation => {
-  const elicitation = calls.get(context.switchToRpc().getContext<object>());
-  if (!elicitation) throw new ElicitationNotWiredError();
-  return elicitation;
+  const mcp = context.switchToRpc().getContext<{ mcpRequest?: { method?: unknown } }>();
+  const elicitation = calls.get(mcp);
+  if (elicitation) return elicitation;
+  const method = mcp?.mcpRequest?.method;
+  if (typeof method === 'string' && method !== 'tools/call') throw new ElicitationNotWiredError(method);
+  throw new ElicitationNotWiredError();
 });

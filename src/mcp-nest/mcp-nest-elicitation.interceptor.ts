@@ -100,7 +100,8 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
   ): Promise<unknown> {
     const session = mcp.getSession();
     if (session.era !== 'modern' && session.stateless) this.warnStateless();
-    const name = typeof mcp.mcpRequest.params?.name === 'string' ? mcp.mcpRequest.params.name : tool.name;
+    const requested = (mcp.mcpRequest.params as { name?: unknown } | undefined)?.name;
+    const name = typeof requested === 'string' ? requested : tool.name;
     const result = await this.elicitation().runCall(
       mcp.mcpServer,
       name,

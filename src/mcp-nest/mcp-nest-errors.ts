@@ -35,8 +35,9 @@ let sdk: McpNestSdk | undefined;
 
 /**
  * `@modelcontextprotocol/server` as MCP-Nest loads it. MCP-Nest is CommonJS, so it `require`s the SDK's CommonJS
- * build, whose `ProtocolError` is another class than the ES module build's: MCP-Nest only rethrows errors of its
- * own copy as JSON-RPC errors, so the adapter builds them from that copy.
+ * build, whose `ProtocolError` is another class than the ES module build's. Server 2.4 brands its errors so that
+ * either copy's is recognised, but older 2.x and SDK 1.x errors are not: the adapter builds every JSON-RPC error
+ * from MCP-Nest's own copy, which MCP-Nest always rethrows.
  */
 function mcpNestSdk(): McpNestSdk {
   if (!sdk) {
@@ -56,14 +57,16 @@ function protocolErrorOf(error: unknown): { code: number; message: string; data?
 
 /**
  * An error from a tool call, as MCP-Nest must receive it so that the client gets the right answer (MCP-Nest
- * rethrows only its own `ProtocolError`, and only inside an `RpcException`; any other error becomes "Internal
- * server error"):
+ * rethrows a `ProtocolError` only from inside an `RpcException`; any other error becomes "Internal server error"):
  * - -32042 and the other JSON-RPC errors of the SDK, and a refused `requestState` (-32602): the JSON-RPC error;
  * - the library's readable errors: a tool error with their message;
  * - anything else: unchanged (the app's own errors keep MCP-Nest's handling).
  */
 export function toMcpNestError(error: unknown): unknown {
-  if (error instanceof RequestStateError) return new RpcException(new (mcpNestSdk().ProtocolError)(INVALID_PARAMS, error.message));
+  if (error instanceof RequestStateError) {
+    // The same error the SDK's own requestState hook answers.
+    return new RpcException(new (mcpNestSdk().ProtocolError)(INVALID_PARAMS, error.message, { reason: 'invalid_request_state' }));
+  }
   const rpc = protocolErrorOf(error);
   if (rpc) {
     const { ProtocolError, UrlElicitationRequiredError } = mcpNestSdk();

@@ -1,13 +1,14 @@
 /**
  * The parts of `@rekog/mcp-nest` 2.x the adapter reads, as structural types: it is an optional peer, so
- * nothing here imports it. `test/mcp-nest/*` pins each of these behaviours against the installed version.
+ * nothing here imports it. `e2e/mcp-nest.e2e-spec.ts` pins each of these behaviours against the installed version,
+ * in a real MCP-Nest process; `test/mcp-nest/mcp-nest-types.spec.ts` checks that MCP-Nest's `McpContext` fits.
  */
 import type { SdkServerOrMcpServer } from '../mcp/sdk.types.js';
 
 /** The `@Ctx()` argument of an MCP-Nest handler (`McpContext`, a Nest `BaseRpcContext`). */
 export interface McpNestContext {
   readonly mcpServer: SdkServerOrMcpServer;
-  readonly mcpRequest: { method?: string; params?: { name?: unknown } };
+  readonly mcpRequest: { method?: string; params?: object };
   getSession(): { stateless?: boolean; era?: 'legacy' | 'modern'; sessionId?: string };
   /** The Express or Fastify request (HTTP), `undefined` on stdio. */
   getRawRequest<T = unknown>(): T | undefined;

@@ -64,6 +64,11 @@ export interface ElicitationServerOptions {
 export class McpElicitation {
   /** Servers (low-level, one per session or request) that have `submit-elicitation-answer`. */
   private readonly answering = new WeakSet<SdkServerLike>();
+  /**
+   * The user `runCall` was given for a call, by the call's SDK context: `sealRequestState` and `verifyRequestState`
+   * on that context bind states to the same user as the call's own questions.
+   */
+  private readonly callUsers = new WeakMap<object, string | null>();
 
   constructor(
     private readonly service: ElicitationService,
@@ -116,6 +121,7 @@ export class McpElicitation {
       used: new Set(),
     };
     const user = options.user === undefined ? undefined : () => options.user ?? undefined;
+    if (options.user !== undefined && context && typeof context === 'object') this.callUsers.set(context, options.user);
     let elicitation: ToolElicitation;
     if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user);
     else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user);
@@ -200,7 +206,8 @@ export class McpElicitation {
 
   /**
    * A sealed `requestState` for your own 2026-07-28 input requests (sampling, roots, several at once):
-   * bound to this call's user, method, `name` and `args`, single use, expiring after `requestStateTtlMs`.
+   * bound to this call's user (the one `runCall` was given for this context, else `resolveMcpUser`), method,
+   * `name` and `args`, single use, expiring after `requestStateTtlMs`.
    * Return it in your `input_required` result; on the retry the wrapper (`tool`) and `serverOptions()`
    * verify it like the library's own, and the state carries no data of yours.
    */
@@ -312,6 +319,8 @@ export class McpElicitation {
   }
 
   private mcpUser(ctx: SdkV2Context): string | undefined {
+    const given = this.callUsers.get(ctx);
+    if (given !== undefined) return given ?? undefined;
     return this.options.resolveMcpUser(extraOf(ctx)) ?? undefined;
   }
 }
