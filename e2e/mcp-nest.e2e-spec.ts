@@ -198,7 +198,8 @@ let browser: PageBrowser | undefined;
 beforeAll(async () => {
   // A 2026-07-28 retry (and a form bridge's "finished") waits up to 2 s for a pending page.
   const started = await Promise.allSettled([
-    start({ ELICITATION_PENDING_RETRY_WAIT_MS: '2000' }, MCP_NEST_DEMO_MAIN),
+    // MCP_CONFORMANCE=1 adds the conformance suite's tools (a tool's own input requests, sealRequestState).
+    start({ ELICITATION_PENDING_RETRY_WAIT_MS: '2000', MCP_CONFORMANCE: '1' }, MCP_NEST_DEMO_MAIN),
     start({ MCP_NEST_STATEFUL: '0' }, MCP_NEST_DEMO_MAIN),
     start({}, PINS_MAIN),
   ]);
@@ -377,7 +378,8 @@ describe('the MCP-Nest demo (statefulMode true)', () => {
       expect(first.message.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
       return first.message.result!.requestState as string;
     }
-    const refused = { code: -32602, message: 'Invalid or expired requestState' };
+    // The same error the SDK's own requestState hook answers (the SDK demo's), data included.
+    const refused = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } };
 
     it('garbage requestState (through the SDK 2.x client, raw call)', async () => {
       const client = await connectRaw(demo, { user: 'mcpnest-state-alice', manual: true });
@@ -403,6 +405,49 @@ describe('the MCP-Nest demo (statefulMode true)', () => {
       expect(reply.message.result).toBeUndefined();
       expect(reply.message.error).toEqual(refused);
     });
+  });
+});
+
+describe("a tool's own 2026-07-28 input requests in MCP-Nest (sealRequestState for a signed-in user)", () => {
+  it('binds the state to the user from req.user, so the retry with the answer is accepted (and refused for another user)', async () => {
+    const name = 'test_input_required_result_sampling';
+    const post = (user: string, extra: Record<string, unknown>) =>
+      fetch(demo.mcpUrl, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/call',
+          'Mcp-Name': name,
+          Authorization: `Bearer ${user}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name,
+            arguments: {},
+            ...extra,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'mcp-nest-e2e', version: '1.0.0' },
+              'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+            },
+          },
+        }),
+      }).then((r) => r.json() as Promise<{ result?: Record<string, unknown>; error?: { code: number } }>);
+    const first = await post('mcpnest-sampling-alice', {});
+    expect(first.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+    const key = Object.keys(first.result!.inputRequests as object)[0];
+    const answer = {
+      requestState: first.result!.requestState,
+      inputResponses: { [key]: { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm' } },
+    };
+    expect((await post('mcpnest-sampling-bob', answer)).error).toMatchObject({ code: -32602 });
+    const done = await post('mcpnest-sampling-alice', answer);
+    expect(done.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Sampling answered: Paris' }] });
   });
 });
 
