@@ -1,9 +1,13 @@
 import { BadRequestException, Controller, Get, Header, Query, Res } from '@nestjs/common';
 import { DEMO_COOKIE, isDemoUserName } from './demo-identity.js';
 
-/** A path on this site only: starts with one `/`, no scheme, no `//` or `/\` (no open redirect). */
+/**
+ * A path on this site only: starts with one `/`, no scheme, no `//` or `/\` (no open redirect), and printable
+ * ASCII only (it becomes a `Location` header: control characters or characters above U+00FF would make Node
+ * refuse the header). Anything else is dropped: the sign-in still works, without the way back.
+ */
 function safeReturnTo(value: unknown): string | undefined {
-  return typeof value === 'string' && /^\/(?![/\\])[^\s]*$/.test(value) ? value : undefined;
+  return typeof value === 'string' && value.length <= 2048 && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : undefined;
 }
 
 const escapeHtml = (s: string) =>

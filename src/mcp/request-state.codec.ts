@@ -45,6 +45,12 @@ export interface RequestState {
   argsDigest: string;
   /** Expiry, epoch milliseconds. */
   expiresAt: number;
+  /**
+   * When it was minted, epoch milliseconds: with `expiresAt`, the state's own lifetime, which sizes its
+   * single-use counter the same on every instance whatever each one's `requestStateTtlMs`. Absent in states
+   * minted before this field existed.
+   */
+  issuedAt?: number;
   /** Questions answered in earlier rounds, in the order the tool asked them. */
   answered: AnsweredQuestion[];
   /** The question this round asked. */
@@ -63,6 +69,7 @@ interface RequestStateWire {
   n: string;
   a: string;
   e: number;
+  i?: number;
   d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
   p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number };
 }
@@ -151,6 +158,7 @@ function toWire(s: RequestState): RequestStateWire {
     n: s.name,
     a: s.argsDigest,
     e: s.expiresAt,
+    i: s.issuedAt,
     d: s.answered.map((q) => ({ k: q.key, q: q.question, r: q.response, id: q.elicitationId })),
   };
   if (s.pending) {
@@ -169,6 +177,7 @@ function fromWire(w: Partial<RequestStateWire> | null): RequestState {
     name: w.n as string,
     argsDigest: w.a as string,
     expiresAt: w.e as number,
+    ...(typeof w.i === 'number' && { issuedAt: w.i }),
     answered: w.d.map((q) => ({ key: q.k, question: q.q, response: q.r, elicitationId: q.id })),
   };
   if (w.p) {

@@ -49,13 +49,15 @@ export class RequestStates {
 
   /** A sealed state for `call`, carrying the questions answered so far and the one now asked. */
   mint(call: StateCall, answered: AnsweredQuestion[] = [], pending?: PendingQuestion): string {
+    const now = Date.now();
     return this.codec.seal({
       id: RequestStateCodec.newId(),
       user: call.user ?? '',
       method: call.method,
       name: call.name,
       argsDigest: digestOf(call.args ?? {}),
-      expiresAt: Date.now() + this.options.requestStateTtlMs,
+      issuedAt: now,
+      expiresAt: now + this.options.requestStateTtlMs,
       answered,
       pending,
     });
@@ -74,7 +76,7 @@ export class RequestStates {
       if (typeof header === 'string' && header !== state.name && decodeHeaderValue(header) !== state.name) {
         throw new RequestStateError('tool');
       }
-      const used = await this.store.peekHits?.(this.redemptionKey(state), this.options.requestStateTtlMs, state.expiresAt);
+      const used = await this.store.peekHits?.(this.redemptionKey(state), this.lifetime(state), state.expiresAt);
       if (used) throw new RequestStateError('replayed');
       this.verified.add(state);
       return state;
@@ -95,12 +97,23 @@ export class RequestStates {
     try {
       if (!this.verified.has(state)) throw new RequestStateError('malformed');
       RequestStateCodec.checkCall(state, name, args);
-      const redeemed = await this.store.hit(this.redemptionKey(state), this.options.requestStateTtlMs, state.expiresAt);
+      const redeemed = await this.store.hit(this.redemptionKey(state), this.lifetime(state), state.expiresAt);
       if (redeemed.count > 1) throw new RequestStateError('replayed');
     } catch (error) {
       this.logRefusal(error, `${state.method} ${name}`);
       throw error;
     }
+  }
+
+  /**
+   * The window of a state's single-use counter: its own lifetime, carried in the state, so every instance counts
+   * its redemptions under the same key whatever its `requestStateTtlMs` (a state from before `issuedAt` existed
+   * falls back to this instance's setting).
+   */
+  private lifetime(state: RequestState): number {
+    return state.issuedAt !== undefined && state.issuedAt < state.expiresAt
+      ? state.expiresAt - state.issuedAt
+      : this.options.requestStateTtlMs;
   }
 
   private redemptionKey(state: RequestState): string {

@@ -13,6 +13,7 @@ import {
   type RequestStateRejection,
 } from '../../src/mcp/request-state.codec.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
+import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { SecretBox } from '../../src/security/secret-box.js';
 import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -30,6 +31,7 @@ function payload(overrides: Partial<RequestState> = {}): RequestState {
     method: 'tools/call',
     name: 'delete-file',
     argsDigest: digestOf({ path: '/tmp/report.txt', options: { force: true, depth: 2 } }),
+    issuedAt: NOW - 1_000,
     expiresAt: NOW + 60_000,
     answered: [
       { key: 'elicitation-1', question: digestOf('first question'), response: { action: 'accept', content: { name: 'Alice Example' } } },
@@ -50,6 +52,7 @@ function wire(state: RequestState = payload()) {
     n: state.name,
     a: state.argsDigest,
     e: state.expiresAt,
+    i: state.issuedAt,
     d: state.answered.map((q) => ({ k: q.key, q: q.question, r: q.response })),
     p: { k: state.pending!.key, q: state.pending!.question },
   };
@@ -118,7 +121,7 @@ describe('RequestStateCodec', () => {
     const state = payload();
     const opened: unknown = JSON.parse(derivedBox(key1).open(codec.seal(state), PURPOSE));
     expect(opened).toEqual(wire(state));
-    expect(Object.keys(opened as object)).toEqual(['v', 'j', 'u', 'm', 'n', 'a', 'e', 'd', 'p']);
+    expect(Object.keys(opened as object)).toEqual(['v', 'j', 'u', 'm', 'n', 'a', 'e', 'i', 'd', 'p']);
   });
 
   it('round-trips a payload, and seals the same payload differently every time (random IV)', () => {
@@ -466,6 +469,28 @@ function describeSingleUse(makeModule: () => Promise<TestingModule>, cleanup: ()
 
 describe('McpElicitation.verifyRequestState on the memory store', () => {
   describeSingleUse(() => compileElicitation({ requestStateTtlMs: 10 * 60_000 }));
+
+  it("counts a state's redemptions under its own lifetime: instances with other requestStateTtlMs still refuse a replay", async () => {
+    const store = new MemoryElicitationStore();
+    const encryptionKey = randomBytes(32);
+    const a = await compileElicitation({ encryptionKey, store, requestStateTtlMs: 60_000 });
+    const b = await compileElicitation({ encryptionKey, store, requestStateTtlMs: 7 * 60_000 });
+    try {
+      const alice = contextFor('alice');
+      const state = a.get(McpElicitation).sealRequestState(alice, 'delete-file', { path: '/x' });
+      const opened = await a.get(McpElicitation).verifyRequestState(state, alice);
+      await a.get(RequestStates).redeem(opened, 'delete-file', { path: '/x' });
+      // B, configured otherwise, sees the same counter: the state is used up there too.
+      expect(await rejectionOf(b.get(McpElicitation).verifyRequestState(state, alice))).toBe('replayed');
+      // And the other way round: used up on B, refused on A.
+      const second = a.get(McpElicitation).sealRequestState(alice, 'delete-file', { path: '/y' });
+      await b.get(RequestStates).redeem(await b.get(McpElicitation).verifyRequestState(second, alice), 'delete-file', { path: '/y' });
+      expect(await rejectionOf(a.get(McpElicitation).verifyRequestState(second, alice))).toBe('replayed');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
 
 describeRedis('McpElicitation.verifyRequestState on Redis', () => {
