@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
@@ -53,7 +54,9 @@ export class ElicitationPageFilter implements ExceptionFilter {
     const heading =
       exception instanceof ElicitationFinishedException
         ? messages.headings.finished(exception.recordedStatus)
-        : (messages.headings.byStatus[status] ?? messages.headings.otherError);
+        : exception instanceof ElicitationCsrfException
+          ? messages.headings.forgedPost
+          : (messages.headings.byStatus[status] ?? messages.headings.otherError);
     res.send(this.renderer.render('error', { heading, text, statusCode: status, statusLine: messages.errors.statusLine(status) }, nonce));
   }
 }

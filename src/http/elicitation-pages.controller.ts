@@ -50,7 +50,7 @@ export class ElicitationPagesController {
   async apiKeyPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'api-key', req, res);
     if (!record) return '';
-    return this.keyOrConfirmPage(res, 200, 'api-key', record);
+    return this.keyOrConfirmPage(req, res, 200, 'api-key', record);
   }
 
   @Post(':id/api-key')
@@ -64,7 +64,7 @@ export class ElicitationPagesController {
     if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
     const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
     const errors = await validate(dto, { forbidUnknownValues: true });
-    if (errors.length > 0) return this.keyOrConfirmPage(res, 400, 'api-key', record, firstMessage(errors));
+    if (errors.length > 0) return this.keyOrConfirmPage(req, res, 400, 'api-key', record, firstMessage(errors));
     return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), messages.done.apiKeyReceived);
   }
 
@@ -72,7 +72,7 @@ export class ElicitationPagesController {
   async confirmPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'confirm', req, res);
     if (!record) return '';
-    return this.keyOrConfirmPage(res, 200, 'confirm', record);
+    return this.keyOrConfirmPage(req, res, 200, 'confirm', record);
   }
 
   @Post(':id/confirm')
@@ -84,7 +84,7 @@ export class ElicitationPagesController {
   ): Promise<string> {
     const record = await this.access.openPost(id, 'confirm', req, body);
     const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
-    if ((await validate(dto)).length > 0) return this.keyOrConfirmPage(res, 400, 'confirm', record, messages.confirm.chooseAction);
+    if ((await validate(dto)).length > 0) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, messages.confirm.chooseAction);
     if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
     return this.finished(res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
   }
@@ -95,7 +95,7 @@ export class ElicitationPagesController {
     const record = await this.access.open(id, 'form', req, res);
     if (!record) return '';
     const plan = formPlanOf(record.metadata);
-    return this.hostedForm(res, 200, record, plan, initialInput(plan));
+    return this.hostedForm(req, res, 200, record, plan, initialInput(plan));
   }
 
   /**
@@ -120,7 +120,7 @@ export class ElicitationPagesController {
     const { attemptsLeft, declined } = await this.service.recordInvalidFormAttempt(record);
     if (!declined) {
       const summary = messages.form.summary(result.issues.length, attemptsLeft);
-      return this.hostedForm(res, 400, record, plan, kept, result.issues, summary);
+      return this.hostedForm(req, res, 400, record, plan, kept, result.issues, summary);
     }
     // Finished meanwhile (answered in another tab, expired): the usual 409/410 page.
     if (!declined.ok) throw this.access.notDone(declined);
@@ -154,22 +154,24 @@ export class ElicitationPagesController {
     return this.page(res, 200, 'done', { heading: messages.headings.done, text, message: record.message, labels: messages.labels });
   }
 
-  /** The api-key or confirm page: a fresh CSRF token (and its cookie) for every render. */
+  /** The api-key or confirm page, with a CSRF token for the browser's nonce (kept from `req`'s cookie, or fresh). */
   private keyOrConfirmPage(
+    req: PageRequest,
     res: PageResponse,
     status: number,
     name: 'api-key' | 'confirm',
     record: ElicitationRecord,
     error: string | null = null,
   ): string {
-    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
     const context = { message: record.message, maxLength: MAX_API_KEY_LENGTH, error, csrf, labels: messages.labels };
     if (name === 'api-key') return this.page(res, status, name, { heading: messages.headings.apiKey, ...context });
     return this.page(res, status, name, { ...context, ...confirmSettings(record) });
   }
 
-  /** The hosted form page: a fresh CSRF token, the prepared fields, and the summary of a failed post. */
+  /** The hosted form page: a CSRF token (as on the api-key page), the prepared fields, and the summary of a failed post. */
   private hostedForm(
+    req: PageRequest,
     res: PageResponse,
     status: number,
     record: ElicitationRecord,
@@ -178,7 +180,7 @@ export class ElicitationPagesController {
     issues: FieldIssue[] = [],
     error: string | null = null,
   ): string {
-    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res);
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
     const fields = fieldViews(plan, input, issues);
     return this.page(res, status, 'form', {
       heading: messages.headings.form,

@@ -1,8 +1,9 @@
-import { ForbiddenException, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
+import { ForbiddenException, HttpStatus, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
 import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
@@ -34,11 +35,15 @@ function parsedBodyBytes(body: FormBody): number {
  * only when the cheaper checks passed (the service's own reads check the id's shape again, as every public
  * service method does):
  * 1. the id's shape (404, before any store access);
- * 2. a post only: its size (413, `limits.maxBodyBytes`, by Content-Length or the parsed body), then its
- *    origin and CSRF token (403);
- * 3. the record exists and is of this page's kind (404);
- * 4. the browser user (`resolvePageUser`): none is 401, or on a GET a 303 to `loginUrl`; another user is 403;
- * 5. not expired (410), still pending (409).
+ * 2. the path's spelling: a page is served at its canonical path only (`PageSecurity.pagePath`, the CSRF
+ *    cookie's scope, which browsers match case-sensitively), while Express matches routes case-insensitively and
+ *    ignores a trailing slash. Another spelling of the module's own segments is a 308 to the canonical path on a
+ *    GET and a 404 on a post (no page was ever rendered there), before any store access;
+ * 3. a post only: its size (413, `limits.maxBodyBytes`, by Content-Length or the parsed body), then its
+ *    origin and CSRF token (403, `ElicitationCsrfException`);
+ * 4. the record exists and is of this page's kind (404);
+ * 5. the browser user (`resolvePageUser`): none is 401, or on a GET a 303 to `loginUrl`; another user is 403;
+ * 6. not expired (410), still pending (409).
  */
 @Injectable()
 export class ElicitationPageAccess {
@@ -49,21 +54,25 @@ export class ElicitationPageAccess {
   ) {}
 
   /**
-   * The pending record behind a page GET. Resolves `undefined` when it answered with a 303 to the sign-in
-   * page instead (the route then sends an empty body).
+   * The pending record behind a page GET. Resolves `undefined` when it answered with a redirect instead (a 308
+   * to the page's canonical path, or a 303 to the sign-in page; the route then sends an empty body).
    */
   async open(id: string, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    if (!this.atCanonicalPath(id, kind, req)) {
+      this.redirect(res, HttpStatus.PERMANENT_REDIRECT, this.security.pagePath(id, kind));
+      return undefined;
+    }
     return this.load(id, kind, req, res);
   }
 
-  /** The pending record behind a page post, after the post's own checks (size, origin, CSRF token). */
+  /** The pending record behind a page post, after the post's own checks (path, size, origin, CSRF token). */
   async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody): Promise<ElicitationRecord> {
-    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, kind, req)) throw new ElicitationNotFoundException();
     const max = this.options.limits.maxBodyBytes;
     const declared = Number(raw<NodeRequestPart>(req).headers['content-length']);
     if (declared > max || parsedBodyBytes(body) > max) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
-    if (!this.security.verifyPost(id, req, body?._csrf)) throw new ForbiddenException(PAGE_MESSAGES.errors.forgedPost);
+    if (!this.security.verifyPost(id, req, body?._csrf)) throw new ElicitationCsrfException();
     return this.load(id, kind, req);
   }
 
@@ -86,9 +95,7 @@ export class ElicitationPageAccess {
       if (user === undefined || user === null || user === '') {
         const login = res && raw<NodeRequestPart>(req).method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
         if (!res || !login) throw new UnauthorizedException(PAGE_MESSAGES.errors.signIn);
-        res.status(303);
-        res.header('Location', login);
-        res.header('Cache-Control', 'no-store');
+        this.redirect(res, HttpStatus.SEE_OTHER, login);
         return undefined;
       }
       if (user !== record.userId) throw new ForbiddenException(PAGE_MESSAGES.errors.otherAccount);
@@ -96,5 +103,25 @@ export class ElicitationPageAccess {
     if (record.status === 'expired') throw new ElicitationExpiredException();
     if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);
     return record;
+  }
+
+  /**
+   * True when the request path ends with the page's own segments spelled as the module mounts them,
+   * `/<routePrefix>/<id>/<page>` (the id already checked, so this is a plain comparison). Only the tail is
+   * compared: what comes before is the host's (a global prefix, a proxy that strips one).
+   */
+  private atCanonicalPath(id: string, page: ElicitationKind, req: PageRequest): boolean {
+    const url = raw<NodeRequestPart>(req).url;
+    // Node always gives the request target; without one there is nothing to redirect from.
+    if (url === undefined) return true;
+    const query = url.indexOf('?');
+    return (query < 0 ? url : url.slice(0, query)).endsWith(`/${this.options.routePrefix}/${id}/${page}`);
+  }
+
+  /** Answers a redirect to a location built by the module (never from the request), never cached. */
+  private redirect(res: PageResponse, status: number, location: string): void {
+    res.status(status);
+    res.header('Location', location);
+    res.header('Cache-Control', 'no-store');
   }
 }

@@ -3,6 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 /** What the pages read of a Node request. */
 export interface NodeRequestPart {
   readonly method?: string;
+  /** The request target as received (path and query, not decoded). */
+  readonly url?: string;
   readonly headers: IncomingHttpHeaders;
 }
 

@@ -30,8 +30,9 @@ class HeaderRecorder extends ServerResponse {
 }
 
 /**
- * Security of the module's pages: headers (through helmet, applied to our responses only), per-render CSRF
- * tokens with their cookie, and the same-origin check of form posts.
+ * Security of the module's pages: headers (through helmet, applied to our responses only), CSRF tokens with
+ * their cookie (one nonce per browser and elicitation, kept across renders), the pages' canonical path, and the
+ * same-origin check of form posts.
  */
 @Injectable()
 export class PageSecurity {
@@ -87,14 +88,19 @@ export class PageSecurity {
     return nonce;
   }
 
-  /** Issues a CSRF token for this render and sets its nonce cookie, scoped to this elicitation's pages. */
-  issueCsrf(elicitationId: string, expiresAt: number, res: Pick<PageResponse, 'header'>): string {
-    const { nonce, token } = this.csrf.issue(elicitationId);
+  /**
+   * The CSRF token for this render, with its nonce cookie scoped to this elicitation's pages. The nonce is the
+   * one the browser already holds for the page (`req`'s cookie), so that another tab's form stays valid; a
+   * browser without one gets a fresh nonce. The cookie is set on every render (same value when kept), so its
+   * lifetime always runs to the elicitation's expiry.
+   */
+  issueCsrf(elicitationId: string, expiresAt: number, res: Pick<PageResponse, 'header'>, req?: PageRequest): string {
+    const held = req ? readCookies(raw<NodeRequestPart>(req).headers.cookie, CSRF_COOKIE) : [];
+    const { nonce, token } = this.csrf.issue(elicitationId, held);
     const maxAge = Math.max(Math.ceil((expiresAt - Date.now()) / 1000), 1);
-    const path = `${this.basePath}/${this.options.routePrefix}/${elicitationId}`;
     res.header(
       'Set-Cookie',
-      `${CSRF_COOKIE}=${nonce}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure ? '; Secure' : ''}`,
+      `${CSRF_COOKIE}=${nonce}; Path=${this.pagePath(elicitationId)}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure ? '; Secure' : ''}`,
     );
     return token;
   }
@@ -102,7 +108,7 @@ export class PageSecurity {
   /**
    * True when a form post may be trusted: not cross-site by `Sec-Fetch-Site` or `Origin` (a `null` Origin,
    * which browsers send under `Referrer-Policy: no-referrer`, is left to the token), and carrying the token
-   * issued for this elicitation with the nonce in its cookie.
+   * issued for this elicitation with a nonce in its cookie (any of the cookie's values, see `CsrfTokens.verify`).
    */
   verifyPost(elicitationId: string, req: PageRequest, token: unknown): boolean {
     const headers = raw<NodeRequestPart>(req).headers;
@@ -110,25 +116,35 @@ export class PageSecurity {
     if (site === 'cross-site' || site === 'same-site') return false;
     const origin = headers.origin;
     if (origin !== undefined && origin !== 'null' && origin !== this.origin) return false;
-    return this.csrf.verify(elicitationId, readCookie(headers.cookie, CSRF_COOKIE), token);
+    return this.csrf.verify(elicitationId, readCookies(headers.cookie, CSRF_COOKIE), token);
   }
 
   /** Where to send an unidentified browser: `loginUrl` with `returnTo` = this page's own path. */
   loginRedirect(elicitationId: string, page: string): string | undefined {
     if (!this.options.loginUrl) return undefined;
-    const returnTo = `${this.basePath}/${this.options.routePrefix}/${elicitationId}/${page}`;
     const login = new URL(this.options.loginUrl, this.origin);
-    login.searchParams.set('returnTo', returnTo);
+    login.searchParams.set('returnTo', this.pagePath(elicitationId, page));
     return /^https?:\/\//.test(this.options.loginUrl) ? login.href : `${login.pathname}${login.search}`;
+  }
+
+  /**
+   * The canonical path of an elicitation's pages as the browser sees it, `<baseUrl path>/<routePrefix>/<id>`
+   * (the CSRF cookie's scope), or of one of them with `page`. Browsers match a cookie's path case-sensitively,
+   * so a page is served only at this spelling (`ElicitationPageAccess` redirects any other).
+   */
+  pagePath(elicitationId: string, page?: string): string {
+    const path = `${this.basePath}/${this.options.routePrefix}/${elicitationId}`;
+    return page === undefined ? path : `${path}/${page}`;
   }
 }
 
-/** One cookie's value from a Cookie header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
+/** Every value of one cookie in a Cookie header, in the order sent (a browser sends one per path it holds). */
+function readCookies(header: string | undefined, name: string): string[] {
+  const values: string[] = [];
+  if (!header) return values;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
   }
-  return undefined;
+  return values;
 }

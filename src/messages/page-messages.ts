@@ -33,6 +33,8 @@ export interface PageMessages {
     readonly form: string;
     readonly done: string;
     readonly tooManyAttempts: string;
+    /** The 403 page of a post that failed the CSRF or origin check (`errors.forgedPost`), unlike another account's 403. */
+    readonly forgedPost: string;
     /** The error page's heading per HTTP status. */
     readonly byStatus: Readonly<Partial<Record<number, string>>>;
     /** The 409 page's heading: how the request ended. */
@@ -86,6 +88,7 @@ export interface PageMessages {
     readonly signIn: string;
     readonly otherAccount: string;
     readonly tooMuchData: string;
+    /** A post that failed the CSRF or origin check: what happened and what to do (reload). */
     readonly forgedPost: string;
     readonly throttled: (retryAfterSeconds: number) => string;
     readonly answerTooLarge: string;
@@ -116,6 +119,7 @@ export const PAGE_MESSAGES: PageMessages = {
     form: 'Please fill in this form',
     done: 'Done',
     tooManyAttempts: 'Too many invalid attempts',
+    forgedPost: 'This form has expired',
     byStatus: {
       400: 'Something is wrong with this request',
       401: 'Please sign in',

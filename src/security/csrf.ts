@@ -1,11 +1,27 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { randomPool } from './random-pool.js';
 
+/** A nonce as `CsrfTokens` mints it: 16 random bytes in base64url. */
+const NONCE_SHAPE = /^[A-Za-z0-9_-]{22}$/;
+
 /**
- * Per-render CSRF tokens for the pages: the page sets a random nonce in an HttpOnly, SameSite=Strict cookie
- * scoped to the elicitation's own path, and puts HMAC(key, "<elicitation id>.<nonce>") in the form. A POST
- * is accepted only when the form's token matches the cookie's nonce for that very elicitation. The key is
- * derived from the first encryption key, so every instance sharing the key ring accepts the same tokens.
+ * Cookie nonces a post may pair its token with: at most this many of the request's values are tried. A browser
+ * sends one per path it holds the cookie for (ours, and perhaps one a sibling subdomain planted); the cap bounds
+ * the HMACs a request with a stuffed `Cookie` header can cost.
+ */
+const MAX_NONCES_TRIED = 4;
+
+/**
+ * CSRF tokens for the pages, in the signed double-submit pattern: the browser holds a random nonce in an
+ * HttpOnly, SameSite=Strict cookie scoped to the elicitation's own path, and the form carries
+ * HMAC(key, "<elicitation id>.<nonce>"). A POST is accepted only when the form's token is the HMAC of one of the
+ * cookie's nonces for that very elicitation: a token is worth nothing without its cookie, a cookie nothing
+ * without the key, and neither for another elicitation.
+ *
+ * The nonce belongs to the browser, not to a render: a render reuses the nonce the browser already holds for the
+ * page, so every tab opened on the page (and a form shown again after a refused post) carries a valid token
+ * until the elicitation ends. The key is derived from the first encryption key, so every instance sharing the
+ * key ring accepts the same tokens.
  */
 export class CsrfTokens {
   private readonly key: Buffer;
@@ -14,18 +30,33 @@ export class CsrfTokens {
     this.key = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'nestjs-mcp-elicitation csrf', 32));
   }
 
-  /** A fresh nonce (for the cookie) and its token (for the form). */
-  issue(elicitationId: string): { nonce: string; token: string } {
-    const nonce = randomPool.take(16).toString('base64url');
+  /**
+   * The nonce for the cookie and its token for the form: `held`, the browser's own nonces from its cookie, when
+   * one of them has the shape of a nonce (reused, so that the forms of earlier renders stay valid), otherwise a
+   * fresh one. A nonce chosen by someone else than this server gains its chooser nothing: the token for it is
+   * only ever written into the page this render answers.
+   */
+  issue(elicitationId: string, held: readonly string[] = []): { nonce: string; token: string } {
+    const nonce = held.find((value) => NONCE_SHAPE.test(value)) ?? randomPool.take(16).toString('base64url');
     return { nonce, token: this.sign(elicitationId, nonce) };
   }
 
-  /** True when `token` was issued for this elicitation and this cookie nonce. Constant-time. */
-  verify(elicitationId: string, nonce: unknown, token: unknown): boolean {
-    if (typeof nonce !== 'string' || typeof token !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(nonce)) return false;
-    const expected = Buffer.from(this.sign(elicitationId, nonce));
+  /**
+   * True when `token` was issued for this elicitation and one of the cookie's `nonces` (the first few, see
+   * `MAX_NONCES_TRIED`). Constant-time for each nonce tried.
+   */
+  verify(elicitationId: string, nonces: readonly string[] | string | undefined, token: unknown): boolean {
+    if (typeof token !== 'string') return false;
     const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    const candidates = (typeof nonces === 'string' ? [nonces] : (nonces ?? [])).slice(0, MAX_NONCES_TRIED);
+    let valid = false;
+    for (const nonce of candidates) {
+      if (!NONCE_SHAPE.test(nonce)) continue;
+      const expected = Buffer.from(this.sign(elicitationId, nonce));
+      // Every candidate is compared (no early exit), so the time taken does not say which one matched.
+      if (given.length === expected.length && timingSafeEqual(given, expected)) valid = true;
+    }
+    return valid;
   }
 
   private sign(elicitationId: string, nonce: string): string {
