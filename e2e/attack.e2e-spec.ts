@@ -16,6 +16,7 @@ import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
+import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../src/security/display-text.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { as, startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
@@ -224,12 +225,16 @@ describe('attacks on the elicitation pages over HTTP', () => {
     ];
     const seen: request.Response[] = [];
 
-    /** The raw payload is nowhere in the page, its escaped form is, and no `<script` came through. */
-    const expectEscaped = (res: request.Response, payload: string, shown = true) => {
+    /**
+     * The raw payload is nowhere in the page, its escaped form is, and no `<script` came through. A text from the
+     * elicitation (`cleaned`) is shown as `displayText` makes it (no controls, no bidi characters).
+     */
+    const expectEscaped = (res: request.Response, payload: string, shown: boolean | 'cleaned' = true) => {
       seen.push(res);
       expect(escapeHtml(payload)).not.toBe(payload);
       expect(res.text).not.toContain(payload);
-      if (shown) expect(res.text).toContain(escapeHtml(payload));
+      if (shown === 'cleaned') expect(res.text).toContain(escapeHtml(displayText(payload)));
+      else if (shown) expect(res.text).toContain(escapeHtml(payload));
       else expect(res.text).not.toContain(escapeHtml(payload));
       expect(res.text).not.toMatch(/<script/i);
     };
@@ -247,19 +252,19 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const page = await s.http().get(pathOf(key.url)).set(as('alice'));
       expect(page.status).toBe(200);
       expectPageSecurity(page);
-      expectEscaped(page, payload);
+      expectEscaped(page, payload, 'cleaned');
       const pair = await csrf(pathOf(key.url));
       const invalid = await post(pathOf(key.url), { apiKey: '   ' }, pair);
       expect(invalid.status).toBe(400);
       expect(invalid.headers['content-type']).toBe(HTML);
-      expectEscaped(invalid, payload);
+      expectEscaped(invalid, payload, 'cleaned');
       await expectPending(key.elicitationId);
 
       const confirm = await createConfirm({ message: `Confirm ${payload}` });
       const confirmPage = await s.http().get(pathOf(confirm.url)).set(as('alice'));
       expect(confirmPage.status).toBe(200);
       expect(confirmPage.headers['content-type']).toBe(HTML);
-      expectEscaped(confirmPage, payload);
+      expectEscaped(confirmPage, payload, 'cleaned');
       await expectPending(confirm.elicitationId);
     });
 
@@ -269,20 +274,27 @@ describe('attacks on the elicitation pages over HTTP', () => {
       const page = await s.http().get(pathOf(created.url)).set(as('alice'));
       expect(page.status).toBe(200);
       expectPageSecurity(page);
-      expectEscaped(page, payload);
-      for (const label of Object.values(labels)) expect(page.text).toContain(escapeHtml(label));
+      expectEscaped(page, payload, 'cleaned');
+      // Each as the page shows it: the title and the labels on one capped line, the warning as a block.
+      const shown = {
+        title: escapeHtml(displayText(labels.title, 'line', MAX_TITLE_LENGTH)),
+        warning: escapeHtml(displayText(labels.warning)),
+        confirmLabel: escapeHtml(displayText(labels.confirmLabel, 'line', MAX_BUTTON_LABEL_LENGTH)),
+        cancelLabel: escapeHtml(displayText(labels.cancelLabel, 'line', MAX_BUTTON_LABEL_LENGTH)),
+      };
+      for (const label of Object.values(shown)) expect(page.text).toContain(label);
       // The title is the heading: in <title> and <h1>.
-      expect(page.text).toContain(`<title>${escapeHtml(labels.title)} · `);
-      expect(page.text).toContain(`<h1>${escapeHtml(labels.title)}</h1>`);
-      expect(page.text).toContain(`class="primary">${escapeHtml(labels.confirmLabel)}</button>`);
-      expect(page.text).toContain(`value="cancel">${escapeHtml(labels.cancelLabel)}</button>`);
+      expect(page.text).toContain(`<title>${shown.title} · `);
+      expect(page.text).toContain(`<h1 dir="auto">${shown.title}</h1>`);
+      expect(page.text).toContain(`class="primary">${shown.confirmLabel}</button>`);
+      expect(page.text).toContain(`value="cancel">${shown.cancelLabel}</button>`);
 
       const pair = await csrf(pathOf(created.url));
       const invalid = await post(pathOf(created.url), { action: 'maybe' }, pair);
       expect(invalid.status).toBe(400);
       expect(invalid.headers['content-type']).toBe(HTML);
-      expectEscaped(invalid, payload);
-      for (const label of Object.values(labels)) expect(invalid.text).toContain(escapeHtml(label));
+      expectEscaped(invalid, payload, 'cleaned');
+      for (const label of Object.values(shown)) expect(invalid.text).toContain(label);
       await expectPending(created.elicitationId);
     });
 

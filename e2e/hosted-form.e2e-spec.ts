@@ -87,13 +87,15 @@ function control(html: string, name: string): string {
 function selectOptions(html: string, name: string): Array<[string, string, boolean]> {
   const select = new RegExp(`<select\\b[^>]* name="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html);
   if (!select) throw new Error(`no select named ${name}`);
-  return [...select[1].matchAll(/<option value="([^"]*)"( selected)?>([^<]*)<\/option>/g)].map((m) => [m[1], m[3], !!m[2]]);
+  return [...select[1].matchAll(/<option value="([^"]*)"( selected)? dir="auto">([^<]*)<\/option>/g)].map((m) => [m[1], m[3], !!m[2]]);
 }
 
 /** The checkboxes of the multi-select `name`, as `[value, label, checked]`. */
 function checkboxes(html: string, name: string): Array<[string, string, boolean]> {
   return [
-    ...html.matchAll(/<input type="checkbox" id="([^"]+)" name="([^"]+)" value="([^"]*)"([^>]*)>\s*<label for="\1">([^<]*)<\/label>/g),
+    ...html.matchAll(
+      /<input type="checkbox" id="([^"]+)" name="([^"]+)" value="([^"]*)"([^>]*)>\s*<label for="\1" dir="auto">([^<]*)<\/label>/g,
+    ),
   ]
     .filter((m) => m[2] === name)
     .map((m) => [m[3], m[5], m[4].includes(' checked')]);
@@ -165,7 +167,7 @@ describe('hosted form page (kind: form)', () => {
       expect(html).toMatch(/<form method="post">\s*<input type="hidden" name="_csrf" value="[^"]+">/);
       expect(html).toContain('<button type="submit" name="action" value="submit" class="primary">Submit</button>');
       expect(html).toContain('<button type="submit" name="action" value="cancel" formnovalidate>Cancel</button>');
-      expect(html).toContain('<h1>Please fill in this form</h1>');
+      expect(html).toContain('<h1 dir="auto">Please fill in this form</h1>');
       expect(html).toContain('Fields marked with an asterisk');
     });
 
@@ -179,12 +181,12 @@ describe('hosted form page (kind: form)', () => {
       expect(control(html, 'name')).toBe(
         '<input type="text" id="f0" name="name" minlength="2" maxlength="40" required aria-required="true" aria-describedby="f0-help">',
       );
-      expect(html).toContain(`<label for="f0">Name ${ESCAPED} <span class="required" aria-hidden="true">*</span></label>`);
-      expect(html).toContain(`<p class="help" id="f0-help">Your full name ${ESCAPED}</p>`);
+      expect(html).toContain(`<label for="f0"><bdi>Name ${ESCAPED}</bdi> <span class="required" aria-hidden="true">*</span></label>`);
+      expect(html).toContain(`<p class="help" id="f0-help" dir="auto">Your full name ${ESCAPED}</p>`);
       expect(control(html, 'email')).toBe('<input type="email" id="f1" name="email" required aria-required="true">');
-      expect(html).toContain('<label for="f1">E-mail <span class="required" aria-hidden="true">*</span></label>');
+      expect(html).toContain('<label for="f1"><bdi>E-mail</bdi> <span class="required" aria-hidden="true">*</span></label>');
       expect(control(html, 'website')).toBe('<input type="url" id="f2" name="website" value="https://example.com/">');
-      expect(html).toContain('<label for="f2">Website</label>');
+      expect(html).toContain('<label for="f2"><bdi>Website</bdi></label>');
       expect(control(html, 'birthday')).toBe('<input type="date" id="f3" name="birthday" value="1990-05-17">');
     });
 
@@ -192,7 +194,7 @@ describe('hosted form page (kind: form)', () => {
       expect(control(html, 'meetingAt')).toBe(
         '<input type="datetime-local" id="f4" name="meetingAt" value="2025-03-01T08:30:00" step="1" aria-describedby="f4-help">',
       );
-      expect(html).toContain('<p class="help" id="f4-help">The time is in UTC.</p>');
+      expect(html).toContain('<p class="help" id="f4-help" dir="auto">The time is in UTC.</p>');
     });
 
     it('renders numbers with min/max and step any, integers with step 1', () => {
@@ -207,7 +209,7 @@ describe('hosted form page (kind: form)', () => {
         new RegExp(
           '<input type="hidden" name="newsletter" value="false">\\s*<div class="choice">\\s*' +
             '<input type="checkbox" id="f7" name="newsletter" value="true" checked>\\s*' +
-            `<label for="f7">Newsletter ${ESCAPED.replace(/[()]/g, '\\$&')}</label>`,
+            `<label for="f7" dir="auto">Newsletter ${ESCAPED.replace(/[()]/g, '\\$&')}</label>`,
         ),
       );
     });
@@ -231,21 +233,23 @@ describe('hosted form page (kind: form)', () => {
         ['free', `Free ${ESCAPED}`, false],
         ['pro', 'Pro', false],
       ]);
-      expect(html).toContain('<label for="f10">Plan <span class="required" aria-hidden="true">*</span></label>');
+      expect(html).toContain('<label for="f10"><bdi>Plan</bdi> <span class="required" aria-hidden="true">*</span></label>');
     });
 
     it('renders multi-selects as fieldsets of checkboxes with a legend, defaults checked', () => {
-      expect(html).toMatch(/<fieldset aria-describedby="f11-help">\s*<legend>Tags<\/legend>\s*<input type="hidden" name="tags" value="">/);
-      expect(html).toContain('<p class="help" id="f11-help">Choose at most 2.</p>');
+      expect(html).toMatch(
+        /<fieldset aria-describedby="f11-help">\s*<legend><bdi>Tags<\/bdi><\/legend>\s*<input type="hidden" name="tags" value="">/,
+      );
+      expect(html).toContain('<p class="help" id="f11-help" dir="auto">Choose at most 2.</p>');
       expect(checkboxes(html, 'tags')).toEqual([
         ['a', 'a', true],
         ['b', 'b', false],
         ['c', 'c', false],
       ]);
       expect(html).toMatch(
-        /<fieldset aria-describedby="f12-help">\s*<legend>Features <span class="required" aria-hidden="true">\*<\/span><\/legend>/,
+        /<fieldset aria-describedby="f12-help">\s*<legend><bdi>Features<\/bdi> <span class="required" aria-hidden="true">\*<\/span><\/legend>/,
       );
-      expect(html).toContain(`<p class="help" id="f12-help">Pick features ${ESCAPED} Choose at least 1.</p>`);
+      expect(html).toContain(`<p class="help" id="f12-help" dir="auto">Pick features ${ESCAPED} Choose at least 1.</p>`);
       expect(checkboxes(html, 'features')).toEqual([
         ['x', `X ${ESCAPED}`, false],
         ['y', 'Y', false],
@@ -260,7 +264,7 @@ describe('hosted form page (kind: form)', () => {
     });
 
     it('escapes the message and every title, description and option title', () => {
-      expect(html).toContain(`<p class="message">Tell us about you ${ESCAPED}</p>`);
+      expect(html).toContain(`<p class="message" dir="auto" tabindex="0">Tell us about you ${ESCAPED}</p>`);
       expect(html).not.toContain('<script>');
     });
   });
@@ -392,7 +396,7 @@ describe('hosted form page (kind: form)', () => {
       // The secret is never echoed back, and the page says to enter it again.
       expect(html).not.toContain('Sh0rt!x');
       expect(control(html, 'password')).not.toContain('value=');
-      expect(html).toContain('<p class="help" id="f13-help">Enter it again: a secret is never sent back to the page.</p>');
+      expect(html).toContain('<p class="help" id="f13-help" dir="auto">Enter it again: a secret is never sent back to the page.</p>');
       // Valid input is kept too; fields without a problem carry no error.
       expect(selectOptions(html, 'plan').find(([, , selected]) => selected)).toEqual(['pro', 'Pro', true]);
       expect(control(html, 'plan')).not.toContain('aria-invalid');
@@ -429,7 +433,7 @@ describe('hosted form page (kind: form)', () => {
       await new Promise((r) => setTimeout(r, 25));
       const third = await post(created.url, invalid, pair).expect(400);
       expect(third.headers['content-type']).toBe(HTML);
-      expect(third.text).toContain('<h1>Too many invalid attempts</h1>');
+      expect(third.text).toContain('<h1 dir="auto">Too many invalid attempts</h1>');
       expect(third.text).toContain('This request was declined after 3 invalid attempts. Nothing was saved.');
       expect(third.text).not.toContain('name="_csrf"');
       expect(await service.getResult(created.elicitationId)).toEqual({ status: 'declined' });

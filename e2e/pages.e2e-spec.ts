@@ -235,7 +235,7 @@ describe('elicitation pages and status over HTTP', () => {
         cancelLabel: 'Not now',
       });
       const res = await http().get(path(created.url)).set('x-test-user', 'alice').expect(200);
-      expect(res.text).toContain('<h1>Deploy &lt;b&gt;shop&lt;/b&gt;</h1>');
+      expect(res.text).toContain('<h1 dir="auto">Deploy &lt;b&gt;shop&lt;/b&gt;</h1>');
       expect(res.text).toContain('Deploy shop to production?');
       expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; replaces production');
       expect(res.text).not.toContain('<script>');
@@ -248,7 +248,7 @@ describe('elicitation pages and status over HTTP', () => {
         .get(path((await createConfirm()).url))
         .set('x-test-user', 'alice')
         .expect(200);
-      expect(res.text).toContain('<h1>Please confirm</h1>');
+      expect(res.text).toContain('<h1 dir="auto">Please confirm</h1>');
       expect(res.text).toContain('>Confirm</button>');
       expect(res.text).toContain('>Cancel</button>');
       expect(res.text).not.toContain('class="warning"');

@@ -16,6 +16,7 @@ import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
+import { displayText } from '../security/display-text.js';
 import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
 
 const messages = PAGE_MESSAGES;
@@ -202,9 +203,10 @@ export class ElicitationPagesController {
 
 /** The confirm page's settings from the record's metadata (optional strings, checked at creation), or their defaults. */
 function confirmSettings(record: ElicitationRecord): Pick<PageContexts['confirm'], 'heading' | 'warning' | 'confirmLabel' | 'cancelLabel'> {
+  // A text that shows nothing once made safe to show (only controls, say) counts as absent: no empty button.
   const text = (key: string): string | undefined => {
     const value = record.metadata[key];
-    return typeof value === 'string' && value !== '' ? value : undefined;
+    return typeof value === 'string' && displayText(value, 'line') !== '' ? value : undefined;
   };
   return {
     heading: text('title') ?? messages.headings.confirm,

@@ -2,10 +2,12 @@ import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { StringFormat } from '../forms/form-schema.js';
 import type { FormPlan, KeptInput, PlannedField } from './form-plan.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { displayText, MAX_FIELD_TITLE_LENGTH } from '../security/display-text.js';
 
 /**
  * The hosted form page's fields as the template renders them (from the form's plan, see `form-plan.ts`).
- * The template only loops over the prepared fields; every value it prints is escaped.
+ * The template only loops over the prepared fields; every value it prints is escaped, and every text the
+ * form's author wrote (titles, descriptions, option titles) went through `displayText` here.
  */
 
 /** One field as the template sees it: flags per control kind and every attribute prepared (strict mode). */
@@ -74,6 +76,9 @@ function hints(f: PlannedField, again: boolean): string[] {
   return out;
 }
 
+/** A field or option title as the page shows it: one line, capped (`displayText`). */
+const titleText = (title: string): string => displayText(title, 'line', MAX_FIELD_TITLE_LENGTH);
+
 /**
  * The fields as the template renders them, with `input` shown (the defaults on a fresh form, what the
  * user entered on a failed post; never a secret) and the validator's `issues` next to their fields.
@@ -88,8 +93,11 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
     const text = typeof kept === 'string' ? kept : null;
     const chosen = new Set(Array.isArray(kept) ? kept : []);
     const problem = errors.get(f.name);
-    const help = [f.schema.description, ...hints(f, issues.length > 0)].filter(Boolean).join(' ') || null;
-    const error = problem ? PAGE_MESSAGES.form.fieldError(f.label, problem) : null;
+    // A title that shows nothing falls back to the field name, then its position (each field needs a label).
+    const label = titleText(f.label) || titleText(f.name) || String(f.index + 1);
+    const description = f.schema.description && displayText(f.schema.description, 'line');
+    const help = [description, ...hints(f, issues.length > 0)].filter(Boolean).join(' ') || null;
+    const error = problem ? PAGE_MESSAGES.form.fieldError(label, problem) : null;
     const describedBy = [help && `${id}-help`, error && `${id}-error`].filter(Boolean).join(' ') || null;
     const isInput = f.kind === 'text' || f.kind === 'number';
     const secretInput = f.secret && isInput;
@@ -100,7 +108,7 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
       options = f.options.map((o, i) => ({
         id: `${id}-o${i}`,
         value: o.value,
-        title: o.title,
+        title: titleText(o.title) || titleText(o.value),
         selected: o.value === selected,
         checked: false,
       }));
@@ -119,7 +127,7 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
       options = f.options.map((o, i) => ({
         id: `${id}-o${i}`,
         value: o.value,
-        title: o.title,
+        title: titleText(o.title) || titleText(o.value),
         selected: false,
         checked: chosen.has(o.value),
       }));
@@ -127,7 +135,7 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
     return {
       id,
       name: f.control,
-      label: f.label,
+      label,
       isInput,
       isCheckbox: f.kind === 'boolean',
       isSelect: f.kind === 'select',

@@ -6,6 +6,7 @@ import Handlebars from 'handlebars';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import type { FieldView } from './form-view.js';
 import type { PageLabels } from '../messages/page-messages.js';
 
@@ -52,9 +53,26 @@ export function builtInTemplatesDir(): string {
 }
 
 /**
+ * The texts of a page context that may come from the elicitation, made safe to show (`displayText`): the
+ * heading (the confirm page's `title`, also the document title) and the button labels on one capped line, the
+ * message and the warning as blocks. The hosted form's fields come prepared by `fieldViews`.
+ */
+function forDisplay<N extends TemplateName>(context: PageContexts[N]): PageContexts[N] {
+  const shown: Record<string, unknown> = { ...context, heading: displayText(context.heading, 'line', MAX_TITLE_LENGTH) };
+  if ('message' in context) shown.message = displayText(context.message);
+  if ('warning' in context) {
+    shown.warning = context.warning === null ? null : displayText(context.warning);
+    shown.confirmLabel = displayText(context.confirmLabel, 'line', MAX_BUTTON_LABEL_LENGTH);
+    shown.cancelLabel = displayText(context.cancelLabel, 'line', MAX_BUTTON_LABEL_LENGTH);
+  }
+  return shown as PageContexts[N];
+}
+
+/**
  * Renders the pages with the module's own Handlebars instance (never the host's view engine), so any
  * Nest app works. Each template is compiled once, at start-up, in strict mode; only escaped `{{ }}` is
- * used, so user text can never become markup.
+ * used, so user text can never become markup, and every text that came from the elicitation goes through
+ * `displayText` first, so it cannot make the page read differently either (also in a custom template).
  */
 @Injectable()
 export class TemplateRenderer {
@@ -82,6 +100,6 @@ export class TemplateRenderer {
 
   /** Renders one page with the nonce its inline style must carry (see `PageSecurity.applyHeaders`). */
   render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
-    return this.compiled.get(name)!({ ...context, nonce, theme: this.theme });
+    return this.compiled.get(name)!({ ...forDisplay(context), nonce, theme: this.theme });
   }
 }

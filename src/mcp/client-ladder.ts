@@ -1,8 +1,9 @@
 /**
  * The fallback ladder: how a question reaches the person through the best channel the client has. A
  * question descends its ordered list of rungs until one fits the client's (policy-adjusted) capabilities.
- * Imports nothing: the options (a lower layer) check the ladders with it.
+ * Imports only the `displayText` leaf: the options (a lower layer) check the ladders with it.
  */
+import { displayText } from '../security/display-text.js';
 
 /** The elicitation capability a client declared (absent: none). */
 export type DeclaredElicitation = { form?: object; url?: object } | undefined;
@@ -160,8 +161,8 @@ export const BRIDGE_SCHEMA = {
   required: ['finished'],
 } as const;
 
-/** The form bridge's message: what the page is for, and its URL. */
+/** The form bridge's message: what the page is for (made safe to show, as on the page), and its URL. */
 export function bridgeMessage(message: string, url: string, stillOpen = false): string {
   const again = stillOpen ? 'The page does not have your answer yet. ' : '';
-  return `${message}\n\n${again}Please open this page in your browser to answer: ${url}\nWhen you have finished there, tick the box and accept.`;
+  return `${displayText(message)}\n\n${again}Please open this page in your browser to answer: ${url}\nWhen you have finished there, tick the box and accept.`;
 }

@@ -4,6 +4,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
+import { displayText } from '../security/display-text.js';
 import { ElicitationStore, type ElicitationCounterStore } from '../stores/elicitation-store.js';
 import { digestOf } from './request-state.codec.js';
 import type { UrlElicitationAsk } from './tool-elicitation.js';
@@ -199,7 +200,7 @@ export function linkResult(call: AskingCall, id: string, url: string, message: s
   const text = [
     'The user needs to give some information on a secure web page before this can continue (this app cannot ask for it in the chat).',
     `Show the user this link and ask them to open it in their browser: ${url}`,
-    `What it is for: ${message}`,
+    `What it is for: ${displayText(message)}`,
     `When they say they have finished, call the tool "${call.name}" again with the same arguments to continue.`,
   ].join('\n');
   return pendingResult(call, text, { elicitationId: id, url, status: 'pending' });
@@ -215,7 +216,7 @@ export function modelResult(
   tool: string,
 ): PendingQuestionResult {
   const text = [
-    `This needs an answer from the user. Ask the user: ${message}`,
+    `This needs an answer from the user. Ask the user: ${displayText(message)}`,
     `The answer has these fields (JSON Schema): ${JSON.stringify(requestedSchema)}`,
     `Then call the tool "${tool}" with {"elicitationId":"${id}","action":"accept","content":{...the fields...}}` +
       ' (action "decline" if the user refuses, "cancel" if they want to stop).',

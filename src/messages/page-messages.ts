@@ -17,6 +17,11 @@ export interface PageLabels {
   readonly requiredNote: { readonly before: string; readonly after: string };
   /** The done page's closing line. */
   readonly closeWindow: string;
+  /**
+   * The caption of the box that quotes the elicitation's message (and the confirm page's warning): what is
+   * inside was written by the tool, not by this page.
+   */
+  readonly fromAssistant: string;
 }
 
 /**
@@ -112,6 +117,7 @@ export const PAGE_MESSAGES: PageMessages = {
     cancel: 'Cancel',
     requiredNote: { before: 'Fields marked with an asterisk (', after: ') are required.' },
     closeWindow: 'You can close this window.',
+    fromAssistant: 'Request from the assistant',
   },
   headings: {
     apiKey: 'An API key is needed',
