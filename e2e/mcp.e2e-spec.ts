@@ -5,6 +5,7 @@ import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { CompletionNotifications } from '../src/mcp/completion-notifications.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
+import { connectV2Client } from './support/mcp-v2-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
 
 const SECRET = 'ghp_PLANTED_SECRET_0123456789';
@@ -241,11 +242,16 @@ describe('MCP binding over Streamable HTTP with the real SDK client (spec 2025-1
       expect(textOf(result)).toBe('Cancelled');
     });
 
-    it('connect-service without an authenticated user', async () => {
-      const c = await connect({ user: null });
-      const result = await c.client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/No authenticated user/);
+    it('connect-service without an authenticated user: no 2025-11-25 session (401); a 2026-07-28 call gets the readable tool error', async () => {
+      await expect(connect({ user: null })).rejects.toMatchObject({ code: 401, message: expect.stringContaining('Sign in first') });
+      const c = await connectV2Client(demo.mcpUrl, { user: null });
+      try {
+        const result = await c.client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(/No authenticated user/);
+      } finally {
+        await c.close();
+      }
     });
   });
 

@@ -8,6 +8,7 @@ import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
+import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS, type McpSessionOptions } from './mcp-sessions.js';
 
 /** Settings of the demo app (from the environment in `main.ts`, from the tests directly). */
 interface DemoAppOptions {
@@ -47,6 +48,29 @@ interface DemoAppOptions {
   adapter?: 'express' | 'fastify';
   /** BENCHMARK ONLY: also serve the `/bench/*` routes of `bench.controller.ts`. Never in a deployed app. @default false */
   bench?: boolean;
+  /** A 2025-11-25 session with no request for this long is closed (ms; an open GET stream does not count). @default 300_000 (5 min) */
+  sessionIdleMs?: number;
+  /** Open 2025-11-25 sessions per user; the user's oldest idle one makes room, else 503. @default 5 */
+  maxSessionsPerUser?: number;
+  /** Open 2025-11-25 sessions in the process; the oldest idle one makes room, else 503. @default 1000 */
+  maxSessions?: number;
+  /** CONFORMANCE SUITE ONLY (its client sends no credentials): 2025-11-25 sessions without a bearer user. @default false */
+  anonymousSessions?: boolean;
+}
+
+/** The session limits of `options`, each a positive integer (the error names the environment variable). */
+function sessionOptions(options: DemoAppOptions): McpSessionOptions {
+  const limit = (value: number | undefined, fallback: number, env: string) => {
+    const n = value ?? fallback;
+    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${env} must be a positive integer, got "${String(value)}"`);
+    return n;
+  };
+  return {
+    idleMs: limit(options.sessionIdleMs, DEFAULT_MCP_SESSION_LIMITS.idleMs, 'MCP_SESSION_IDLE_MS'),
+    maxPerUser: limit(options.maxSessionsPerUser, DEFAULT_MCP_SESSION_LIMITS.maxPerUser, 'MCP_MAX_SESSIONS_PER_USER'),
+    max: limit(options.maxSessions, DEFAULT_MCP_SESSION_LIMITS.max, 'MCP_MAX_SESSIONS'),
+    anonymous: options.anonymousSessions ?? false,
+  };
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -82,6 +106,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   if (adapter !== 'express' && adapter !== 'fastify') {
     throw new Error(`ELICITATION_ADAPTER must be "express" or "fastify", got "${String(adapter)}"`);
   }
+  const mcpSessions = sessionOptions(options);
   const storeKind = options.store ?? 'memory';
   if (storeKind !== 'memory' && storeKind !== 'redis') {
     throw new Error(`ELICITATION_STORE must be "memory" or "redis", got "${String(storeKind)}"`);
@@ -120,7 +145,11 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
       }),
     ],
     controllers: [McpController, DemoLoginController, ...(options.bench ? [BenchController] : [])],
-    providers: [DemoToolsService, { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts }],
+    providers: [
+      DemoToolsService,
+      { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts },
+      { provide: MCP_SESSION_OPTIONS, useValue: mcpSessions },
+    ],
   })
   class DemoAppModule {}
 

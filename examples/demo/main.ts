@@ -21,6 +21,11 @@ const { mcpUrl, url } = await startDemoApp({
   adapter: (env.ELICITATION_ADAPTER || 'express') as 'express' | 'fastify',
   // Benchmark-only routes (bench/http.bench.ts): never set in a deployed app.
   bench: env.ELICITATION_BENCH === '1',
+  sessionIdleMs: env.MCP_SESSION_IDLE_MS ? Number(env.MCP_SESSION_IDLE_MS) : undefined,
+  maxSessionsPerUser: env.MCP_MAX_SESSIONS_PER_USER ? Number(env.MCP_MAX_SESSIONS_PER_USER) : undefined,
+  maxSessions: env.MCP_MAX_SESSIONS ? Number(env.MCP_MAX_SESSIONS) : undefined,
+  // The conformance suite's client sends no credentials (npm run conformance sets MCP_CONFORMANCE=1).
+  anonymousSessions: env.MCP_CONFORMANCE === '1',
 });
 
 console.log(

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { All, Controller, Inject, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import { All, Controller, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +7,7 @@ import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelco
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
+import { MCP_SESSION_OPTIONS, MCP_SESSION_RETRY_AFTER_S, McpSessions, type McpSessionOptions } from './mcp-sessions.js';
 
 type McpRequest = IncomingMessage & {
   body?: unknown;
@@ -44,13 +44,13 @@ function nodeRequestResponse(request: McpRequest | FastifyRequestLike, response:
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
-  /** The demo user who opened the session; every later request must be the same user. */
-  user: string | undefined;
+  /** Closes the server, which closes its transport (and the binding forgets the session's pairings). */
+  close(): Promise<void>;
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string): void {
+function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res
-    .writeHead(status, { 'Content-Type': 'application/json' })
+    .writeHead(status, { 'Content-Type': 'application/json', ...headers })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -60,26 +60,34 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
  *   statelessly by an SDK 2.x handler: a fresh server per request, state only in the sealed
  *   `requestState` and the elicitation store, so any instance can take any retry;
  * - 2025-11-25 traffic (`initialize`, then `Mcp-Session-Id`: POST, the GET stream, DELETE) is served on
- *   stateful SDK 1.x sessions, which can push `elicitation/create` and the completion notification.
+ *   stateful SDK 1.x sessions, which can push `elicitation/create` and the completion notification. Only an
+ *   identified user opens one (401 otherwise, and nothing is created), and they are bounded by `McpSessions`:
+ *   per user and overall (the oldest idle session makes room, else 503 with `Retry-After`) and by an idle timeout.
  */
 @Controller('mcp')
-export class McpController implements OnApplicationShutdown {
-  private readonly sessions = new Map<string, Session>();
+export class McpController implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly sessions: McpSessions<Session>;
   private readonly inputRequiredHandler: McpHttpHandler;
   private readonly inputRequired: NodeMcpRequestHandler;
 
   constructor(
     private readonly tools: DemoToolsService,
     @Inject(DEMO_ALLOWED_HOSTS) private readonly allowedHosts: Set<string>,
+    @Inject(MCP_SESSION_OPTIONS) private readonly sessionOptions: McpSessionOptions,
   ) {
     // legacy: 'reject' — legacy traffic never reaches this handler (it is routed to the sessions below).
     this.inputRequiredHandler = createMcpHandler(() => this.tools.createInputRequiredServer(), { legacy: 'reject' });
     this.inputRequired = toNodeHandler(this.inputRequiredHandler);
+    this.sessions = new McpSessions<Session>(sessionOptions);
   }
 
   /** Number of open sessions (tests check that closed ones are forgotten). */
   get openSessions(): number {
     return this.sessions.size;
+  }
+
+  onApplicationBootstrap(): void {
+    this.sessions.start();
   }
 
   @All()
@@ -95,32 +103,48 @@ export class McpController implements OnApplicationShutdown {
     }
 
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
-      if (!session) return jsonRpcError(res, 404, 'Session not found');
-      if (session.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
-      return session.transport.handleRequest(req, res, body);
+      const open = this.sessions.get(sessionId);
+      if (!open) return jsonRpcError(res, 404, 'Session not found');
+      if (open.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
+      // A GET is the session's standing stream: it neither counts as activity nor keeps the session open.
+      if (req.method !== 'GET') res.once('close', this.sessions.begin(sessionId));
+      return open.session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, 'Bad request: no valid session id (send initialize first)');
     }
+    if (!user && !this.sessionOptions.anonymous) {
+      return jsonRpcError(res, 401, 'Sign in first: a session needs Authorization: Bearer <name>', { 'WWW-Authenticate': 'Bearer' });
+    }
 
-    const server = this.tools.createServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void this.sessions.set(id, { transport, server, user }),
+    const opened = this.sessions.open(user, (id) => {
+      const server = this.tools.createServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+      transport.onclose = () => this.sessions.delete(id);
+      return { server, transport, close: () => server.close() };
     });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    if (!opened) {
+      return jsonRpcError(res, 503, 'Too many open sessions: close one or retry later', {
+        'Retry-After': String(MCP_SESSION_RETRY_AFTER_S),
+      });
+    }
+    const { id, session } = opened;
+    res.once('close', this.sessions.begin(id));
+    try {
+      await session.server.connect(session.transport);
+      await session.transport.handleRequest(req, res, body);
+    } finally {
+      // The transport refused the initialize (e.g. a bad Accept header): no client knows this session.
+      if (session.transport.sessionId !== id) {
+        this.sessions.delete(id);
+        await session.close().catch(() => undefined);
+      }
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.inputRequiredHandler.close().catch(() => undefined);
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
+    await this.sessions.closeAll();
   }
 
   /** DNS-rebinding protection: only the hosts the demo serves, and same-host origins. */
