@@ -704,22 +704,31 @@ describe('attacks on the elicitation pages over HTTP', () => {
       expect(s.storeGets()).toBe(0);
     });
 
-    it('an empty id segment is no route at all (404), without any store lookup', async () => {
+    it('an empty id segment is no route at all (404: the error page, JSON on the status path), without any store lookup', async () => {
       for (const path of ['/elicit//status', '/elicit//api-key', '/elicit//confirm', '/elicit//external']) {
         const res = await s.http().get(path).set(as('alice'));
-        expect(res.status).toBe(404);
-        expect(res.headers['content-type']).toBe(JSON_TYPE);
+        if (path.endsWith('/status')) {
+          expect(res.status).toBe(404);
+          expect(res.headers['content-type']).toBe(JSON_TYPE);
+          expect(res.headers['x-content-type-options']).toBe('nosniff');
+        } else expectErrorPage(res, 404, 'There is no page at this address.');
+        expect(res.text).not.toContain('Cannot ');
       }
       const post = await s.http().post('/elicit//api-key').type('form').send({ apiKey: 'k' });
-      expect(post.status).toBe(404);
+      expectErrorPage(post, 404);
       expect(s.storeGets()).toBe(0);
     });
 
-    it('an undecodable id (bad percent escape) is a 4xx, without any store lookup', async () => {
+    it('an undecodable id (bad percent escape) is a 400 (the error page, JSON on the status path) that never echoes it, without any store lookup', async () => {
       for (const path of ['/elicit/%E0%A4%A/status', '/elicit/%zz/api-key', '/elicit/%/confirm']) {
         const res = await s.http().get(path).set(as('alice'));
-        expect(res.status).toBe(400);
-        expect(res.headers['content-type']).toBe(JSON_TYPE);
+        if (path.endsWith('/status')) {
+          expect(res.status).toBe(400);
+          expect(res.headers['content-type']).toBe(JSON_TYPE);
+          expect(res.headers['x-content-type-options']).toBe('nosniff');
+        } else expectErrorPage(res, 400, 'This request could not be read.');
+        expect(res.text).not.toMatch(/%E0%A4%A|%zz/);
+        expect(res.headers['x-powered-by']).toBeUndefined();
       }
       expect(s.storeGets()).toBe(0);
     });
@@ -845,8 +854,7 @@ describe('attacks on the elicitation pages over HTTP', () => {
 
     it('a body over the body-parser limit (200 KB) is refused with 413 before the app; nothing stored', async () => {
       const res = await post(pagePath, { apiKey: 'k'.repeat(200 * 1024) }, pair);
-      expect(res.status).toBe(413);
-      expect([HTML, JSON_TYPE]).toContain(res.headers['content-type']);
+      expectErrorPage(res, 413, 'The form sent too much data.');
       expect(s.storeGets()).toBe(0);
       await expectPending(target.elicitationId);
     });
@@ -866,8 +874,8 @@ describe('attacks on the elicitation pages over HTTP', () => {
         .set({ ...as('alice'), Cookie: pair.cookie })
         .set('Content-Type', 'application/json')
         .send('{"apiKey":');
-      expect(malformed.status).toBe(400);
-      expect(malformed.headers['content-type']).toBe(JSON_TYPE);
+      expectErrorPage(malformed, 400, 'This request could not be read.');
+      expect(malformed.text).not.toMatch(/Unexpected|JSON/);
       for (const scalar of ['null', '"sk"', '5', 'true']) {
         const res = await s
           .http()

@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
 import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { createElicitationControllers } from './http/elicitation-controllers.js';
+import { ElicitationFrameworkErrors } from './http/elicitation-framework-errors.js';
 import { validateRoutePrefix } from './elicitation-options.validation.js';
 
 /**
@@ -26,11 +27,17 @@ export const {
   .setFactoryMethodName('createElicitationOptions')
   .setExtras<ElicitationModuleExtras>({ isGlobal: false, controllers: true, routePrefix: DEFAULT_ROUTE_PREFIX }, (definition, extras) => {
     const routePrefix = validateRoutePrefix(extras.routePrefix ?? DEFAULT_ROUTE_PREFIX);
+    const mounted = extras.controllers !== false;
     return {
       ...definition,
       global: extras.isGlobal,
-      controllers: extras.controllers === false ? [] : createElicitationControllers(routePrefix),
-      providers: [...(definition.providers ?? []), { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix }],
+      controllers: mounted ? createElicitationControllers(routePrefix) : [],
+      providers: [
+        ...(definition.providers ?? []),
+        { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix },
+        // The framework's own errors on the routes' paths, answered by the module (only where it mounts routes).
+        ...(mounted ? [ElicitationFrameworkErrors] : []),
+      ],
     };
   })
   .build();

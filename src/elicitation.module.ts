@@ -5,6 +5,7 @@ import { elicitationProviders } from './elicitation.providers.js';
 import { ElicitationService } from './elicitation.service.js';
 import { ElicitationEvents } from './events/elicitation-events.js';
 import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
+import { ElicitationStatusFilter } from './http/elicitation-status.filter.js';
 import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
 import { ElicitationPageAccess } from './http/page-access.js';
 import { PageSecurity } from './http/page-security.js';
@@ -30,6 +31,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationCleanupScheduler,
     TemplateRenderer,
     ElicitationPageFilter,
+    ElicitationStatusFilter,
     PageSecurity,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,

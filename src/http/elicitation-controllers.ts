@@ -1,15 +1,20 @@
-import { Controller, type Type } from '@nestjs/common';
+import { Controller, type Type, UseInterceptors } from '@nestjs/common';
 import { ElicitationPagesController } from './elicitation-pages.controller.js';
+import { ElicitationRouteHeadersInterceptor } from './elicitation-route-headers.interceptor.js';
 import { ElicitationStatusController } from './elicitation-status.controller.js';
 
 /**
- * The module's controllers, mounted under `routePrefix`: the status route and the pages. Each call makes a
- * subclass of each per prefix, so that modules with different prefixes can live in one app.
+ * The module's controllers, mounted under `routePrefix`: the status route and the pages, every answer with the
+ * routes' security headers (`ElicitationRouteHeadersInterceptor`). Each call makes a subclass of each per prefix,
+ * so that modules with different prefixes can live in one app. What the framework answers on these paths
+ * before any controller runs is `ElicitationFrameworkErrors`'s, provided with them.
  */
 export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationStatusController extends ElicitationStatusController {}
   class MountedElicitationPagesController extends ElicitationPagesController {}
-  Controller(routePrefix)(MountedElicitationStatusController);
-  Controller(routePrefix)(MountedElicitationPagesController);
+  for (const mounted of [MountedElicitationStatusController, MountedElicitationPagesController]) {
+    Controller(routePrefix)(mounted);
+    UseInterceptors(ElicitationRouteHeadersInterceptor)(mounted);
+  }
   return [MountedElicitationStatusController, MountedElicitationPagesController];
 }

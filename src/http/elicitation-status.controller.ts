@@ -1,16 +1,19 @@
-import { Get, Header, Param, ServiceUnavailableException, UseGuards } from '@nestjs/common';
+import { Get, Header, Param, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationStatusFilter } from './elicitation-status.filter.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /**
  * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any
- * submitted data. Mounted under the `routePrefix` by `createElicitationControllers`.
+ * submitted data. Every failure is JSON with the routes' security headers (`ElicitationStatusFilter`). Mounted
+ * under the `routePrefix` by `createElicitationControllers`.
  */
 @UseGuards(ElicitationThrottlerGuard)
+@UseFilters(ElicitationStatusFilter)
 export class ElicitationStatusController {
   constructor(private readonly service: ElicitationService) {}
 

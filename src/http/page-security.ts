@@ -30,6 +30,25 @@ class HeaderRecorder extends ServerResponse {
 }
 
 /**
+ * What helmet sets and removes with the module's policy and these CSP directives. Helmet runs once, against a
+ * recorder: its headers do not depend on the request, and applying the recorded set costs a fraction of
+ * running the middleware chain on every page (see bench/http.bench.ts).
+ */
+function recordHelmet(directives: Record<string, string[]>, secure: boolean): HeaderRecorder {
+  const headers = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: secure ? { maxAge: 15552000 } : false,
+    crossOriginEmbedderPolicy: false,
+  });
+  const request = new IncomingMessage(new Socket());
+  const recorder = new HeaderRecorder(request);
+  headers(request, recorder, () => undefined);
+  return recorder;
+}
+
+/**
  * Security of the module's pages: headers (through helmet, applied to our responses only), CSRF tokens with
  * their cookie (one nonce per browser and elicitation, kept across renders), the pages' canonical path, and the
  * same-origin check of form posts.
@@ -44,6 +63,8 @@ export class PageSecurity {
   private readonly fixedHeaders: Array<[string, string]> = [];
   /** Headers helmet removes (e.g. X-Powered-By). */
   private readonly removedHeaders: string[] = [];
+  /** The headers of an answer that is not a page (JSON, a redirect): helmet's, with a CSP that allows nothing. */
+  private readonly baseHeaders: Array<[string, string]> = [];
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
     this.csrf = new CsrfTokens(options.encryptionKeys[0]);
@@ -51,30 +72,20 @@ export class PageSecurity {
     this.origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.secure = base.protocol === 'https:';
-    const headers = helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'none'"],
-          styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
-          imgSrc: ["'self'", 'https:', 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-        },
+    const page = recordHelmet(
+      {
+        defaultSrc: ["'none'"],
+        styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
+        imgSrc: ["'self'", 'https:', 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
       },
-      frameguard: { action: 'deny' },
-      referrerPolicy: { policy: 'no-referrer' },
-      strictTransportSecurity: this.secure ? { maxAge: 15552000 } : false,
-      crossOriginEmbedderPolicy: false,
-    });
-    // Run helmet once against a recorder: its headers do not depend on the request, and applying the
-    // recorded set costs a fraction of running the middleware chain on every page (see bench/http.bench.ts).
-    const request = new IncomingMessage(new Socket());
-    const recorder = new HeaderRecorder(request);
-    headers(request, recorder, () => undefined);
-    this.fixedHeaders.push(...recorder.set);
-    this.removedHeaders.push(...recorder.removed);
+      this.secure,
+    );
+    this.fixedHeaders.push(...page.set);
+    this.removedHeaders.push(...page.removed);
+    this.baseHeaders.push(...recordHelmet({ defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] }, this.secure).set);
   }
 
   /** Sets every page header; returns the nonce the page's inline style must carry. */
@@ -86,6 +97,18 @@ export class PageSecurity {
     res.header('Content-Type', 'text/html; charset=utf-8');
     res.header('Cache-Control', 'no-store');
     return nonce;
+  }
+
+  /**
+   * Sets the headers every answer of the module's routes carries, whatever its body (the status route's JSON, a
+   * redirect, an error before any page was chosen): helmet's with a CSP that allows nothing, and `no-store`;
+   * removes what helmet removes (X-Powered-By). A page's `applyHeaders` later replaces the CSP and content type.
+   */
+  applyBaseHeaders(res: PageResponse): void {
+    for (const [name, value] of this.baseHeaders) res.header(name, value);
+    const nodeRes = raw<NodeResponsePart>(res);
+    for (const name of this.removedHeaders) nodeRes.removeHeader?.(name);
+    res.header('Cache-Control', 'no-store');
   }
 
   /**

@@ -103,6 +103,12 @@ export interface PageMessages {
     readonly statusUnavailable: string;
     /** The error page's closing line. */
     readonly statusLine: (statusCode: number) => string;
+    /** A request the router could not read (a link with a broken percent-escape, a malformed body): 400. */
+    readonly unreadable: string;
+    /** No page of the module at this address, or not for this method (an unknown page name, a PUT): 404. */
+    readonly noSuchPage: string;
+    /** A post in a content type or charset the app's body parser refuses: 415. */
+    readonly unsupportedBody: string;
   };
 }
 
@@ -134,6 +140,7 @@ export const PAGE_MESSAGES: PageMessages = {
       409: 'Already answered',
       410: 'This request has expired',
       413: 'Too much data',
+      415: 'Form not accepted',
       429: 'Too many requests',
       503: 'Temporarily unavailable',
     },
@@ -209,5 +216,8 @@ export const PAGE_MESSAGES: PageMessages = {
     unexpected: 'Something went wrong on our side. Please try again later.',
     statusUnavailable: 'The elicitation store is temporarily unavailable. Try again shortly.',
     statusLine: (statusCode) => `Status ${statusCode}. You can close this window.`,
+    unreadable: 'This request could not be read. Nothing was saved. Check the link, or reload the page and try again.',
+    noSuchPage: 'There is no page at this address. Check the link, or ask the assistant to start again.',
+    unsupportedBody: 'The form was sent in a format this page does not accept. Nothing was saved. Reload the page and try again.',
   },
 };
