@@ -28,6 +28,12 @@ describe('GET /demo/login returnTo', () => {
     expect(res.headers.get('set-cookie')).toContain('demo_user=alice');
   });
 
+  it('the demo limits slow clients: 20 s for the headers, 30 s for the whole request (README "Server timeouts")', () => {
+    const server = demo.app.getHttpServer() as { headersTimeout: number; requestTimeout: number };
+    expect(server.headersTimeout).toBe(20_000);
+    expect(server.requestTimeout).toBe(30_000);
+  });
+
   it('follows a path on this site', async () => {
     const res = await login(encodeURIComponent('/elicit/00000000-0000-4000-8000-000000000000/api-key'));
     expect(res.status).toBe(303);

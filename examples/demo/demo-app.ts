@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -6,6 +7,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
+import { limitSlowClients } from './server-timeouts.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
 import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS, type McpSessionOptions } from './mcp-sessions.js';
@@ -171,5 +173,6 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   }
   app.enableShutdownHooks();
   await app.listen(port, host);
+  limitSlowClients(app.getHttpServer() as Server);
   return { app, url, mcpUrl: `${url}/mcp` };
 }

@@ -4,7 +4,7 @@
  * statelessly), with `McpNestElicitationModule` handing each `@Tool()` its `ToolElicitation`.
  */
 import 'reflect-metadata';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStrategy, StreamableHttpTransport } from '@rekog/mcp-nest';
@@ -12,6 +12,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { McpNestElicitationModule } from '../../src/mcp-nest/index.js';
 import { userFromBearer, userFromCookie } from '../demo/demo-identity.js';
 import { DemoLoginController } from '../demo/demo-login.controller.js';
+import { limitSlowClients } from '../demo/server-timeouts.js';
 import { ConformanceToolsController } from './conformance-tools.controller.js';
 import { DemoToolsController } from './demo-tools.controller.js';
 
@@ -102,6 +103,7 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
   app.enableShutdownHooks();
   await app.startAllMicroservices();
   await app.listen(port, host);
+  limitSlowClients(app.getHttpServer() as Server);
   return { app, url, mcpUrl: `${url}/mcp` };
 }
 
