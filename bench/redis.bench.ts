@@ -18,7 +18,7 @@
  * with "redis") into `bench/results/latest.json`, written earlier by cycle.bench. Targets are reported,
  * never enforced. Without a Redis at REDIS_URL it says so and exits 0 with no Redis rows.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +28,8 @@ import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } fr
 import { Redis } from 'ioredis';
 import type { ElicitationRecord } from '../src/index.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
+import { keySpace } from '../src/redis/redis.key-space.js';
+import { StoreKeyRing } from '../src/security/store-key-ring.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
 import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
@@ -455,7 +457,14 @@ interface Latency {
 }
 
 async function measureLatency(): Promise<Latency> {
-  const env = { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: DEMO_PREFIX, ...DEMO_LIMITS_ENV };
+  // One encryptionKey for both instances: each opens the records and events the other sealed.
+  const env = {
+    ELICITATION_STORE: 'redis',
+    REDIS_URL,
+    ELICITATION_REDIS_PREFIX: DEMO_PREFIX,
+    ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...DEMO_LIMITS_ENV,
+  };
   const processes: DemoProcess[] = [];
   let client: Client | undefined;
   let transport: StreamableHTTPClientTransport | undefined;
@@ -475,7 +484,7 @@ async function measureLatency(): Promise<Latency> {
         const { event } = JSON.parse(message) as { event?: { type?: string; elicitationId?: string } };
         if (event?.type === 'completed' && event.elicitationId) published.get(event.elicitationId)?.(at);
       });
-      await subscriber.subscribe(`{${DEMO_PREFIX}}:events`);
+      await subscriber.subscribe(keySpace(DEMO_PREFIX).channel);
     }
     const split: Array<[number, number]> = [];
 
@@ -710,6 +719,8 @@ async function main(): Promise<void> {
   }
 
   const store = new RedisElicitationStore(REDIS_URL, { keyPrefix: PREFIX });
+  // What ElicitationModule does when it starts: the store names and seals with keys derived from encryptionKey.
+  store.useKeys(new StoreKeyRing([Buffer.alloc(32, 1)]));
   connections.add(store.redis as Redis);
   // The floor: a plain ioredis client with its defaults (no per-command timeout), as an app would make one.
   const raw = new Redis(REDIS_URL);

@@ -7,7 +7,7 @@
  * Without redis-server the suite is skipped with a visible message, unless REQUIRE_REDIS=1, where it
  * runs and fails.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../src/errors/elicitation-store-unavailable.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
+import { keySpace } from '../src/redis/redis.key-space.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
 import type { ElicitationEventChannel } from '../src/stores/elicitation-store.js';
 import {
@@ -33,8 +34,11 @@ import {
   within,
   type ServerProcess,
 } from '../test/support/redis-server.js';
+import { keyed } from '../test/support/store-keys.js';
 
 const PREFIX = `fault-${randomUUID().slice(0, 8)}`;
+/** The demo's encryptionKey, shared with the second "instance" of the pub/sub test. */
+const ENCRYPTION_KEY = randomBytes(32);
 const COOKIE = 'demo_user=alice';
 const KEY_X = `sk-x-${randomUUID()}`;
 const KEY_Y = `sk-y-${randomUUID()}`;
@@ -97,7 +101,14 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     port = await freePort();
     redisUrl = `redis://${HOST}:${port}`;
     redis = await startRedisServer(port, redisArgs());
-    demo = await startDemoApp({ port: 0, logger: false, store: 'redis', redisUrl, redisPrefix: PREFIX });
+    demo = await startDemoApp({
+      port: 0,
+      logger: false,
+      store: 'redis',
+      redisUrl,
+      redisPrefix: PREFIX,
+      encryptionKey: ENCRYPTION_KEY.toString('base64'),
+    });
     service = demo.app.get(ElicitationService);
     demo.app.get(ElicitationEvents).subscribe((e) => events.push(e));
   }, 60_000);
@@ -218,14 +229,14 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
 
     it('events flow again between instances over Redis pub/sub, both ways', async () => {
       // A second "instance" sharing the prefix.
-      const other = new RedisElicitationStore(redisUrl, { keyPrefix: PREFIX });
+      const other = keyed(new RedisElicitationStore(redisUrl, { keyPrefix: PREFIX }), [ENCRYPTION_KEY]);
       const admin = new Redis(redisUrl, { maxRetriesPerRequest: 0 });
       const seenByOther: ElicitationEvent[] = [];
       let channel: ElicitationEventChannel | undefined;
       try {
         channel = await other.openEventChannel((e) => seenByOther.push(e));
         // The app's subscriber connection reconnects and resubscribes on its own schedule: wait for it.
-        const channelName = `{${PREFIX}}:events`;
+        const channelName = keySpace(PREFIX).channel;
         await waitUntil('the app to resubscribe to its event channel', 10_000, async () => {
           const [, count] = (await admin.call('PUBSUB', 'NUMSUB', channelName)) as [string, number];
           return Number(count) >= 2;

@@ -3,10 +3,14 @@ import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './elicit
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { resolveElicitationOptions } from './elicitation-options.validation.js';
+import { StoreKeyRing } from './security/store-key-ring.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 import { MemoryElicitationStore } from './stores/memory.store.js';
 
-/** Options resolution (validated once, shared by the sync and async paths) and store selection. */
+/**
+ * Options resolution (validated once, shared by the sync and async paths) and store selection; the store gets
+ * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`).
+ */
 export const elicitationProviders: Provider[] = [
   {
     provide: ELICITATION_RESOLVED_OPTIONS,
@@ -21,6 +25,11 @@ export const elicitationProviders: Provider[] = [
   {
     provide: ElicitationStore,
     inject: [ELICITATION_MODULE_OPTIONS, ELICITATION_RESOLVED_OPTIONS],
-    useFactory: (raw: ElicitationModuleOptions) => raw.store ?? new MemoryElicitationStore(),
+    useFactory: (raw: ElicitationModuleOptions, options: ResolvedElicitationOptions) => {
+      const store = raw.store ?? new MemoryElicitationStore();
+      // Before the store's first use: a store that keeps data outside the process names and seals it with these.
+      if (store.useKeys) store.useKeys(new StoreKeyRing(options.encryptionKeys));
+      return store;
+    },
   },
 ];

@@ -47,6 +47,7 @@ export {
   type ElicitationCounterStore,
   type ElicitationEventChannel,
   type ElicitationRecordStore,
+  type ElicitationStoreKeys,
   type FinishChange,
 } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';

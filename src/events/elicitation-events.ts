@@ -26,7 +26,9 @@ export type ElicitationEventListener = (event: ElicitationEvent) => void;
  *
  * When the store is shared between instances (it offers `openEventChannel`, as the Redis store does),
  * events also travel to and from the other instances, so a page submitted on instance B wakes tools
- * and notifies MCP sessions on instance A. Events carry ids and status, never submitted data.
+ * and notifies MCP sessions on instance A. Events carry ids and status, never submitted data. A listener
+ * gets the same whole event whichever instance made the transition: the store's channel may carry the user
+ * and type sealed (the Redis store does) but opens them before the event is delivered here.
  *
  * `events$` and `subscribe` are the one way to listen to them.
  */

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { ElicitationEvent, FinalStatus } from '../elicitation.types.js';
 import type { ElicitationEventChannel } from '../stores/elicitation-store.js';
 import { callRedis, duplicateClient, type RedisClient } from './redis.client.js';
-import { decodeEventMessage, encodeEventMessage, eventMessageEnd, eventMessageHead, eventMessageStart } from './redis.event-wire.js';
+import {
+  decodeEventMessage,
+  encodeEventMessage,
+  eventMessageEnd,
+  eventMessageHead,
+  eventMessageStart,
+  type EventSealing,
+} from './redis.event-wire.js';
 
 /**
  * Events whose PUBLISH a finish script already made, so that the channel does not send them again when the
@@ -52,6 +59,8 @@ export interface RedisEventChannelDeps {
   readonly redis: RedisClient;
   /** The pub/sub channel of the store's key prefix. */
   readonly channelName: string;
+  /** The store's keys: they seal the record's part of what this channel sends, and open what it receives. */
+  readonly keys: EventSealing;
   /** Called when the channel closes. */
   readonly onClose: (channel: RedisEventChannel) => void;
 }
@@ -59,7 +68,9 @@ export interface RedisEventChannelDeps {
 /**
  * One event channel of a Redis store: a dedicated subscriber connection (a subscribed connection can run no
  * other command; ioredis resubscribes it after a reconnect) and publishing on the store's connection. Its
- * messages carry its own random origin, so it ignores what it sent itself.
+ * messages carry its own random origin, so it ignores what it sent itself. A message arrives with its user,
+ * kind, type and session sealed (redis.event-wire.ts); the channel opens them, so listeners get the whole
+ * event, and drops what it cannot open (another key ring).
  */
 export class RedisEventChannel implements ElicitationEventChannel {
   /** What this channel's messages start with, up to the event's type (exclusive). */
@@ -81,7 +92,7 @@ export class RedisEventChannel implements ElicitationEventChannel {
     subscriber.on('error', () => undefined);
     subscriber.on('message', (channel: string, text: string) => {
       if (channel !== deps.channelName) return;
-      const message = decodeEventMessage(text);
+      const message = decodeEventMessage(text, deps.keys);
       if (message && message.origin !== origin) onRemoteEvent(message.event);
     });
     await subscriber.subscribe(deps.channelName);
@@ -103,7 +114,7 @@ export class RedisEventChannel implements ElicitationEventChannel {
 
   async publish(event: ElicitationEvent): Promise<void> {
     if (this.sent.take(event.elicitationId, tag(event.type, event.at))) return;
-    await callRedis('publish', () => this.deps.redis.publish(this.deps.channelName, encodeEventMessage(this.head, event)));
+    await callRedis('publish', () => this.deps.redis.publish(this.deps.channelName, encodeEventMessage(this.head, event, this.deps.keys)));
   }
 
   close(): Promise<void> {

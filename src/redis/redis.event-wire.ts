@@ -1,20 +1,29 @@
 import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 
 /**
- * The one definition of a lifecycle event on the Redis event channel: `{"origin":…,"event":{"type":…,…}}`,
- * where `origin` names the sending channel (so it can ignore its own messages) and `event` is the
- * `ElicitationEvent`, its members always in this order:
+ * The one definition of a lifecycle event on the Redis event channel:
  *
- *   type, elicitationId, userId, kind, elicitationType[, sessionId], at
+ *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…}}
+ *
+ * `origin` names the sending channel (so it can ignore its own messages). In clear are only the transition
+ * (`type`), the record's random id and the time; `sealed` holds the rest of the `ElicitationEvent`, the
+ * record's part (`EventRecordPart`: user id, kind, elicitation type, session id), as JSON sealed with the
+ * store's keys (AES-256-GCM bound to the id), so that a subscriber without `encryptionKey` learns no user.
+ * A receiving instance opens it and hands its listeners the whole `ElicitationEvent`, as the sender had it.
  *
  * A message is built from three pieces so that the FINISH script (redis.scripts.ts) can publish one by
- * concatenation alone, without cjson: `eventMessageStart` (head and type), the record's part (stored in
- * the record's `v` field at creation, from `encodeEventRecordPart`) and `eventMessageEnd` (the time).
- * `encodeEventMessage` joins the same pieces in TypeScript, so both publishers send the same bytes.
+ * concatenation alone, without cjson: `eventMessageStart` (head and type), the record's part (stored in the
+ * record's `v` field at creation, from `encodeEventRecordPart`) and `eventMessageEnd` (the time).
+ * `encodeEventMessage` joins the same pieces in TypeScript (sealing the record's part anew, so its bytes
+ * differ from the script's; the event they open to does not).
  */
 
-/** The members of an event that come from its record: what the record's `v` field holds. */
-export type EventRecordPart = Pick<ElicitationEvent, 'elicitationId' | 'userId' | 'kind' | 'elicitationType' | 'sessionId'>;
+/** The members of an event that come from its record, sealed on the wire. */
+export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicitationType' | 'sessionId'>;
+
+/** What sealing and opening the record's part needs of the store's keys. */
+export type EventSealing = Pick<ElicitationStoreKeys, 'seal' | 'open'>;
 
 /** A decoded message of the event channel. */
 export interface EventWireMessage {
@@ -38,39 +47,69 @@ export function eventMessageEnd(at: number): string {
   return `,"at":${JSON.stringify(at)}}}`;
 }
 
+/** The additional data the record's part is sealed with: it opens for this elicitation's events only. */
+function eventContext(elicitationId: string): string {
+  return `event:${elicitationId}`;
+}
+
 /**
- * The record part as JSON members without the braces (`"elicitationId":…,"userId":…,"kind":…,
- * "elicitationType":…[,"sessionId":…]`): stored once at creation, then spliced between the other pieces.
+ * The record's part as JSON members without the braces: `"elicitationId":…,"sealed":…`, the sealed JSON
+ * holding `userId`, `kind`, `elicitationType` and `sessionId` when set. Stored once at creation, then spliced
+ * between the other pieces.
  */
-export function encodeEventRecordPart(part: EventRecordPart): string {
-  return JSON.stringify({
-    elicitationId: part.elicitationId,
-    userId: part.userId,
-    kind: part.kind,
-    elicitationType: part.elicitationType,
-    sessionId: part.sessionId,
-  }).slice(1, -1);
+export function encodeEventRecordPart(elicitationId: string, part: EventRecordPart, keys: EventSealing): string {
+  const json = JSON.stringify({ userId: part.userId, kind: part.kind, elicitationType: part.elicitationType, sessionId: part.sessionId });
+  return `"elicitationId":${JSON.stringify(elicitationId)},"sealed":${JSON.stringify(keys.seal(json, eventContext(elicitationId)))}`;
 }
 
 /** The message that the channel with head `head` (see `eventMessageHead`) sends for `event`. */
-export function encodeEventMessage(head: string, event: ElicitationEvent): string {
-  return eventMessageStart(head, event.type) + encodeEventRecordPart(event) + eventMessageEnd(event.at);
+export function encodeEventMessage(head: string, event: ElicitationEvent, keys: EventSealing): string {
+  return eventMessageStart(head, event.type) + encodeEventRecordPart(event.elicitationId, event, keys) + eventMessageEnd(event.at);
 }
 
-/** A message read from the channel, or `undefined` when it is not one (not JSON, or no event in it). */
-export function decodeEventMessage(text: string): EventWireMessage | undefined {
+/**
+ * A message read from the channel, its record's part opened, or `undefined` when it is not one (not JSON,
+ * not an event, or sealed under keys this instance does not have).
+ */
+export function decodeEventMessage(text: string, keys: EventSealing): EventWireMessage | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !isEvent(parsed.event)) return undefined;
-  return { origin: 'origin' in parsed && typeof parsed.origin === 'string' ? parsed.origin : undefined, event: parsed.event };
+  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !isWireEvent(parsed.event)) return undefined;
+  const { type, elicitationId, sealed, at } = parsed.event;
+  let part: unknown;
+  try {
+    part = JSON.parse(keys.open(sealed, eventContext(elicitationId)));
+  } catch {
+    return undefined;
+  }
+  if (!isRecordPart(part)) return undefined;
+  const { userId, kind, elicitationType, sessionId } = part;
+  const event: ElicitationEvent = {
+    type,
+    elicitationId,
+    userId,
+    kind,
+    elicitationType,
+    ...(typeof sessionId === 'string' && { sessionId }),
+    at,
+  };
+  return { origin: 'origin' in parsed && typeof parsed.origin === 'string' ? parsed.origin : undefined, event };
 }
 
-/** Whether `value` has the members every `ElicitationEvent` has, of the right types. */
-function isEvent(value: unknown): value is ElicitationEvent {
+/** An event as it travels. */
+interface WireEvent {
+  type: ElicitationEvent['type'];
+  elicitationId: string;
+  sealed: string;
+  at: number;
+}
+
+/** Whether `value` has the members of a `WireEvent`, of the right types. */
+function isWireEvent(value: unknown): value is WireEvent {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -78,13 +117,23 @@ function isEvent(value: unknown): value is ElicitationEvent {
     typeof value.type === 'string' &&
     'elicitationId' in value &&
     typeof value.elicitationId === 'string' &&
+    'sealed' in value &&
+    typeof value.sealed === 'string' &&
+    'at' in value &&
+    typeof value.at === 'number'
+  );
+}
+
+/** Whether an opened record part has the members every event has, of the right types. */
+function isRecordPart(value: unknown): value is EventRecordPart {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
     'userId' in value &&
     typeof value.userId === 'string' &&
     'kind' in value &&
     typeof value.kind === 'string' &&
     'elicitationType' in value &&
-    typeof value.elicitationType === 'string' &&
-    'at' in value &&
-    typeof value.at === 'number'
+    typeof value.elicitationType === 'string'
   );
 }

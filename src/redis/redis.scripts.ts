@@ -7,6 +7,11 @@ import { LUA_FIELDS, type Row } from './redis.row-codec.js';
  * operation stays one round trip (EVALSHA; the redis.bench rows "redis round trips per <operation>", target
  * == 1.0, guard it). Keys are the store's key space (redis.key-space.ts); records are hashes of the fields
  * in redis.row-codec.ts, and FINISH publishes the pieces of redis.event-wire.ts.
+ *
+ * Names of users, completed indexes and counters come one per key of the `encryptionKey` ring, the first
+ * key's first (RedisNames): writes use the first, reads and counts all of them, so a rotation neither loses
+ * an index nor restarts a count. CREATE, FIND_LATEST, LIST and HIT take a variable number of keys (the
+ * caller passes the count first); with one key in the ring they do what they did with one name.
  */
 
 /**
@@ -20,25 +25,33 @@ end
 `;
 
 const CREATE = `${EXTEND_TTL}
--- KEYS: record, user index, deadlines, rate counter, pending set.
--- ARGV: id, v, j, userId, type, createdAt, expiresAt, purgeAt, graceMs, perUserLimit, windowMs, maxPendingPerUser,
--- maxPending (the four limits are '' when no quota applies). Returns 1, or 0 on id collision, or a refusal code.
+-- KEYS: record, deadlines, pending set, user index (the first user name), then the user's rate counters (one
+-- per user name, first first).
+-- ARGV: id, v, j, completed name (first), createdAt, expiresAt, purgeAt, graceMs, perUserLimit, windowMs,
+-- maxPendingPerUser, maxPending (the four limits are '' when no quota applies), then the user names (first
+-- first). Returns 1, or 0 on id collision, or a refusal code.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local mine = string.len(ARGV[4]) .. ':' .. ARGV[4]
-if ARGV[10] ~= '' then
-  local n = redis.call('INCR', KEYS[4])
-  if n == 1 then redis.call('PEXPIRE', KEYS[4], 2 * tonumber(ARGV[11])) end
-  if n > tonumber(ARGV[10]) then return 'rate-limited' end
-  if redis.call('ZLEXCOUNT', KEYS[5], '[' .. mine .. ':', '(' .. mine .. ';') >= tonumber(ARGV[12]) then return 'user-pending-limit' end
-  if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[13]) then return 'pending-limit' end
+local user = ARGV[13]
+if ARGV[9] ~= '' then
+  local n = redis.call('INCR', KEYS[5])
+  if n == 1 then redis.call('PEXPIRE', KEYS[5], 2 * tonumber(ARGV[10])) end
+  for i = 6, #KEYS do n = n + tonumber(redis.call('GET', KEYS[i]) or '0') end
+  if n > tonumber(ARGV[9]) then return 'rate-limited' end
+  local mine = 0
+  for i = 13, #ARGV do mine = mine + redis.call('ZLEXCOUNT', KEYS[3], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';') end
+  if mine >= tonumber(ARGV[11]) then return 'user-pending-limit' end
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[12]) then return 'pending-limit' end
 end
-local keep = tonumber(ARGV[8]) - tonumber(ARGV[6]) + tonumber(ARGV[9])
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'j', ARGV[3], 'u', ARGV[4], 't', ARGV[5], 's', 'pending', 'e', ARGV[7], 'p', ARGV[8])
+local keep = tonumber(ARGV[7]) - tonumber(ARGV[5]) + tonumber(ARGV[8])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'j', ARGV[3], 'u', user, 't', ARGV[4], 's', 'pending', 'e', ARGV[6], 'p', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], keep)
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+extend(KEYS[4], keep)
+-- The two sets of everyone's records outlive each record they hold.
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
 extend(KEYS[2], keep)
-redis.call('ZADD', KEYS[3], ARGV[7], ARGV[1])
-redis.call('ZADD', KEYS[5], 0, mine .. ':' .. ARGV[1])
+redis.call('ZADD', KEYS[3], 0, user .. ':' .. ARGV[1])
+extend(KEYS[3], keep)
 return 1
 `;
 
@@ -66,13 +79,17 @@ else
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'f', ARGV[3], 'p', ARGV[4], 'd', ARGV[5])
 end
 local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[7])
--- The record's TTL runs to its first purgeAt plus grace: extend it only for a later purgeAt (an expiry).
-if tonumber(ARGV[4]) > tonumber(h[3]) then redis.call('PEXPIRE', KEYS[1], keep) end
+-- The record's TTL runs to its first purgeAt plus grace: extend it (and the keys that list it) only for a
+-- later purgeAt (an expiry).
+if tonumber(ARGV[4]) > tonumber(h[3]) then
+  redis.call('PEXPIRE', KEYS[1], keep)
+  extend(KEYS[2], keep)
+  extend(ARGV[6] .. ':u:' .. h[4], keep)
+end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
-local mine = string.len(h[4]) .. ':' .. h[4]
-redis.call('ZREM', KEYS[3], mine .. ':' .. ARGV[1])
+redis.call('ZREM', KEYS[3], h[4] .. ':' .. ARGV[1])
 if ARGV[2] == 'completed' then
-  local c = ARGV[6] .. ':c:' .. mine .. ':' .. h[5]
+  local c = ARGV[6] .. ':c:' .. h[5]
   redis.call('ZADD', c, now, ARGV[1])
   extend(c, keep)
 end
@@ -81,38 +98,49 @@ return {h[2], h[6], h[7]}
 `;
 
 const FIND_LATEST = `
--- KEYS: completed index. ARGV: now, base. The newest completed, unconsumed, retained record (FIELDS), in
--- slices of 16 ids; ids of records that are gone are dropped from the index on the way.
+-- KEYS: the completed indexes of one user and type (one per name). ARGV: now, base. The newest completed,
+-- unconsumed, retained record (FIELDS) of all of them; each index is read newest first in slices of 16 ids,
+-- and ids of records that are gone are dropped from it on the way.
 local now = tonumber(ARGV[1])
-local from = 0
-while true do
-  local ids = redis.call('ZREVRANGE', KEYS[1], from, from + 15)
-  local gone = 0
-  for _, id in ipairs(ids) do
-    local h = redis.call('HMGET', ARGV[2] .. ':r:' .. id, ${LUA_FIELDS})
-    if not h[1] then
-      redis.call('ZREM', KEYS[1], id)
-      gone = gone + 1
-    elseif h[3] == 'completed' and not h[8] and tonumber(h[5]) > now then
-      return h
+local function newest(key)
+  local from = 0
+  while true do
+    local page = redis.call('ZREVRANGE', key, from, from + 15, 'WITHSCORES')
+    local gone = 0
+    for i = 1, #page, 2 do
+      local h = redis.call('HMGET', ARGV[2] .. ':r:' .. page[i], ${LUA_FIELDS})
+      if not h[1] then
+        redis.call('ZREM', key, page[i])
+        gone = gone + 1
+      elseif h[3] == 'completed' and not h[8] and tonumber(h[5]) > now then
+        return h, tonumber(page[i + 1])
+      end
     end
+    if #page < 32 then return false, 0 end
+    from = from + 16 - gone
   end
-  if #ids < 16 then return false end
-  from = from + 16 - gone
 end
+local best, bestAt = false, 0
+for _, key in ipairs(KEYS) do
+  local h, at = newest(key)
+  if h and (not best or at > bestAt) then best, bestAt = h, at end
+end
+return best
 `;
 
 const LIST = `
--- KEYS: user index. ARGV: base
+-- KEYS: the user's indexes (one per name). ARGV: base
 local out = {}
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local h = redis.call('HMGET', ARGV[1] .. ':r:' .. id, ${LUA_FIELDS})
-  if not h[1] then redis.call('ZREM', KEYS[1], id) else out[#out + 1] = h end
+for _, key in ipairs(KEYS) do
+  for _, id in ipairs(redis.call('ZRANGE', key, 0, -1)) do
+    local h = redis.call('HMGET', ARGV[1] .. ':r:' .. id, ${LUA_FIELDS})
+    if not h[1] then redis.call('ZREM', key, id) else out[#out + 1] = h end
+  end
 end
 return out
 `;
 
-const SWEEP = `
+const SWEEP = `${EXTEND_TTL}
 -- KEYS: deadlines. ARGV: now, retentionMs, base, batch, graceMs
 local now = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
@@ -124,16 +152,19 @@ for _, id in ipairs(due) do
     redis.call('ZREM', KEYS[1], id)
   elseif h[1] == 'pending' and tonumber(h[2]) <= now then
     local purgeAt = now + tonumber(ARGV[2])
-    redis.call('ZREM', ARGV[3] .. ':p', string.len(h[4]) .. ':' .. h[4] .. ':' .. id)
+    local keep = purgeAt - now + tonumber(ARGV[5])
+    redis.call('ZREM', ARGV[3] .. ':p', h[4] .. ':' .. id)
     redis.call('HSET', key, 's', 'expired', 'f', now, 'p', purgeAt)
-    redis.call('PEXPIRE', key, purgeAt - now + tonumber(ARGV[5]))
+    redis.call('PEXPIRE', key, keep)
+    extend(ARGV[3] .. ':u:' .. h[4], keep)
     redis.call('ZADD', KEYS[1], purgeAt, id)
+    extend(KEYS[1], keep)
     expired[#expired + 1] = redis.call('HMGET', key, ${LUA_FIELDS})
   elseif h[1] ~= 'pending' and tonumber(h[3]) <= now then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ARGV[3] .. ':u:' .. h[4], id)
-    redis.call('ZREM', ARGV[3] .. ':c:' .. string.len(h[4]) .. ':' .. h[4] .. ':' .. h[5], id)
+    redis.call('ZREM', ARGV[3] .. ':c:' .. h[5], id)
   else
     -- Not due after all: re-queue at the record's real deadline.
     redis.call('ZADD', KEYS[1], h[1] == 'pending' and h[2] or h[3], id)
@@ -149,40 +180,45 @@ local h = redis.call('HMGET', KEYS[1], ${LUA_FIELDS}, 'u', 't')
 if h[3] ~= 'completed' or tonumber(h[5]) <= tonumber(ARGV[1]) or h[8] or not h[9] then return false end
 redis.call('HDEL', KEYS[1], 'd')
 redis.call('HSET', KEYS[1], 'c', ARGV[1])
-redis.call('ZREM', ARGV[2] .. ':c:' .. string.len(h[9]) .. ':' .. h[9] .. ':' .. h[10], ARGV[3])
+redis.call('ZREM', ARGV[2] .. ':c:' .. h[10], ARGV[3])
 return {h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]}
 `;
 
 const HIT = `
--- KEYS: counter of one window. ARGV: its TTL. The first hit sets the TTL.
+-- KEYS: the counter of one window under each name (first first). ARGV: its TTL. Counts one hit under the
+-- first name (the first hit sets the TTL) and returns the count under all of them.
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('PTTL', KEYS[1])}
+for i = 2, #KEYS do n = n + tonumber(redis.call('GET', KEYS[i]) or '0') end
+return n
 `;
 
 /** What `create` refused, as the CREATE script answers it. */
 type CreateRefusal = Exclude<CreateResult, 'created'>;
 
-/** The scripts as commands of the client (ioredis `defineCommand`), with what each resolves. */
+/**
+ * The scripts as commands of the client (ioredis `defineCommand`), with what each resolves. Those with a
+ * variable number of keys take the count first (`numKeys`), then the keys, then the arguments.
+ */
 export interface Scripts {
   /** 1 when created, 0 on an id collision, or the refusal. */
-  elicitCreate(r: string, u: string, d: string, q: string, p: string, ...argv: (string | number)[]): Promise<0 | 1 | CreateRefusal>;
+  elicitCreate(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1 | CreateRefusal>;
   elicitConsume(r: string, now: number, base: string, id: string): Promise<Row | null>;
-  elicitHit(key: string, windowMs: number): Promise<[number, number]>;
+  elicitHit(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<number>;
   elicitFinish(r: string, d: string, p: string, ...argv: (string | number)[]): Promise<0 | Row>;
-  elicitFindLatest(c: string, ...argv: (string | number)[]): Promise<Row | null>;
-  elicitList(u: string, ...argv: (string | number)[]): Promise<Row[]>;
+  elicitFindLatest(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row | null>;
+  elicitList(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
 }
 
-/** Each script's command name, number of keys and source. */
-const DEFINITIONS: Record<keyof Scripts, { numberOfKeys: number; lua: string }> = {
-  elicitCreate: { numberOfKeys: 5, lua: CREATE },
+/** Each script's command name, number of keys (none: variable, given first on each call) and source. */
+const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }> = {
+  elicitCreate: { lua: CREATE },
   elicitConsume: { numberOfKeys: 1, lua: CONSUME },
-  elicitHit: { numberOfKeys: 1, lua: HIT },
+  elicitHit: { lua: HIT },
   elicitFinish: { numberOfKeys: 3, lua: FINISH },
-  elicitFindLatest: { numberOfKeys: 1, lua: FIND_LATEST },
-  elicitList: { numberOfKeys: 1, lua: LIST },
+  elicitFindLatest: { lua: FIND_LATEST },
+  elicitList: { lua: LIST },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
 };
 

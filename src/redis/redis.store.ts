@@ -9,11 +9,12 @@ import {
   type CreateQuota,
   type CreateResult,
   type ElicitationEventChannel,
+  type ElicitationStoreKeys,
   type FinishChange,
 } from '../stores/elicitation-store.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { RedisEventChannel } from './redis.event-channel.js';
-import { keySpace, type RedisKeySpace } from './redis.key-space.js';
+import { keySpace, redisNames, type RedisKeySpace, type RedisNames } from './redis.key-space.js';
 import { decodeData, encodeImmutableFields, FIELDS, fromParts, toRecord } from './redis.row-codec.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 
@@ -49,6 +50,10 @@ export interface RedisElicitationStoreOptions {
  * publishes the event of the record it finished from its own script (the event the service publishes right
  * after is then not sent again).
  *
+ * No key name, value or event holds a user id, a type, an IP address or a message in clear: names are keyed
+ * hashes and records and events are sealed, under the keys `ElicitationModule` hands the store from its
+ * `encryptionKey` when it starts (`useKeys`). Until then every operation but `ping` throws.
+ *
  * Pass a client you own (the store never closes it) or a URL / ioredis options (the store creates the
  * connection, fails commands fast while Redis is down, and closes it on shutdown).
  */
@@ -61,6 +66,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   private readonly graceMs: number;
   private readonly sweepBatch: number;
   private readonly channels = new Set<RedisEventChannel>();
+  /** The module's keys and the names they give, once `useKeys` was called. */
+  private keyed: { keys: ElicitationStoreKeys; names: RedisNames } | undefined;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -81,21 +88,42 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     this.scripts = defineScripts(this.redis);
   }
 
+  /**
+   * Takes the keys of the module's `encryptionKey` (ElicitationModule calls it when it starts). Throws
+   * `ElicitationConfigError` when the store already has other keys: a store serves one key ring.
+   */
+  override useKeys(keys: ElicitationStoreKeys): void {
+    const names = redisNames(keys);
+    if (this.keyed && this.keyed.names.ring !== names.ring) {
+      throw new ElicitationConfigError(
+        'store',
+        'is already used with another encryptionKey: a RedisElicitationStore names and seals its data with one key ring, so give each module its own store or the same encryptionKey',
+      );
+    }
+    this.keyed ??= { keys, names };
+  }
+
   async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult> {
-    const { v, j } = encodeImmutableFields(record);
+    const { keys, names } = this.requireKeys();
+    const { v, j } = encodeImmutableFields(record, keys);
+    const users = names.user(record.userId);
+    // Fixed windows aligned to multiples of windowMs, so every instance counts in the same one.
+    const window = quota ? Math.floor(record.createdAt / quota.windowMs) : 0;
+    const keyList = [
+      this.keys.record(record.id),
+      this.keys.deadlines,
+      this.keys.pending,
+      this.keys.user(users[0]),
+      ...users.map((user) => this.keys.rate(user, window)),
+    ];
     const created = await callRedis('create', () =>
       this.scripts.elicitCreate(
-        this.keys.record(record.id),
-        this.keys.user(record.userId),
-        this.keys.deadlines,
-        // Fixed windows aligned to multiples of windowMs, so every instance counts in the same one.
-        this.keys.rate(record.userId, quota ? Math.floor(record.createdAt / quota.windowMs) : 0),
-        this.keys.pending,
+        keyList.length,
+        ...keyList,
         record.id,
         v,
         j,
-        record.userId,
-        record.type,
+        names.completed(record.userId, record.type)[0],
         record.createdAt,
         record.expiresAt,
         record.purgeAt,
@@ -104,6 +132,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         quota?.windowMs ?? '',
         quota?.maxPendingPerUser ?? '',
         quota?.maxPending ?? '',
+        ...users,
       ),
     );
     if (created === 0) throw new Error(`Elicitation id collision: ${record.id}`);
@@ -111,29 +140,39 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   }
 
   async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const { keys } = this.requireKeys();
     const row = await callRedis('consume', () => this.scripts.elicitConsume(this.keys.record(id), now, this.keys.base, id));
-    return row ? toRecord(row) : undefined;
+    return row ? toRecord(row, keys) : undefined;
   }
 
   async hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
     const window = Math.floor(now / windowMs);
-    const [count] = await callRedis('hit', () => this.scripts.elicitHit(this.keys.counter(key, window), 2 * windowMs));
+    const counters = this.requireKeys()
+      .names.counter(key)
+      .map((name) => this.keys.counter(name, window));
+    const count = await callRedis('hit', () => this.scripts.elicitHit(counters.length, ...counters, 2 * windowMs));
     return { count, resetAt: (window + 1) * windowMs };
   }
 
   override async peekHits(key: string, windowMs: number, now: number): Promise<number> {
-    const count = await callRedis('peekHits', () => this.redis.get(this.keys.counter(key, Math.floor(now / windowMs))));
-    return count === null ? 0 : Number(count);
+    const window = Math.floor(now / windowMs);
+    const counters = this.requireKeys()
+      .names.counter(key)
+      .map((name) => this.keys.counter(name, window));
+    const counts = await callRedis('peekHits', () => this.redis.mget(...counters));
+    return counts.reduce((sum, count) => sum + Number(count ?? 0), 0);
   }
 
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const { keys } = this.requireKeys();
     const row = await callRedis('get', () => this.redis.hmget(this.keys.record(id), ...FIELDS));
     if (row[0] === null || row[1] === null) return undefined;
-    const record = toRecord(row);
+    const record = toRecord(row, keys);
     return record.purgeAt <= now ? undefined : record;
   }
 
   async finish(id: string, change: FinishChange): Promise<TransitionResult> {
+    const { keys } = this.requireKeys();
     const data = change.status === 'completed' && change.data ? JSON.stringify(change.data) : '';
     // With one event channel open, the script publishes the lifecycle event itself (in the same step, one
     // hop earlier), and the channel skips it when the service publishes it right after.
@@ -146,41 +185,46 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     if (reply === 0) return { ok: false, reason: 'not-found' };
     if (reply.length === 3) {
       // Finished now: the reply carries only what the store does not know already.
-      const record = fromParts(reply[1]!, reply[2]!, change.status, reply[0]!);
+      const record = fromParts(reply[1]!, reply[2]!, change.status, reply[0]!, keys);
       record.finishedAt = change.now;
       record.purgeAt = change.purgeAt;
       if (data) record.data = decodeData(data);
       channel?.publishedInScript(id, change.status, change.now);
       return { ok: true, record };
     }
-    const record = toRecord(reply);
+    const record = toRecord(reply, keys);
     if (record.status === 'pending') return { ok: false, reason: 'expired', record };
     return { ok: false, reason: 'already-finished', status: record.status, record };
   }
 
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
+    const { keys, names } = this.requireKeys();
+    const indexes = names.completed(userId, type).map((name) => this.keys.completed(name));
     const row = await callRedis('findLatestCompleted', () =>
-      this.scripts.elicitFindLatest(this.keys.completed(userId, type), now, this.keys.base),
+      this.scripts.elicitFindLatest(indexes.length, ...indexes, now, this.keys.base),
     );
-    return row ? toRecord(row) : undefined;
+    return row ? toRecord(row, keys) : undefined;
   }
 
   async listByUser(userId: string, now: number): Promise<ElicitationRecord[]> {
-    const rows = await callRedis('listByUser', () => this.scripts.elicitList(this.keys.user(userId), this.keys.base));
+    const { keys, names } = this.requireKeys();
+    const indexes = names.user(userId).map((name) => this.keys.user(name));
+    const rows = await callRedis('listByUser', () => this.scripts.elicitList(indexes.length, ...indexes, this.keys.base));
     return rows
-      .map(toRecord)
+      .map((row) => toRecord(row, keys))
       .filter((r) => r.purgeAt > now)
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** Resolves records read back from Redis: the caller's own objects. */
   async sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>> {
+    const { keys } = this.requireKeys();
     const expired: ElicitationRecord[] = [];
     for (;;) {
       const [handled, rows] = await callRedis('sweep', () =>
         this.scripts.elicitSweep(this.keys.deadlines, now, retentionMs, this.keys.base, this.sweepBatch, this.graceMs),
       );
-      for (const row of rows) expired.push(toRecord(row));
+      for (const row of rows) expired.push(toRecord(row, keys));
       if (handled < this.sweepBatch) return expired;
     }
   }
@@ -190,10 +234,24 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   }
 
   override async openEventChannel(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel> {
-    const deps = { redis: this.redis, channelName: this.keys.channel, onClose: (c: RedisEventChannel) => this.channels.delete(c) };
+    const deps = {
+      redis: this.redis,
+      channelName: this.keys.channel,
+      keys: this.requireKeys().keys,
+      onClose: (c: RedisEventChannel) => this.channels.delete(c),
+    };
     const channel = await RedisEventChannel.open(deps, onRemoteEvent);
     this.channels.add(channel);
     return channel;
+  }
+
+  /** The keys `useKeys` gave, or a config error naming what is missing. */
+  private requireKeys(): { keys: ElicitationStoreKeys; names: RedisNames } {
+    if (this.keyed) return this.keyed;
+    throw new ElicitationConfigError(
+      'store',
+      'has no keys yet: a RedisElicitationStore names and seals its data with keys derived from encryptionKey, which ElicitationModule hands it when it starts (pass the store as its store option; outside the module, call useKeys)',
+    );
   }
 
   /** Closes the event channels, and the Redis connection if the store created it. */

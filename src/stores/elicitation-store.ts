@@ -46,6 +46,26 @@ export interface ElicitationEventChannel {
 }
 
 /**
+ * What the module hands a store through `useKeys`: keyed hashes and sealing under keys derived (HKDF-SHA256)
+ * from the module's `encryptionKey` ring, never the ring itself (a store cannot open answers, `requestState`s
+ * or CSRF tokens with them). Every instance configured with the same `encryptionKey` gets the same names and
+ * opens what the others sealed.
+ */
+export interface ElicitationStoreKeys {
+  /**
+   * The names of `parts` for `purpose` (user ids, say, for the names of index keys): one per key of the ring,
+   * the first key's first. Each is a keyed hash (HMAC-SHA256 cut to 128 bits, 22 base64url characters), the
+   * same on every instance sharing the key and meaningless without it. Write under the first; read and count
+   * under all, so that entries written before a key rotation are still found after it.
+   */
+  names(purpose: string, ...parts: string[]): readonly string[];
+  /** Seals `plaintext` (AES-256-GCM, the first key), bound to `context`; every call gives another ciphertext. */
+  seal(plaintext: string, context: string): string;
+  /** Opens what `seal` sealed for the same `context` under any key of the ring; throws when it cannot. */
+  open(sealed: string, context: string): string;
+}
+
+/**
  * The record side of a store: where elicitations live, from creation to purge.
  *
  * Every method is one call so that a networked store can make it one round trip, and `finish` is an
@@ -128,7 +148,8 @@ export interface ElicitationCounterStore {
 /**
  * A whole store: both contracts in one object, and the injection token of the configured store (inject
  * `ElicitationStore` by type). A custom store is `class MyStore extends ElicitationStore`; the members
- * are documented on `ElicitationRecordStore` and `ElicitationCounterStore`.
+ * are documented on `ElicitationRecordStore` and `ElicitationCounterStore`, but `useKeys`, which serves
+ * both and is documented here.
  *
  * Check an implementation with `describeElicitationStoreContract` (`nestjs-mcp-elicitation/testing`),
  * which runs the suites of both contracts.
@@ -143,6 +164,14 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
   ping?(): Promise<void>;
   openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+  /**
+   * Optional, for stores that keep data outside the process (others need no keys): receives the keys of the
+   * module's `encryptionKey` (see `ElicitationStoreKeys`), before the store's first use, so that the store can
+   * name index entries by keyed hashes rather than by user ids, IP addresses or types, and seal what it keeps
+   * of a record. Called once per module using the store; a store shared by modules with other keys should
+   * throw `ElicitationConfigError`. `RedisElicitationStore` refuses to work without its keys.
+   */
+  useKeys?(keys: ElicitationStoreKeys): void;
   abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
   peekHits?(key: string, windowMs: number, now: number): Promise<number>;
 }

@@ -24,6 +24,7 @@ import {
   within,
   type ServerProcess,
 } from '../support/redis-server.js';
+import { keyed } from '../support/store-keys.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
 const RUN = `cluster-${randomUUID().slice(0, 8)}`;
@@ -185,7 +186,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
 
   describeElicitationStoreContract(
     'RedisElicitationStore (Cluster client)',
-    () => new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` }),
+    () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
     { offers: ['peekHits', 'ping', 'openEventChannel'] },
   );
 
@@ -229,7 +230,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
 
       const now = Date.now();
       for (const prefix of [prefixA, prefixB]) {
-        const store = new RedisElicitationStore(cluster, { keyPrefix: prefix });
+        const store = keyed(new RedisElicitationStore(cluster, { keyPrefix: prefix }));
         const done = pendingRecord({ createdAt: now, expiresAt: now + 60_000, purgeAt: now + 90_000, userId: 'slot-user', type: 't' });
         const pending = pendingRecord({ createdAt: now, expiresAt: now + 60_000, purgeAt: now + 90_000, userId: 'slot-user-2', type: 't' });
         await store.create(done);
@@ -263,9 +264,9 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
       clients.push(clientA);
       const clientB = await connectCluster(ports[2]);
       clients.push(clientB);
-      const a = new RedisElicitationStore(clientA, { keyPrefix: prefix });
-      const b = new RedisElicitationStore(clientB, { keyPrefix: prefix });
-      const other = new RedisElicitationStore(clientB, { keyPrefix: `${prefix}-other` });
+      const a = keyed(new RedisElicitationStore(clientA, { keyPrefix: prefix }));
+      const b = keyed(new RedisElicitationStore(clientB, { keyPrefix: prefix }));
+      const other = keyed(new RedisElicitationStore(clientB, { keyPrefix: `${prefix}-other` }));
       const seenByA: ElicitationEvent[] = [];
       const seenByB: ElicitationEvent[] = [];
       const seenByOther: ElicitationEvent[] = [];

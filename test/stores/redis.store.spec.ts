@@ -4,7 +4,9 @@ import { Redis, type Command } from 'ioredis';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import type { ElicitationEvent } from '../../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
+import { keySpace } from '../../src/redis/redis.key-space.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
+import { keyed } from '../support/store-keys.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
 const RUN = `test-${randomUUID().slice(0, 8)}`;
@@ -20,13 +22,17 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     await client.quit();
   });
 
-  describeElicitationStoreContract('RedisElicitationStore', () => new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` }), {
-    offers: ['peekHits', 'ping', 'openEventChannel'],
-  });
+  describeElicitationStoreContract(
+    'RedisElicitationStore',
+    () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
+    {
+      offers: ['peekHits', 'ping', 'openEventChannel'],
+    },
+  );
 
   describe('Redis specifics', () => {
     it('lets exactly one of 200 concurrent completions win', async () => {
-      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-race` });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-race` }));
       const record = pendingRecord();
       await store.create(record);
       const results = await Promise.all(
@@ -41,7 +47,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
 
     it('keeps every key of a prefix in one hash slot and gives records a TTL', async () => {
       const prefix = `${RUN}-slot`;
-      const store = new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 60_000 });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 60_000 }));
       const now = Date.now();
       const record = pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000, userId: 'slot-user', type: 't' });
       await store.create(record);
@@ -56,13 +62,13 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       expect(keys.length).toBe(4); // record, user index, completed index, deadlines
       const slots = new Set(await Promise.all(keys.map((k) => client.call('CLUSTER', 'KEYSLOT', k).catch(() => null))));
       if (![...slots].includes(null)) expect(slots.size).toBe(1);
-      const ttl = await client.pttl(`{${prefix}}:r:${record.id}`);
+      const ttl = await client.pttl(keySpace(prefix).record(record.id));
       expect(ttl).toBeGreaterThan(60_000);
       expect(ttl).toBeLessThanOrEqual(70_000);
     });
 
     it('uses one round trip per operation', async () => {
-      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-rt` });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-rt` }));
       const sent: string[] = [];
       const original = client.sendCommand.bind(client);
       client.sendCommand = (command: Command) => {
@@ -94,8 +100,8 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
 
     it('carries events between instances over pub/sub, never back to the sender', async () => {
       const prefix = `${RUN}-bus`;
-      const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
-      const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
+      const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const seenByA: ElicitationEvent[] = [];
       const seenByB: ElicitationEvent[] = [];
       const channelA = await a.openEventChannel((e) => seenByA.push(e));
@@ -124,8 +130,8 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
 
     it("publishes a finished record's event from the finish script, once, and never back to the sender", async () => {
       const prefix = `${RUN}-script-event`;
-      const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
-      const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
+      const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const seenByA: ElicitationEvent[] = [];
       const seenByB: ElicitationEvent[] = [];
       const channelA = await a.openEventChannel((e) => seenByA.push(e));
@@ -133,7 +139,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       const tap = new Redis(REDIS_URL);
       const messages: string[] = [];
       tap.on('message', (_channel: string, message: string) => messages.push(message));
-      await tap.subscribe(`{${prefix}}:events`);
+      await tap.subscribe(keySpace(prefix).channel);
       const settle = async (count: number) => {
         const deadline = Date.now() + 2_000;
         while (seenByB.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -193,8 +199,8 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
 
     it('publishes through the channels only when several are open on one store', async () => {
       const prefix = `${RUN}-two-channels`;
-      const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
-      const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+      const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
+      const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const seen: ElicitationEvent[][] = [[], [], []];
       const channels = [
         await a.openEventChannel((e) => seen[0].push(e)),
@@ -227,7 +233,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     });
 
     it('returns from finish the record it stored', async () => {
-      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-finish-record` });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-finish-record` }));
       const now = Date.now();
       const cases = [
         {
@@ -260,24 +266,24 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
 
     it('keeps a finished record for at least graceMs past its purgeAt, and extends the TTL for a later one', async () => {
       const prefix = `${RUN}-ttl`;
-      const store = new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 60_000 });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 60_000 }));
       const now = Date.now();
       const early = pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 10_000 });
       const late = pendingRecord({ createdAt: now - 10_000, expiresAt: now - 1, purgeAt: now + 1_000 });
       await store.create(early);
       await store.create(late);
       await store.finish(early.id, { status: 'completed', data: { a: 1 }, now: now + 1, purgeAt: now + 2_000 });
-      const earlyTtl = await client.pttl(`{${prefix}}:r:${early.id}`);
+      const earlyTtl = await client.pttl(keySpace(prefix).record(early.id));
       expect(earlyTtl).toBeGreaterThan(2_000 + 60_000 - 1_000);
       expect(earlyTtl).toBeLessThanOrEqual(10_000 + 60_000);
       await store.finish(late.id, { status: 'expired', now, purgeAt: now + 100_000 });
-      const lateTtl = await client.pttl(`{${prefix}}:r:${late.id}`);
+      const lateTtl = await client.pttl(keySpace(prefix).record(late.id));
       expect(lateTtl).toBeGreaterThan(100_000 + 60_000 - 1_000);
       expect(lateTtl).toBeLessThanOrEqual(100_000 + 60_000);
     });
 
     it('finds the latest answer of a user whose id is not ASCII', async () => {
-      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-utf8` });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-utf8` }));
       const record = pendingRecord({ userId: 'jos\u00e9-\u{1F600}', type: 'api-key-\u00fc' });
       await store.create(record);
       const now = record.createdAt + 1;
@@ -288,7 +294,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     });
 
     it('counts pending records per user exactly, whatever the user ids look like', async () => {
-      const store = new RedisElicitationStore(client, { keyPrefix: `${RUN}-pending-ids` });
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-pending-ids` }));
       const quota = { perUserLimit: 100, windowMs: 60_000, maxPendingPerUser: 2, maxPending: 7 };
       const users = ['x', 'x:', 'x:y', '1:x', '2:x:', 'x;'];
       for (const userId of users) expect(await store.create(pendingRecord({ userId }), quota)).toBe('created');
@@ -298,12 +304,12 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     });
 
     it('closes only the connections it created', async () => {
-      const own = new RedisElicitationStore(REDIS_URL, { keyPrefix: `${RUN}-own` });
+      const own = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: `${RUN}-own` }));
       await own.ping();
       await own.onModuleDestroy();
       for (let i = 0; i < 100 && own.redis.status !== 'end'; i++) await new Promise((r) => setTimeout(r, 10));
       expect(own.redis.status).toBe('end');
-      const shared = new RedisElicitationStore(client, { keyPrefix: `${RUN}-shared` });
+      const shared = keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-shared` }));
       await shared.onModuleDestroy();
       expect(client.status).toBe('ready');
     });
@@ -313,7 +319,9 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     });
 
     it('reports an unreachable Redis as ElicitationStoreUnavailableError, quickly', async () => {
-      const down = new RedisElicitationStore({ host: '127.0.0.1', port: 1, retryStrategy: () => null }, { keyPrefix: `${RUN}-down` });
+      const down = keyed(
+        new RedisElicitationStore({ host: '127.0.0.1', port: 1, retryStrategy: () => null }, { keyPrefix: `${RUN}-down` }),
+      );
       const started = Date.now();
       const error = await down.get(randomUUID(), Date.now()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ElicitationStoreUnavailableError);
