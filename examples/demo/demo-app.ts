@@ -7,7 +7,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
-import { limitSlowClients } from './server-timeouts.js';
+import { freePort, limitSlowClients } from './http-server.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
 import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS, type McpSessionOptions } from './mcp-sessions.js';
@@ -82,19 +82,6 @@ export interface DemoApp {
   url: string;
   /** The MCP endpoint. */
   mcpUrl: string;
-}
-
-/** Picks a free TCP port on `host` (used when the port must be known before the app starts). */
-async function freePort(host: string): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Builds, starts and returns the demo app on the in-memory store. */

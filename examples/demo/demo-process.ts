@@ -4,8 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './http-server.js';
 
 /**
  * The compiled entry point. This file runs from source under jest (examples/demo/) and compiled in
@@ -35,17 +35,7 @@ export interface DemoProcess {
 /** Every demo process started and not yet exited, so an emergency exit can kill them synchronously. */
 export const liveChildren = new Set<ChildProcess>();
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './http-server.js';
 
 /**
  * Starts the demo on 127.0.0.1 with `env` (on `port`, or a free one) and waits at most `readyMs` until it

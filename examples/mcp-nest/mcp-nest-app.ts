@@ -12,7 +12,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { McpNestElicitationModule } from '../../src/mcp-nest/index.js';
 import { userFromBearer, userFromCookie } from '../demo/demo-identity.js';
 import { DemoLoginController } from '../demo/demo-login.controller.js';
-import { limitSlowClients } from '../demo/server-timeouts.js';
+import { freePort, limitSlowClients } from '../demo/http-server.js';
 import { ConformanceToolsController } from './conformance-tools.controller.js';
 import { DemoToolsController } from './demo-tools.controller.js';
 
@@ -105,16 +105,4 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
   await app.listen(port, host);
   limitSlowClients(app.getHttpServer() as Server);
   return { app, url, mcpUrl: `${url}/mcp` };
-}
-
-async function freePort(host: string): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }

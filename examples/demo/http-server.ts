@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { Server } from 'node:http';
 
 /**
@@ -9,4 +10,16 @@ export function limitSlowClients(server: Server): void {
   server.headersTimeout = 20_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
+}
+
+/** A free TCP port on `host` (when the port must be known before the app starts). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
