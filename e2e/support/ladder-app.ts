@@ -13,6 +13,7 @@ import { freePort } from '../../examples/demo/demo-process.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from '../../examples/demo/demo-identity.js';
 import { DemoToolsService } from '../../examples/demo/demo-tools.service.js';
 import { McpController } from '../../examples/demo/mcp.controller.js';
+import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS } from '../../examples/demo/mcp-sessions.js';
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
 import { McpElicitation, type SdkToolServer } from '../../src/mcp/mcp-elicitation.js';
@@ -75,6 +76,7 @@ export async function startLadderApp(options: Partial<ElicitationModuleOptions>,
     providers: [
       { provide: DemoToolsService, useClass: LadderTools },
       { provide: DEMO_ALLOWED_HOSTS, useValue: new Set(['127.0.0.1', 'localhost']) },
+      { provide: MCP_SESSION_OPTIONS, useValue: { ...DEFAULT_MCP_SESSION_LIMITS, anonymous: false } },
     ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
