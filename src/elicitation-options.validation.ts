@@ -246,7 +246,7 @@ function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicita
     throw new ElicitationConfigError('limits', 'must be an object such as { createPerMinute: 10 }');
   }
   const count = (name: keyof typeof DEFAULT_LIMITS): number => {
-    const v: unknown = raw?.[name] ?? DEFAULT_LIMITS[name];
+    const v: unknown = wholeNumber(raw?.[name] ?? DEFAULT_LIMITS[name]);
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
       throw new ElicitationConfigError(`limits.${name}`, `must be a positive whole number, got ${JSON.stringify(v)}`);
     }
@@ -269,10 +269,12 @@ function resolveThrottle(raw: ElicitationModuleOptions['throttle']): ResolvedEli
   if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
     throw new ElicitationConfigError('throttle', 'must be false or an object such as { limit: 60, ttlMs: 60000 }');
   }
-  const limit = raw?.limit ?? DEFAULT_THROTTLE.limit;
-  const ttlMs = raw?.ttlMs ?? DEFAULT_THROTTLE.ttlMs;
-  if (!Number.isInteger(limit) || limit <= 0) throw new ElicitationConfigError('throttle.limit', 'must be a positive whole number');
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+  const limit = wholeNumber(raw?.limit ?? DEFAULT_THROTTLE.limit);
+  const ttlMs = wholeNumber(raw?.ttlMs ?? DEFAULT_THROTTLE.ttlMs);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
+    throw new ElicitationConfigError('throttle.limit', 'must be a positive whole number');
+  }
+  if (typeof ttlMs !== 'number' || !Number.isInteger(ttlMs) || ttlMs <= 0) {
     throw new ElicitationConfigError('throttle.ttlMs', 'must be a positive whole number of milliseconds');
   }
   return { limit, ttlMs };
@@ -287,7 +289,7 @@ function resolveExternalUrlPolicy(raw: ElicitationModuleOptions['externalUrlPoli
 }
 
 function positiveMs(option: string, value: unknown, fallback: number, allowZero = false): number {
-  const v = value ?? fallback;
+  const v = wholeNumber(value ?? fallback);
   const ok = typeof v === 'number' && Number.isInteger(v) && (allowZero ? v >= 0 : v > 0) && v <= MAX_TIMER_MS;
   if (!ok) {
     throw new ElicitationConfigError(
@@ -303,4 +305,12 @@ function isLoopbackHost(hostname: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (!ipaddr.isValid(host)) return false;
   return ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * A whole number given as a string of decimal digits (as `@nestjs/config` and `process.env` give every value) is
+ * read as that number; anything else is returned as it is, for the caller's check to refuse naming the option.
+ */
+function wholeNumber(value: unknown): unknown {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
 }

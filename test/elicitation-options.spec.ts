@@ -54,7 +54,7 @@ describe('options validation', () => {
     ['ttlMs', { ttlMs: 0 }, /ttlMs.*above 0/],
     ['ttlMs', { ttlMs: -5 }, /ttlMs/],
     ['ttlMs', { ttlMs: 1.5 }, /ttlMs.*whole number/],
-    ['ttlMs', { ttlMs: '600000' }, /ttlMs/],
+    ['ttlMs', { ttlMs: '600 s' }, /ttlMs/],
     ['retentionMs', { retentionMs: 0 }, /retentionMs/],
     ['cleanupIntervalMs', { cleanupIntervalMs: -1 }, /cleanupIntervalMs.*from 0/],
     ['primaryColor', { primaryColor: 'red;}body{display:none' }, /primaryColor.*hex colour/],
@@ -98,6 +98,36 @@ describe('options validation', () => {
     expect(validateRoutePrefix('/mcp/elicit/')).toBe('mcp/elicit');
     expect(configError(() => validateRoutePrefix('a b')).option).toBe('routePrefix');
     expect(configError(() => validateRoutePrefix('')).option).toBe('routePrefix');
+  });
+});
+
+describe('numeric options given as strings (as @nestjs/config and process.env give them)', () => {
+  const resolve = (extra: Record<string, unknown>) =>
+    resolveElicitationOptions({ ...valid, ...extra } as ElicitationModuleOptions, 'elicit', DEV).options;
+
+  it('reads a string of decimal digits as that number', () => {
+    const options = resolve({
+      ttlMs: '300000',
+      pendingRetryWaitMs: '0',
+      keepAliveMs: '5000',
+      limits: { createPerMinute: '5', maxFormAttempts: '4' },
+      throttle: { limit: '60', ttlMs: '60000' },
+    });
+    expect(options).toMatchObject({ ttlMs: 300_000, retentionMs: 300_000, pendingRetryWaitMs: 0, keepAliveMs: 5_000 });
+    expect(options.limits).toMatchObject({ createPerMinute: 5, maxFormAttempts: 4 });
+    expect(options.throttle).toEqual({ limit: 60, ttlMs: 60_000 });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an exponent', { ttlMs: '3e5' }, 'ttlMs'],
+    ['a fraction', { ttlMs: '1.5' }, 'ttlMs'],
+    ['a sign', { ttlMs: '-1' }, 'ttlMs'],
+    ['spaces', { ttlMs: ' 300000' }, 'ttlMs'],
+    ['words', { limits: { createPerMinute: 'ten' } }, 'limits.createPerMinute'],
+    ['an empty string', { throttle: { limit: '' } }, 'throttle.limit'],
+    ['zero where it must be above 0', { ttlMs: '0' }, 'ttlMs'],
+  ])('still refuses %s, naming the option', (_, extra, option) => {
+    expect(configError(() => resolve(extra)).message).toContain(option);
   });
 });
 
