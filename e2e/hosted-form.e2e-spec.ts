@@ -563,7 +563,7 @@ describe('limits.maxFormAttempts', () => {
     expect(
       resolveElicitationOptions({ ...base, limits: { maxFormAttempts: 5 } }, 'elicit', process.env).options.limits.maxFormAttempts,
     ).toBe(5);
-    for (const bad of [0, -1, 1.5, '3']) {
+    for (const bad of [0, -1, 1.5, 'three']) {
       expect(() => resolveElicitationOptions({ ...base, limits: { maxFormAttempts: bad as never } }, 'elicit', process.env)).toThrow(
         /limits\.maxFormAttempts/,
       );
