@@ -102,8 +102,7 @@ describe('options validation', () => {
 });
 
 describe('numeric options given as strings (as @nestjs/config and process.env give them)', () => {
-  const resolve = (extra: Record<string, unknown>) =>
-    resolveElicitationOptions({ ...valid, ...extra }, 'elicit', DEV).options;
+  const resolve = (extra: Record<string, unknown>) => resolveElicitationOptions({ ...valid, ...extra }, 'elicit', DEV).options;
 
   it('reads a string of decimal digits as that number', () => {
     const options = resolve({
