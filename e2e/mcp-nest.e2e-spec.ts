@@ -105,7 +105,12 @@ async function modernCall(
   mcpUrl: string,
   name: string,
   args: Record<string, unknown>,
-  { user, requestState, inputResponses }: { user?: string; requestState?: string; inputResponses?: unknown } = {},
+  {
+    user,
+    requestState,
+    inputResponses,
+    capabilities = { elicitation: { form: {}, url: {} } },
+  }: { user?: string; requestState?: string; inputResponses?: unknown; capabilities?: Record<string, unknown> } = {},
 ): Promise<{ status: number; message: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } }> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
@@ -129,7 +134,7 @@ async function modernCall(
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: 'mcp-nest-e2e', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
         },
       },
     }),
@@ -411,38 +416,13 @@ describe('the MCP-Nest demo (statefulMode true)', () => {
 describe("a tool's own 2026-07-28 input requests in MCP-Nest (sealRequestState for a signed-in user)", () => {
   it('binds the state to the user from req.user, so the retry with the answer is accepted (and refused for another user)', async () => {
     const name = 'test_input_required_result_sampling';
-    const post = (user: string, extra: Record<string, unknown>) =>
-      fetch(demo.mcpUrl, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': '2026-07-28',
-          'Mcp-Method': 'tools/call',
-          'Mcp-Name': name,
-          Authorization: `Bearer ${user}`,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name,
-            arguments: {},
-            ...extra,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'mcp-nest-e2e', version: '1.0.0' },
-              'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
-            },
-          },
-        }),
-      }).then((r) => r.json() as Promise<{ result?: Record<string, unknown>; error?: { code: number } }>);
+    const post = async (user: string, extra: { requestState?: string; inputResponses?: unknown }) =>
+      (await modernCall(demo.mcpUrl, name, {}, { user, ...extra, capabilities: { sampling: {} } })).message;
     const first = await post('mcpnest-sampling-alice', {});
     expect(first.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
     const key = Object.keys(first.result!.inputRequests as object)[0];
     const answer = {
-      requestState: first.result!.requestState,
+      requestState: first.result!.requestState as string,
       inputResponses: { [key]: { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm' } },
     };
     expect((await post('mcpnest-sampling-bob', answer)).error).toMatchObject({ code: -32602 });

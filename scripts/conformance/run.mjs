@@ -21,6 +21,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The 2026-07-28 input_required scenarios, run against both demos. */
+const INPUT_REQUIRED_SCENARIOS = [
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+];
+
 /** Scenarios per protocol revision; each runs with `--spec-version <revision>` (the wire it speaks). */
 const SDK_DEMO_ERAS = [
   {
@@ -39,25 +57,7 @@ const SDK_DEMO_ERAS = [
   {
     // MCP 2026-07-28: SDK 2.x, one stateless request at a time (input_required + sealed requestState).
     specVersion: '2026-07-28',
-    scenarios: [
-      'input-required-result-basic-elicitation',
-      'input-required-result-basic-sampling',
-      'input-required-result-basic-list-roots',
-      'input-required-result-request-state',
-      'input-required-result-multiple-input-requests',
-      'input-required-result-multi-round',
-      'input-required-result-missing-input-response',
-      'input-required-result-non-tool-request',
-      'input-required-result-result-type',
-      'input-required-result-unsupported-methods',
-      'input-required-result-tampered-state',
-      'input-required-result-capability-check',
-      'input-required-result-ignore-extra-params',
-      'input-required-result-validate-input',
-      'server-stateless',
-      'http-header-validation',
-      'dns-rebinding-protection',
-    ],
+    scenarios: [...INPUT_REQUIRED_SCENARIOS, 'server-stateless', 'http-header-validation', 'dns-rebinding-protection'],
   },
 ];
 
@@ -73,23 +73,7 @@ const MCP_NEST_ERAS = [
   },
   {
     specVersion: '2026-07-28',
-    scenarios: [
-      'input-required-result-basic-elicitation',
-      'input-required-result-basic-sampling',
-      'input-required-result-basic-list-roots',
-      'input-required-result-request-state',
-      'input-required-result-multiple-input-requests',
-      'input-required-result-multi-round',
-      'input-required-result-missing-input-response',
-      'input-required-result-non-tool-request',
-      'input-required-result-result-type',
-      'input-required-result-unsupported-methods',
-      'input-required-result-tampered-state',
-      'input-required-result-capability-check',
-      'input-required-result-ignore-extra-params',
-      'input-required-result-validate-input',
-      'server-stateless',
-    ],
+    scenarios: [...INPUT_REQUIRED_SCENARIOS, 'server-stateless'],
   },
 ];
 
