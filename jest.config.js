@@ -2,7 +2,12 @@
 const shared = {
   extensionsToTreatAsEsm: ['.ts'],
   testEnvironment: 'node',
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // README snippets (examples/readme) import the package by name, as users do: here it is the source.
+    '^nestjs-mcp-elicitation$': '<rootDir>/src/index.ts',
+    '^nestjs-mcp-elicitation/(.*)$': '<rootDir>/src/$1/index.ts',
+  },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: [151002] } }],
   },
