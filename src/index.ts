@@ -57,6 +57,8 @@ export {
   McpElicitation,
   type ElicitationServerOptions,
   type ElicitingToolHandler,
+  type ElicitingToolConfig,
+  type ToolArgs,
   type McpCallOptions,
   type SdkToolServer,
   type WrappedToolResult,

@@ -24,9 +24,44 @@ import {
   type SdkV2Context,
 } from './sdk.types.js';
 import type { DeclaredElicitation, PushToolElicitation, ToolElicitation } from './tool-elicitation.js';
+import type { InferStandardOutput, StandardSchemaV1 } from '../forms/standard-schema.js';
 
 /** A tool body written once for both protocol eras: the arguments, the elicitation, the SDK's own context. */
 export type ElicitingToolHandler<A, R> = (args: A, elicitation: ToolElicitation, context: unknown) => R | Promise<R>;
+
+/**
+ * The arguments a tool receives, from its `inputSchema`: a zod object (zod 4, or zod 3.24+ on SDK 1.x) gives
+ * its output type, SDK 1.x's raw shape (`{ service: z.string() }`) the output of each field, no schema
+ * `undefined` (the SDK calls such a tool without arguments). A config typed loosely (`inputSchema: unknown`, as
+ * in a list of tools of several shapes) gives `never`: annotate the handler's arguments; any other schema gives
+ * `Record<string, unknown>`.
+ */
+export type ToolArgs<S> = [S] extends [undefined]
+  ? undefined
+  : unknown extends S
+    ? never
+    : S extends StandardSchemaV1
+      ? InferStandardOutput<S>
+      : S extends { readonly [field: string]: StandardSchemaV1 }
+        ? { [K in keyof S]: InferStandardOutput<S[K]> }
+        : Record<string, unknown>;
+
+/**
+ * What `McpElicitation.registerTool` takes as `config`: the SDK's own tool config, passed on as it is.
+ * `inputSchema` also types the handler's arguments ({@link ToolArgs}).
+ */
+export interface ElicitingToolConfig<S = undefined> {
+  title?: string;
+  description?: string;
+  /** A zod object (both SDK lines), or SDK 1.x's raw shape of zod fields. */
+  inputSchema?: S;
+  /** The tool's output schema; with one, a link result carries its data in `_meta` only. */
+  outputSchema?: unknown;
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  /** Anything else the SDK line you use takes. */
+  [key: string]: unknown;
+}
 
 /** Options of `McpElicitation.runCall`. */
 export interface McpCallOptions {
@@ -139,14 +174,15 @@ export class McpElicitation {
 
   /**
    * Registers a tool written once for both eras on an SDK `McpServer` (1.x or 2.x): `config` is what
-   * the SDK's `registerTool` takes (give `inputSchema` as a zod object, which both lines accept). When the
-   * module's `fallback.form` has the `model` rung, `submit-elicitation-answer` is registered too (once).
+   * the SDK's `registerTool` takes (give `inputSchema` as a zod object, which both lines accept); the
+   * handler's arguments are typed from it. When the module's `fallback.form` has the `model` rung,
+   * `submit-elicitation-answer` is registered too (once).
    */
-  registerTool<A = unknown, R = unknown>(
+  registerTool<S = undefined, R = unknown>(
     server: SdkToolServer,
     name: string,
-    config: Record<string, unknown>,
-    handler: ElicitingToolHandler<A, R>,
+    config: ElicitingToolConfig<S>,
+    handler: ElicitingToolHandler<ToolArgs<S>, R>,
   ): void {
     if (this.options.fallback.form.includes('model')) this.registerAnswerTool(server);
     // Each SDK line declares registerTool with its own overloads over its own zod types, which no one

@@ -87,7 +87,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     handler = createMcpHandler(
       () => {
         const server = new McpServer({ name: 'input-required-flow-test', version: '1.0.0' }, binding.serverOptions());
-        for (const [name, config, run] of tools) binding.registerTool(server, name, config, run);
+        for (const [name, config, run] of tools) binding.registerTool<unknown>(server, name, config, run);
         return server;
       },
       { legacy: 'reject' },
