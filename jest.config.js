@@ -17,7 +17,7 @@ export default {
   // Applies to both projects (a per-project testTimeout is ignored by jest).
   testTimeout: 30000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/examples/readme/**/*.spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'] },
   ],
 };

@@ -7,10 +7,11 @@
 // real HTTP, then checks that require and import resolve every subpath to one copy of the package. The
 // CommonJS app also runs its own Jest e2e tests (Jest loads the CommonJS build) and type-checks the subpaths
 // under `module: commonjs` (node10 resolution: `typesVersions`), as apps generated before Nest 11 have it.
+// Last, each app installs what the README's snippets import and compiles them (examples/readme) under `strict`.
 //
 // `npm run test:consumers`; `KEEP_CONSUMERS=1` keeps the temporary folder. Nothing is cached in the repository.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,6 +43,33 @@ const FIXTURES = [
     ],
   },
   { name: 'esm-nest12', build: [...tsc, '-p', 'tsconfig.json'], extra: [] },
+];
+
+/** What the README snippets import beyond the app's own packages (versions from this package.json). */
+const README_SNIPPET_PACKAGES = [
+  '@jest/globals',
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/node',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/server',
+  '@nestjs/config',
+  '@nestjs/terminus',
+  '@rekog/mcp-nest',
+  'class-validator',
+  'ioredis',
+  'zod',
+];
+/** Each flag `strict` turns on, set one by one: an app's tsconfig (as `nest new` writes it) turns some off. */
+const STRICT_FLAGS = [
+  'strict',
+  'noImplicitAny',
+  'strictNullChecks',
+  'strictFunctionTypes',
+  'strictBindCallApply',
+  'strictPropertyInitialization',
+  'noImplicitThis',
+  'useUnknownInCatchVariables',
+  'alwaysStrict',
 ];
 
 const children = new Set();
@@ -133,7 +161,35 @@ async function runFixture(fixture, tarball, subpaths) {
     const summary = /^Tests:.*$/m.exec(output);
     if (summary) log(name, `jest: ${summary[0].replace(/^Tests:\s+/, '')}`);
   }
+  await checkReadmeSnippets(name, dir);
   log(name, `passed (Node ${process.version}, Nest ${readVersion(dir, '@nestjs/core')})`);
+}
+
+/**
+ * The README's TypeScript blocks are the files of examples/readme (embedded with embedme, checked by
+ * test/docs/readme-snippets.spec.ts): compiled here as the app's own code, under `strict`, against the installed
+ * tarball's declarations. Runs last, so the checks above see the app without the optional packages.
+ */
+async function checkReadmeSnippets(name, dir) {
+  cpSync(join(root, 'examples', 'readme'), join(dir, 'readme'), { recursive: true });
+  const nest = readVersion(dir, '@nestjs/core').split('.')[0];
+  const fromRoot = (id) => `${id}@${pkg.devDependencies[id] ?? pkg.dependencies[id] ?? `^${readVersion(root, id)}`}`;
+  const packages = [
+    ...README_SNIPPET_PACKAGES.map(fromRoot),
+    // Nest's own packages follow the app's Nest line.
+    ...['@nestjs/microservices', '@nestjs/testing'].map((id) => `${id}@^${nest}.0.0`),
+  ];
+  log(name, `README snippets: npm install ${packages.length} packages they import`);
+  await run(name, ['npm', 'install', '--no-audit', '--no-fund', '--no-save', ...packages], { cwd: dir, timeoutMs: 4 * MINUTE });
+  const strict = Object.fromEntries(STRICT_FLAGS.map((flag) => [flag, true]));
+  const tsconfig = {
+    extends: './tsconfig.json',
+    compilerOptions: { ...strict, noEmit: true, incremental: false, rootDir: '.', types: ['node'] },
+    include: ['readme/**/*.ts'],
+  };
+  writeFileSync(join(dir, 'tsconfig.readme.json'), JSON.stringify(tsconfig, null, 2));
+  await run(name, ['node', ...tsc, '-p', 'tsconfig.readme.json'], { cwd: dir, timeoutMs: 2 * MINUTE });
+  log(name, `README snippets: tsc --strict compiles the ${readdirSync(join(dir, 'readme')).length} files of examples/readme`);
 }
 
 /**

@@ -1,0 +1,8 @@
+import { afterAll, beforeEach, describe, expect, it } from '@jest/globals'; // or from 'vitest'
+import { MemoryElicitationStore } from 'nestjs-mcp-elicitation';
+import { describeElicitationStoreContract } from 'nestjs-mcp-elicitation/testing';
+
+/** Your store: here one that builds on the memory store, so the example runs as it is. */
+class MyStore extends MemoryElicitationStore {}
+
+describeElicitationStoreContract('MyStore', () => new MyStore(), { describe, it, expect, beforeEach, afterAll }, { offers: ['peekHits'] });
