@@ -37,7 +37,7 @@ export class McpSdkLoader implements OnModuleInit {
       import('@modelcontextprotocol/sdk/types.js').catch((): Sdk1Types | undefined => undefined),
       import('@modelcontextprotocol/server').catch((): Sdk2Server | undefined => undefined),
     ]);
-    if (sdk1) this.errors.set('1.x', sdk1.UrlElicitationRequiredError);
+    if (sdk1) this.errors.set('1.x', withPlainMessage(sdk1.UrlElicitationRequiredError));
     if (sdk2) this.errors.set('2.x', sdk2.UrlElicitationRequiredError);
     this.zodModule = sdkZod('@modelcontextprotocol/server') ?? sdkZod('@modelcontextprotocol/sdk/types.js');
   }
@@ -57,6 +57,24 @@ export class McpSdkLoader implements OnModuleInit {
       }
     };
   }
+}
+
+/**
+ * SDK 1.x's -32042 with its plain text as `message`. SDK 1.x's `McpError` constructor writes `MCP error <code>: `
+ * into `message`, its server sends `message` as the JSON-RPC error's message as it is, and its client prefixes it
+ * again on receipt: "MCP error -32042: MCP error -32042: ..." (modelcontextprotocol/typescript-sdk#2786). The
+ * subclass is still the SDK's class to `McpServer` (which passes only its own -32042 through), and SDK 2.x's
+ * `ProtocolError` needs nothing: it adds no prefix.
+ */
+function withPlainMessage(sdkClass: UrlRequiredErrorClass): UrlRequiredErrorClass {
+  // The SDK's own class name, which `toMcpNestError` recognises.
+  return class UrlElicitationRequiredError extends sdkClass {
+    constructor(...args: ConstructorParameters<UrlRequiredErrorClass>) {
+      super(...args);
+      const prefix = `MCP error ${String((this as { code?: unknown }).code)}: `;
+      if (this.message.startsWith(prefix)) this.message = this.message.slice(prefix.length);
+    }
+  };
 }
 
 /** The zod (v4) that an SDK package itself resolves, if it resolves one. */
