@@ -1,7 +1,8 @@
 /**
  * Bounded 2025-11-25 sessions of the demo's MCP route (issue 19, part 1): only identified users open one, a cap
  * per user and overall (the oldest idle session makes room, else 503 + Retry-After) and an idle timeout. The
- * floods run against demo PROCESSES so that memory is measured where it is spent (VmRSS of the child).
+ * floods run against demo PROCESSES so that memory is measured where it is spent (VmRSS of the child). The
+ * bookkeeping itself (`McpSessions`, exported by the package) on a fake clock: test/mcp/mcp-sessions.spec.ts.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,6 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
 import { McpController } from '../examples/demo/mcp.controller.js';
-import { McpSessions } from '../examples/demo/mcp-sessions.js';
 import { CompletionNotifications } from '../src/mcp/completion-notifications.js';
 import { connectClient, type TestClient } from './support/mcp-client.js';
 
@@ -326,74 +326,5 @@ describe('bounded sessions in process (the demo app)', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(demo.app.get(McpController).openSessions).toBe(0);
-  });
-});
-
-describe('McpSessions (the bookkeeping, on a fake clock)', () => {
-  const make = (limits = { idleMs: 1_000, maxPerUser: 2, max: 3 }) => {
-    let now = 0;
-    const closed: string[] = [];
-    const sessions = new McpSessions<{ id: string; close(): Promise<void> }>(limits, () => now);
-    const open = (user: string | undefined) =>
-      sessions.open(user, (id) => ({
-        id,
-        close: () => {
-          closed.push(id);
-          return Promise.resolve();
-        },
-      }))?.id;
-    return { sessions, open, closed, tick: (ms: number) => (now += ms), at: () => now };
-  };
-
-  it("a user at the cap loses their own oldest idle session, never another user's", () => {
-    const { sessions, open, closed, tick } = make({ idleMs: 1_000, maxPerUser: 2, max: 10 });
-    const a1 = open('a');
-    tick(1);
-    const b1 = open('b');
-    tick(1);
-    const a2 = open('a');
-    tick(1);
-    expect(open('a')).toBeDefined();
-    expect(closed).toEqual([a1]);
-    expect(sessions.get(b1!)).toBeDefined();
-    expect(sessions.get(a2!)).toBeDefined();
-  });
-
-  it('a full process closes its oldest idle session (any user), and refuses when every session has a request open', () => {
-    const { sessions, open, closed, tick } = make();
-    const ids = ['a', 'b', 'c'].map((u) => {
-      tick(1);
-      return open(u)!;
-    });
-    for (const id of ids.slice(1)) sessions.begin(id);
-    tick(1);
-    const d = open('d')!;
-    expect(closed).toEqual([ids[0]]);
-    const endD = sessions.begin(d);
-    expect(open('e')).toBeUndefined();
-    endD();
-    expect(open('e')).toBeDefined();
-    expect(closed).toEqual([ids[0], d]);
-    expect(sessions.size).toBe(3);
-  });
-
-  it('sweeps sessions idle for idleMs, not those with a request open, and closes all on shutdown', async () => {
-    const { sessions, open, closed, tick, at } = make({ idleMs: 1_000, maxPerUser: 5, max: 10 });
-    const idle = open('a')!;
-    const busy = open('a')!;
-    const end = sessions.begin(busy);
-    tick(999);
-    sessions.sweep(at());
-    expect(closed).toEqual([]);
-    tick(1);
-    sessions.sweep(at());
-    expect(closed).toEqual([idle]);
-    end();
-    tick(999);
-    sessions.sweep(at());
-    expect(sessions.size).toBe(1);
-    await sessions.closeAll();
-    expect(closed).toEqual([idle, busy]);
-    expect(sessions.size).toBe(0);
   });
 });

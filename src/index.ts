@@ -94,6 +94,15 @@ export {
 export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/chat-answers.js';
 export { RequestStateError, type RequestState, type RequestStateRejection } from './mcp/request-state.codec.js';
 
+// Serving MCP over HTTP yourself: bounded 2025-11-25 sessions (no SDK import)
+export {
+  DEFAULT_MCP_SESSION_LIMITS,
+  MCP_SESSION_RETRY_AFTER_S,
+  McpSessions,
+  type McpSessionHandle,
+  type McpSessionLimits,
+} from './mcp/mcp-sessions.js';
+
 // Forms
 export * from './forms/form-schema.js';
 export { defineForm, isFormDefinition, type FormDefinition, type ElicitationFormOptions } from './forms/define-form.js';

@@ -7,7 +7,14 @@ import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelco
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
-import { MCP_SESSION_OPTIONS, MCP_SESSION_RETRY_AFTER_S, McpSessions, type McpSessionOptions } from './mcp-sessions.js';
+import {
+  MCP_SESSION_OPTIONS,
+  MCP_SESSION_RETRY_AFTER_S,
+  mayUseSession,
+  McpSessions,
+  sessionOwner,
+  type McpSessionOptions,
+} from './mcp-sessions.js';
 
 type McpRequest = IncomingMessage & {
   body?: unknown;
@@ -105,7 +112,7 @@ export class McpController implements OnApplicationBootstrap, OnApplicationShutd
     if (typeof sessionId === 'string') {
       const open = this.sessions.get(sessionId);
       if (!open) return jsonRpcError(res, 404, 'Session not found');
-      if (open.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
+      if (!mayUseSession(open.user, user)) return jsonRpcError(res, 403, 'This session belongs to another user');
       // A GET is the session's standing stream: it neither counts as activity nor keeps the session open.
       if (req.method !== 'GET') res.once('close', this.sessions.begin(sessionId));
       return open.session.transport.handleRequest(req, res, body);
@@ -117,7 +124,7 @@ export class McpController implements OnApplicationBootstrap, OnApplicationShutd
       return jsonRpcError(res, 401, 'Sign in first: a session needs Authorization: Bearer <name>', { 'WWW-Authenticate': 'Bearer' });
     }
 
-    const opened = this.sessions.open(user, (id) => {
+    const opened = this.sessions.open(sessionOwner(user), (id) => {
       const server = this.tools.createServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
       transport.onclose = () => this.sessions.delete(id);
@@ -135,10 +142,7 @@ export class McpController implements OnApplicationBootstrap, OnApplicationShutd
       await session.transport.handleRequest(req, res, body);
     } finally {
       // The transport refused the initialize (e.g. a bad Accept header): no client knows this session.
-      if (session.transport.sessionId !== id) {
-        this.sessions.delete(id);
-        await session.close().catch(() => undefined);
-      }
+      if (session.transport.sessionId !== id) await this.sessions.close(id);
     }
   }
 
