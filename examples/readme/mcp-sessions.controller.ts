@@ -1,0 +1,118 @@
+// MCP at /mcp for protocol 2025-11-25 only: SDK 1.x (@modelcontextprotocol/sdk) sessions, bounded with McpSessions.
+// Express (Nest's default platform, which parses the JSON body). Start it with
+// `(await NestFactory.create(McpSessionsModule)).listen(3000)`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { All, Controller, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpElicitation, McpSessions } from 'nestjs-mcp-elicitation';
+import { z } from 'zod';
+
+type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+
+interface Session {
+  server: McpServer;
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/**
+ * Your MCP authorization goes here: verify the bearer token (your OAuth server's JWT or introspection) and
+ * return its user. To try this file: MCP_DEV_TOKENS='token-a=alice,token-b=bob' (unset, every request gets 401).
+ */
+function verifyToken(token: string): string | undefined {
+  for (const entry of (process.env.MCP_DEV_TOKENS ?? '').split(',')) {
+    const [devToken, userId] = entry.split('=');
+    if (devToken === token && userId) return userId;
+  }
+  return undefined;
+}
+
+/**
+ * The request's verified user, also put on `req.auth`: the SDK transport hands it to tools as `extra.authInfo`,
+ * where the default `resolveMcpUser` reads `authInfo.extra.userId`.
+ */
+function authenticate(req: McpRequest): string | undefined {
+  const token = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const userId = token && verifyToken(token);
+  if (!token || !userId) return undefined;
+  req.auth = { token, clientId: userId, scopes: [], extra: { userId } };
+  return userId;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+@Controller('mcp')
+export class McpSessionsController implements OnApplicationBootstrap, OnApplicationShutdown {
+  // At most 5 sessions per user and 1000 in the process; a session idle for 5 minutes closes.
+  private readonly sessions = new McpSessions<Session>({ idleMs: 5 * 60_000, maxPerUser: 5, max: 1000 });
+
+  constructor(private readonly elicitation: McpElicitation) {}
+
+  onApplicationBootstrap(): void {
+    this.sessions.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.sessions.closeAll();
+  }
+
+  @All()
+  async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
+    const user = authenticate(req);
+    if (!user) return jsonRpcError(res, 401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' }); // nothing created
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const open = this.sessions.get(sessionId);
+      if (!open) return jsonRpcError(res, 404, 'Session not found'); // closed or expired: the client initializes again
+      if (open.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
+      if (req.method !== 'GET') res.once('close', this.sessions.begin(sessionId)); // a call in flight: not idle
+      return open.session.transport.handleRequest(req, res, req.body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(res, 400, 'Send initialize first');
+
+    const opened = this.sessions.open(user, (id) => {
+      const server = this.createServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+      transport.onclose = () => this.sessions.delete(id);
+      return { server, transport, close: () => server.close() }; // closes the transport too
+    });
+    if (!opened) return jsonRpcError(res, 503, 'Too many open sessions', { 'Retry-After': String(MCP_SESSION_RETRY_AFTER_S) });
+    const { id, session } = opened;
+    res.once('close', this.sessions.begin(id));
+    await session.server.connect(session.transport);
+    await session.transport.handleRequest(req, res, req.body);
+    if (session.transport.sessionId !== id) await this.sessions.close(id); // initialize refused: nobody knows the id
+  }
+
+  private createServer(): McpServer {
+    const server = new McpServer({ name: 'my-app', version: '1.0.0' });
+    this.elicitation.registerTool(
+      server,
+      'connect-service',
+      { description: 'Connects a service with your API key', inputSchema: z.object({ service: z.string() }) },
+      async ({ service }, elicitation) => {
+        // The stored key, or the api-key page: the call fails with -32042 and the client retries once it is done.
+        await elicitation.requireAnswer({ kind: 'api-key', type: `api-key-${service}`, message: `Enter your ${service} API key.` });
+        return { content: [{ type: 'text', text: `Connected to ${service}` }] };
+      },
+    );
+    return server;
+  }
+}
+
+@Module({
+  imports: [
+    ElicitationModule.forRoot({
+      baseUrl: process.env.PUBLIC_URL ?? 'http://localhost:3000', // the public origin browsers use
+      resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
+    }),
+  ],
+  controllers: [McpSessionsController],
+})
+export class McpSessionsModule {}

@@ -1,0 +1,85 @@
+// MCP at /mcp for protocol 2026-07-28 only: SDK 2.x (@modelcontextprotocol/server, @modelcontextprotocol/node),
+// stateless (a fresh server per request, no sessions, any instance takes any retry). Express (Nest's default
+// platform, which parses the JSON body). Start it with `(await NestFactory.create(McpStatelessModule)).listen(3000)`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { All, Controller, Module, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
+import { ElicitationModule, McpElicitation } from 'nestjs-mcp-elicitation';
+import { z } from 'zod';
+
+type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+
+/**
+ * Your MCP authorization goes here: verify the bearer token (your OAuth server's JWT or introspection) and
+ * return its user. To try this file: MCP_DEV_TOKENS='token-a=alice,token-b=bob' (unset, every request gets 401).
+ */
+function verifyToken(token: string): string | undefined {
+  for (const entry of (process.env.MCP_DEV_TOKENS ?? '').split(',')) {
+    const [devToken, userId] = entry.split('=');
+    if (devToken === token && userId) return userId;
+  }
+  return undefined;
+}
+
+/**
+ * The request's verified user, also put on `req.auth`: the SDK hands it to tools as `ctx.http.authInfo`, where
+ * the default `resolveMcpUser` reads `authInfo.extra.userId`.
+ */
+function authenticate(req: McpRequest): string | undefined {
+  const token = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const userId = token && verifyToken(token);
+  if (!token || !userId) return undefined;
+  req.auth = { token, clientId: userId, scopes: [], extra: { userId } };
+  return userId;
+}
+
+@Controller('mcp')
+export class McpStatelessController implements OnApplicationShutdown {
+  // legacy: 'reject': a 2025-11-25 client (initialize, sessions) gets an error instead of being served.
+  private readonly handler = createMcpHandler(() => this.createServer(), { legacy: 'reject' });
+  private readonly serve = toNodeHandler(this.handler);
+
+  constructor(private readonly elicitation: McpElicitation) {}
+
+  @All()
+  async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
+    if (!authenticate(req)) {
+      res.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Unauthorized' }, id: null }));
+      return;
+    }
+    await this.serve(req, res, req.body);
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.handler.close();
+  }
+
+  private createServer(): McpServer {
+    // serverOptions(): a tampered, expired, replayed or other user's requestState is refused before the tool runs.
+    const server = new McpServer({ name: 'my-app', version: '1.0.0' }, { ...this.elicitation.serverOptions() });
+    this.elicitation.registerTool(
+      server,
+      'approve-deploy',
+      { description: 'Deploys an app once you confirm on a page', inputSchema: z.object({ app: z.string() }) },
+      async ({ app }, elicitation) => {
+        // The call answers input_required (the page's URL); the client retries until the page is answered.
+        const outcome = await elicitation.requestUrl({ kind: 'confirm', message: `Deploy ${app}?`, metadata: { confirmLabel: 'Deploy' } });
+        return { content: [{ type: 'text', text: outcome.status === 'completed' ? `Deployed ${app}` : 'Deployment cancelled' }] };
+      },
+    );
+    return server;
+  }
+}
+
+@Module({
+  imports: [
+    ElicitationModule.forRoot({
+      baseUrl: process.env.PUBLIC_URL ?? 'http://localhost:3000', // the public origin browsers use
+      resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
+    }),
+  ],
+  controllers: [McpStatelessController],
+})
+export class McpStatelessModule {}
