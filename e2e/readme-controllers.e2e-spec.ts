@@ -303,5 +303,26 @@ describe('examples/readme/mcp-both-eras.controller.ts: both eras on one route', 
     expect(textOf(await client.callTool('connect-service', { service: 'gitlab' }))).toBe('Connected to gitlab');
   });
 
+  it.each(['2025-11-25', '2026-07-28'] as const)('%s: delete-file asks in form mode and acts on the answer', async (era) => {
+    const answers = [true, false];
+    const client = await createElicitationTestClient({
+      url: running.mcpUrl,
+      era,
+      headers: ALICE,
+      capabilities: { form: true },
+      answer: () => ({ action: 'accept', content: { confirmed: answers.shift() ?? false } }),
+    });
+    try {
+      expect(textOf(await client.callTool('delete-file', { path: 'a.txt' }))).toBe('Deleted a.txt');
+      expect(textOf(await client.callTool('delete-file', { path: 'b.txt' }))).toBe('Kept b.txt');
+      expect(client.requests).toEqual([
+        expect.objectContaining({ mode: 'form', message: 'Delete a.txt?' }),
+        expect.objectContaining({ mode: 'form', message: 'Delete b.txt?' }),
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   describeSessionRefusals(() => running);
 });

@@ -10,10 +10,23 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, McpServer as McpServerV2 } from '@modelcontextprotocol/server';
-import { ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpElicitation, McpSessions, type SdkToolServer } from 'nestjs-mcp-elicitation';
+import {
+  defineForm,
+  ElicitationModule,
+  MCP_SESSION_RETRY_AFTER_S,
+  McpElicitation,
+  McpSessions,
+  type SdkToolServer,
+} from 'nestjs-mcp-elicitation';
 import { z } from 'zod';
 
 type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+
+const confirmDelete = defineForm({
+  type: 'object',
+  properties: { confirmed: { type: 'boolean', title: 'Delete it' } },
+  required: ['confirmed'],
+});
 
 interface Session {
   server: McpServer;
@@ -120,6 +133,17 @@ export class McpBothErasController implements OnApplicationBootstrap, OnApplicat
         // the completion notification; 2026-07-28 answers input_required and the client's retry finds the key.
         await elicitation.requireAnswer({ kind: 'api-key', type: `api-key-${service}`, message: `Enter your ${service} API key.` });
         return { content: [{ type: 'text', text: `Connected to ${service}` }] };
+      },
+    );
+    this.elicitation.registerTool(
+      server,
+      'delete-file',
+      { description: 'Deletes a file once you confirm', inputSchema: z.object({ path: z.string() }) },
+      async ({ path }, elicitation) => {
+        // Form mode in the client (or, for a client without it, the hosted form page), in both eras.
+        const answer = await elicitation.elicit(`Delete ${path}?`, confirmDelete);
+        const confirmed = answer.action === 'accept' && answer.content.confirmed;
+        return { content: [{ type: 'text', text: confirmed ? `Deleted ${path}` : `Kept ${path}` }] };
       },
     );
   }
