@@ -132,7 +132,12 @@ export class DemoToolsService {
 
   private register(server: McpServer | Sdk2McpServer): void {
     for (const tool of DEMO_TOOLS) {
-      this.elicitation.registerTool<unknown, ToolResult>(server, tool.name, { description: tool.description, inputSchema: tool.inputSchema }, tool.run);
+      this.elicitation.registerTool<unknown, ToolResult>(
+        server,
+        tool.name,
+        { description: tool.description, inputSchema: tool.inputSchema },
+        tool.run,
+      );
     }
   }
 }
