@@ -1,4 +1,5 @@
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
+import type { ElicitationAuditOption } from './observability/audit-record.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
 
@@ -202,6 +203,15 @@ export interface ElicitationModuleOptions {
    * @default `extra.authInfo.extra.userId`, else `extra.authInfo.extra.sub`, else `extra.authInfo.clientId`
    */
   resolveMcpUser?: ResolveMcpUser;
+  /**
+   * The audit log: one structured record (`ElicitationAuditRecord`) per security-relevant event (created, page
+   * opened or refused, answered, declined, cancelled, expired, answer consumed, `requestState` refused), never an
+   * answer or a secret. `'log'`: one JSON line per record through Nest's `Logger` (context `ElicitationAudit`); a
+   * function: called with each record (a sink that throws or rejects is logged, never disturbs the request);
+   * `false`: off.
+   * @default false
+   */
+  audit?: ElicitationAuditOption;
 }
 
 /** Options after validation and defaults: what services inject (`ELICITATION_RESOLVED_OPTIONS`). */

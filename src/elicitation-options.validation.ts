@@ -68,9 +68,22 @@ export function resolveElicitationOptions(
   const limits = resolveLimits(raw.limits);
   const throttle = resolveThrottle(raw.throttle);
   const externalUrlPolicy = resolveExternalUrlPolicy(raw.externalUrlPolicy);
+  const audit = resolveAudit(raw.audit);
   return {
     warnings,
-    options: { ...urls, routePrefix, ...lifetimes, ...mcp, ...look, ...identity, encryptionKeys, limits, throttle, externalUrlPolicy },
+    options: {
+      ...urls,
+      routePrefix,
+      ...lifetimes,
+      ...mcp,
+      ...look,
+      ...identity,
+      encryptionKeys,
+      limits,
+      throttle,
+      externalUrlPolicy,
+      audit,
+    },
   };
 }
 
@@ -286,6 +299,12 @@ function resolveExternalUrlPolicy(raw: ElicitationModuleOptions['externalUrlPoli
     throw new ElicitationConfigError('externalUrlPolicy', 'must be an object such as { allowedHosts: ["accounts.example.com"] }');
   }
   return raw ?? {};
+}
+
+/** `audit`: `'log'`, a sink function, or `false` (the default: off). */
+function resolveAudit(raw: ElicitationModuleOptions['audit']): ResolvedElicitationOptions['audit'] {
+  if (raw === undefined || raw === false || raw === 'log' || typeof raw === 'function') return raw ?? false;
+  throw new ElicitationConfigError('audit', "must be 'log' (a JSON line per record through Nest's Logger), a function or false");
 }
 
 function positiveMs(option: string, value: unknown, fallback: number, allowZero = false): number {

@@ -16,6 +16,9 @@ import { LinkedQuestions } from './mcp/linked-questions.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
 import { RequestStates } from './mcp/request-states.js';
 import { McpSdkLoader } from './mcp/sdk-loader.js';
+import { ElicitationAudit } from './observability/elicitation-audit.js';
+import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
+import { observedStoreProvider } from './observability/observed-store.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
 /**
@@ -26,6 +29,9 @@ import { ElicitationStore } from './stores/elicitation-store.js';
 @Module({
   providers: [
     ...elicitationProviders,
+    ElicitationTelemetry,
+    ElicitationAudit,
+    observedStoreProvider,
     ElicitationEvents,
     ElicitationService,
     ElicitationCleanupScheduler,

@@ -19,6 +19,9 @@ import { SecretBox } from './security/secret-box.js';
 import { ElicitationEvents, lifecycleEvent } from './events/elicitation-events.js';
 import { attachKindData, buildPendingRecord, isPlainObject, type CreateUrlElicitationInput } from './service/create-input.validation.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './service/elicitation-waiters.js';
+import { ElicitationAudit } from './observability/elicitation-audit.js';
+import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
+import { ELICITATION_OBSERVED_STORE } from './observability/observed-store.js';
 import { ElicitationStore, type CreateQuota } from './stores/elicitation-store.js';
 
 /** What `createUrlElicitation` returns. */
@@ -59,8 +62,10 @@ export class ElicitationService implements OnModuleDestroy {
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
-    private readonly store: ElicitationStore,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly events: ElicitationEvents,
+    private readonly telemetry: ElicitationTelemetry,
+    private readonly audit: ElicitationAudit,
   ) {
     this.box = new SecretBox(options.encryptionKeys);
     this.waiters = new ElicitationWaiters({
@@ -96,11 +101,18 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /** Creates a pending URL-mode elicitation for `userId` and returns its page URL. */
-  async createUrlElicitation(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
+  createUrlElicitation(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
+    return this.telemetry.inSpan('elicitation.create', { 'elicitation.mode': 'url' }, () => this.create(input));
+  }
+
+  /** `createUrlElicitation`'s work, in its span. */
+  private async create(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
     const record = buildPendingRecord(input, this.options, Date.now());
     await attachKindData(record, input, this.options.externalUrlPolicy);
     const created = await this.store.create(record, this.quota);
     if (created !== 'created') throw new ElicitationQuotaError(created);
+    this.telemetry.created(record.kind, 'url');
+    this.audit.record({ event: 'created', elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.publish('created', record, record.createdAt);
     return { elicitationId: record.id, url: this.urlFor(record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
@@ -144,6 +156,7 @@ export class ElicitationService implements OnModuleDestroy {
     if (consume && record.status === 'completed') {
       const taken = await this.store.consume(id, Date.now());
       // Consumed already (by another reader): the answer is gone.
+      if (taken) this.consumed(taken);
       return taken ? this.outcome<T>(taken) : undefined;
     }
     if (record.status === 'completed' && record.consumedAt !== undefined) return undefined;
@@ -158,7 +171,10 @@ export class ElicitationService implements OnModuleDestroy {
   ): Promise<StoredAnswer<T> | undefined> {
     const now = Date.now();
     let record = await this.store.findLatestCompleted(userId, type, now);
-    if (record && consume) record = await this.store.consume(record.id, now);
+    if (record && consume) {
+      record = await this.store.consume(record.id, now);
+      if (record) this.consumed(record);
+    }
     return record && { elicitationId: record.id, data: this.reveal(record) as T, completedAt: new Date(record.finishedAt!) };
   }
 
@@ -264,8 +280,13 @@ export class ElicitationService implements OnModuleDestroy {
     this.waiters.close();
   }
 
-  /** Moves a pending record to `status` (exactly once, whatever the concurrency); `answerJson` is a completion's answer. */
-  private async transition(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
+  /** Moves a pending record to `status` (exactly once, whatever the concurrency), in an `elicitation.finish` span. */
+  private transition(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
+    return this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': status }, () => this.finish(id, status, answerJson));
+  }
+
+  /** `transition`'s work; `answerJson` is a completion's answer. */
+  private async finish(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
     const now = Date.now();
     // Every answer is sealed at rest (bound to its elicitation id): secrets need it, and sealing them all
@@ -310,12 +331,20 @@ export class ElicitationService implements OnModuleDestroy {
    * This instance moved `record` to `status`: wakes the local waiters with the outcome in hand (a completion's
    * answer as `answerJson`), then announces the transition here and to the other instances.
    */
-  private finished(status: FinalStatus, record: ElicitationRecord, at: number, answerJson?: string): void {
+  private finished(status: FinalStatus, record: Readonly<ElicitationRecord>, at: number, answerJson?: string): void {
+    this.telemetry.finished(record.kind, status, 'url', record.createdAt, at);
+    const event = status === 'completed' ? 'answered' : status;
+    this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.waiters.finished(record.id, status, answerJson);
     this.publish(status, record, at);
   }
 
-  private publish(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): void {
+  /** A read-once read took this record's answer out of the store. */
+  private consumed(record: ElicitationRecord): void {
+    this.audit.record({ event: 'answer.consumed', elicitationId: record.id, kind: record.kind, userId: record.userId });
+  }
+
+  private publish(type: ElicitationEvent['type'], record: Readonly<ElicitationRecord>, at: number): void {
     this.events.publish(lifecycleEvent(type, record, at));
   }
 }

@@ -19,6 +19,12 @@ export type {
   ResolveMcpUser,
   ResolvePageUser,
 } from './elicitation-options.interface.js';
+export type {
+  ElicitationAuditEvent,
+  ElicitationAuditOption,
+  ElicitationAuditRecord,
+  ElicitationAuditSink,
+} from './observability/audit-record.js';
 export {
   DEFAULT_CLEANUP_INTERVAL_MS,
   DEFAULT_LIMITS,

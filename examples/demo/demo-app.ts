@@ -7,6 +7,7 @@ import { ElicitationModule } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
+import { DemoMetricsController, demoMetricsReader } from './demo-metrics.js';
 import { freePort, limitSlowClients } from './http-server.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
@@ -133,7 +134,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         loginUrl: '/demo/login',
       }),
     ],
-    controllers: [McpController, DemoLoginController, ...(options.bench ? [BenchController] : [])],
+    controllers: [McpController, DemoLoginController, DemoMetricsController, ...(options.bench ? [BenchController] : [])],
     providers: [
       DemoToolsService,
       { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts },
@@ -142,6 +143,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   })
   class DemoAppModule {}
 
+  // The global MeterProvider (GET /metrics) is in place before the module takes its meter at init.
+  demoMetricsReader();
   let app: INestApplication;
   if (adapter === 'fastify') {
     // Loaded only when asked for, so the Express demo never loads Fastify.

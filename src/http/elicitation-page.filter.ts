@@ -3,7 +3,8 @@ import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.j
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import type { PageResponse } from './page-http.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
@@ -32,6 +33,7 @@ export class ElicitationPageFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<PageResponse>();
+    observeRefusal(host.switchToHttp().getRequest<PageRequest>(), refusalOf(exception));
     const messages = PAGE_MESSAGES;
     let status: number = HttpStatus.INTERNAL_SERVER_ERROR;
     let text = messages.errors.unexpected;

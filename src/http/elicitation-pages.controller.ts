@@ -9,6 +9,7 @@ import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { ElicitationRouteObserver } from './elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './form-plan.js';
 import { fieldViews, initialInput } from './form-view.js';
@@ -36,7 +37,7 @@ function firstMessage(errors: ValidationError[]): string {
  * failure rendered as an HTML page by `ElicitationPageFilter`. Who may open a page is `ElicitationPageAccess`'s
  * call; mounted under the `routePrefix` by `createElicitationControllers`.
  */
-@UseGuards(ElicitationThrottlerGuard)
+@UseGuards(ElicitationRouteObserver, ElicitationThrottlerGuard)
 @UseFilters(ElicitationPageFilter)
 export class ElicitationPagesController {
   constructor(

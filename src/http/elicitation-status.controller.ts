@@ -4,6 +4,7 @@ import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
+import { ElicitationRouteObserver } from './elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
@@ -12,7 +13,7 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
  * submitted data. Every failure is JSON with the routes' security headers (`ElicitationStatusFilter`). Mounted
  * under the `routePrefix` by `createElicitationControllers`.
  */
-@UseGuards(ElicitationThrottlerGuard)
+@UseGuards(ElicitationRouteObserver, ElicitationThrottlerGuard)
 @UseFilters(ElicitationStatusFilter)
 export class ElicitationStatusController {
   constructor(private readonly service: ElicitationService) {}

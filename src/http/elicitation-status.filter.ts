@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
-import type { PageResponse } from './page-http.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { PageSecurity } from './page-security.js';
 
 /**
@@ -16,6 +17,7 @@ export class ElicitationStatusFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<PageResponse>();
+    observeRefusal(host.switchToHttp().getRequest<PageRequest>(), refusalOf(exception));
     let status: number = HttpStatus.INTERNAL_SERVER_ERROR;
     let body: object = { statusCode: status, message: PAGE_MESSAGES.errors.unexpected };
     if (exception instanceof HttpException) {

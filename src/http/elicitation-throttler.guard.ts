@@ -3,7 +3,8 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationThrottledException } from '../errors/elicitation-throttled.exception.js';
-import { ElicitationStore } from '../stores/elicitation-store.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import type { ElicitationStore } from '../stores/elicitation-store.js';
 
 /** Until src/index.ts exports it from its own file in errors/ (its old home was this file). */
 
@@ -20,7 +21,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
 export class ElicitationThrottlerGuard implements CanActivate {
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
-    private readonly store: ElicitationStore,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

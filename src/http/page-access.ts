@@ -8,6 +8,7 @@ import { ElicitationExpiredException } from '../errors/elicitation-expired.excep
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
+import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 
@@ -63,7 +64,9 @@ export class ElicitationPageAccess {
       this.redirect(res, HttpStatus.PERMANENT_REDIRECT, this.security.pagePath(id, kind));
       return undefined;
     }
-    return this.load(id, kind, req, res);
+    const record = await this.load(id, kind, req, res);
+    if (record) observePageOpened(req);
+    return record;
   }
 
   /** The pending record behind a page post, after the post's own checks (path, size, origin, CSRF token). */
@@ -89,12 +92,14 @@ export class ElicitationPageAccess {
   private async load(id: string, kind: ElicitationKind, req: PageRequest, res?: PageResponse): Promise<ElicitationRecord | undefined> {
     const record = await this.service.getRecord(id);
     if (!record || record.kind !== kind) throw new ElicitationNotFoundException();
+    observePageRecord(req, record);
     const resolve = this.options.resolvePageUser;
     if (resolve) {
       const user = await resolve(req);
       if (user === undefined || user === null || user === '') {
         const login = res && raw<NodeRequestPart>(req).method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
         if (!res || !login) throw new UnauthorizedException(PAGE_MESSAGES.errors.signIn);
+        observeRefusal(req, 'identity');
         this.redirect(res, HttpStatus.SEE_OTHER, login);
         return undefined;
       }

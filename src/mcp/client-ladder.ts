@@ -134,23 +134,43 @@ export function ladderProblem(list: unknown, type: 'page' | 'form'): string | un
 export type LadderStep<R> = { done: R } | 'next' | 'cannot-ask';
 
 /**
+ * Who hears of a question going down the ladder (the `elicitation.fallback` metric): `fellTo` is called for each
+ * rung tried below the first of the list (every rung tried, when the list is `below` the question's first rung
+ * already, as on a retry that continues past the rung it was asked on), and with `error` when the list ends.
+ */
+export interface LadderObserver {
+  fellTo(rung: FallbackRung): void;
+  below?: boolean;
+}
+
+/** A ladder with its observer, as `descend` takes it in place of the bare list. */
+export interface ObservedLadder {
+  rungs: readonly FallbackRung[];
+  observer: LadderObserver;
+}
+
+/**
  * Walks `list` from the top: each rung that fits is tried (`step`) until one answers. After `cannot-ask`
  * (an instant decline; or `canAsk` false from the start) the rungs that need the client to show something are skipped. Resolves `undefined`
- * when the list ends (or reaches `error`) unanswered: the caller throws its readable error.
+ * when the list ends (or reaches `error`) unanswered: the caller throws its readable error. An `ObservedLadder`'s
+ * observer hears of each rung tried below the first, and of the end.
  */
 export async function descend<R>(
-  list: readonly FallbackRung[],
+  ladder: readonly FallbackRung[] | ObservedLadder,
   fit: (rung: FallbackRung) => boolean,
   step: (rung: FallbackRung) => Promise<LadderStep<R>>,
   canAsk = true,
 ): Promise<R | undefined> {
-  for (const rung of list) {
-    if (rung === 'error') return undefined;
+  const [list, observer] = 'rungs' in ladder ? [ladder.rungs, ladder.observer] : [ladder, undefined];
+  for (const [i, rung] of list.entries()) {
+    if (rung === 'error') break;
     if ((!canAsk && asksClient(rung)) || !fit(rung)) continue;
+    if (i > 0 || observer?.below) observer?.fellTo(rung);
     const result = await step(rung);
     if (result === 'cannot-ask') canAsk = false;
     else if (result !== 'next') return result.done;
   }
+  observer?.fellTo('error');
   return undefined;
 }
 

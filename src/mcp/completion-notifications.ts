@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ElicitationEvent } from '../elicitation.types.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import type { SdkServerLike } from './sdk.types.js';
 
 /**
@@ -19,7 +20,10 @@ export class CompletionNotifications implements OnModuleInit, OnModuleDestroy {
   private readonly hooked = new WeakSet<SdkServerLike>();
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly events: ElicitationEvents) {}
+  constructor(
+    private readonly events: ElicitationEvents,
+    private readonly telemetry: ElicitationTelemetry,
+  ) {}
 
   onModuleInit(): void {
     this.unsubscribe = this.events.subscribe((event) => this.onEvent(event));
@@ -80,7 +84,9 @@ export class CompletionNotifications implements OnModuleInit, OnModuleDestroy {
     ids?.delete(event.elicitationId);
     if (ids?.size === 0) this.bySession.delete(entry.server);
     // Never thrown into the request that finished the elicitation (a page submit): logged only.
-    entry.notify().catch((error: unknown) => {
+    const attributes = { 'elicitation.kind': event.kind, 'elicitation.outcome': event.type };
+    const sent = this.telemetry.inSpan('elicitation.notification', attributes, () => entry.notify());
+    sent.catch((error: unknown) => {
       this.logger.warn(
         `Could not send notifications/elicitation/complete for ${event.elicitationId}: ${error instanceof Error ? error.message : String(error)}`,
       );

@@ -1,5 +1,5 @@
 import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord, FinalStatus } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
@@ -12,8 +12,10 @@ import {
   fitFor,
   type FallbackRung,
   type LadderStep,
+  type ObservedLadder,
   type PageFallbackRung,
 } from './client-ladder.js';
+import { statusOfAction, type MechanismTelemetry } from './form-telemetry.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { AnsweredQuestion, FormResponse, PendingQuestion, RequestState } from './request-state.codec.js';
@@ -65,6 +67,8 @@ export interface InputRequiredDeps {
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
   instantDeclineMs: number;
+  /** Form-mode questions and fallbacks, for the metrics. */
+  telemetry: MechanismTelemetry;
 }
 
 /** A question's place in this run: answered earlier, the one the client is answering now, or new. */
@@ -149,12 +153,16 @@ export class InputRequiredElicitation implements ToolElicitation {
     const fit = this.fit(true, definition.secretFields.length > 0);
     const from = canAsk ? list : list.slice(list.indexOf('form') + 1);
     const result = await descend<ElicitResult<T>>(
-      from,
+      this.ladder(from, !canAsk),
       fit,
       async (rung) => {
         // Asked as asked (again, when the retry carried no usable answer: the count of invalid answers kept).
         const asked = slot.pending ?? { key: slot.key, question: slot.question };
-        if (rung === 'form') return this.suspend(this.formRequests(slot.key, message, definition), asked);
+        if (rung === 'form') {
+          // A new form-mode question (not the same one asked again): one created, finished by the answer.
+          if (!slot.pending) this.deps.telemetry.created('form', 'form');
+          return this.suspend(this.formRequests(slot.key, message, definition), asked);
+        }
         if (rung === 'model') {
           const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
           const linked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
@@ -200,6 +208,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     if (slot.answered?.elicitationId) return this.finalOutcome<T>(slot.answered.elicitationId);
     let list: readonly FallbackRung[] = ask.fallback ?? this.deps.fallback.page;
     let canAsk = canAskFirst;
+    let below = false;
     let page: Page | undefined;
     const pending = slot.pending;
     if (pending?.elicitationId) {
@@ -209,6 +218,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       if (step === 'cannot-ask') canAsk = false;
       else if (step !== 'next') return { ...step.done, via: rung };
       list = list.slice(list.indexOf(rung) + 1);
+      below = true;
     } else {
       const found = await existing?.();
       if (found) {
@@ -222,7 +232,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     }
 
     const outcome = await descend<PageOutcome<T>>(
-      list,
+      this.ladder(list, below),
       this.fit(false, false),
       async (rung) => {
         if (rung === 'link') {
@@ -306,17 +316,24 @@ export class InputRequiredElicitation implements ToolElicitation {
     if (!response || typeof response !== 'object' || Array.isArray(response)) return 'next';
     const { action, content } = response as { action?: unknown; content?: unknown };
     const done = (result: ElicitResult<T>): LadderStep<ElicitResult<T>> => {
+      this.formEnded(pending, statusOfAction(result.action));
       this.answered.push({ key: slot.key, question: slot.question, response: result as FormResponse });
       return { done: result };
     };
-    if (action === 'decline' && slot.pending && this.instant(pending)) return 'cannot-ask';
+    if (action === 'decline' && slot.pending && this.instant(pending)) {
+      this.formEnded(pending, 'declined');
+      return 'cannot-ask';
+    }
     if (action === 'decline') return done({ action: 'decline', via: 'form' });
     if (action === 'cancel') return done({ action: 'cancel', via: 'form' });
     if (action !== 'accept') return 'next';
     const checked = definition.validate(content);
     if (checked.ok) return done({ action: 'accept', content: checked.value, via: 'form' });
     const invalidAnswers = (pending.invalidAnswers ?? 0) + 1;
-    if (invalidAnswers >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
+    if (invalidAnswers >= this.deps.maxFormAttempts) {
+      this.formEnded(pending, 'declined');
+      throw new ElicitationValidationError(checked.issues);
+    }
     // Invalid content: the same question again, naming the fields to correct.
     return this.suspend(this.formRequests(slot.key, message, definition, checked.issues), { ...pending, invalidAnswers });
   }
@@ -358,6 +375,19 @@ export class InputRequiredElicitation implements ToolElicitation {
         ? urlRequest(message, this.deps.service.urlFor(UNDECLARED_ID, kind))
         : { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } } };
     throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
+  }
+
+  /**
+   * A form-mode question this server asked ended (`askedAt` in its state: the time it was last sent), counted as
+   * one form-mode elicitation finished.
+   */
+  private formEnded(pending: PendingQuestion, status: FinalStatus): void {
+    if (pending.askedAt !== undefined) this.deps.telemetry.finished('form', status, 'form', pending.askedAt, Date.now());
+  }
+
+  /** A ladder whose fallbacks are counted (`elicitation.fallback`); `below`: it continues under a rung already tried. */
+  private ladder(rungs: readonly FallbackRung[], below = false): ObservedLadder {
+    return { rungs, observer: { fellTo: (rung) => this.deps.telemetry.fallback(rung), below } };
   }
 
   /** Which rungs fit a question of this call. */

@@ -5,7 +5,8 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
 import { displayText } from '../security/display-text.js';
-import { ElicitationStore, type ElicitationCounterStore } from '../stores/elicitation-store.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
 import { digestOf } from './request-state.codec.js';
 import type { UrlElicitationAsk } from './tool-elicitation.js';
 
@@ -94,7 +95,7 @@ export interface LinkedQuestion {
 export class LinkedQuestions {
   constructor(
     private readonly service: ElicitationService,
-    @Inject(ElicitationStore) private readonly store: ElicitationCounterStore,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
 

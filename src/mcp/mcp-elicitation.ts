@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
 import type { McpClientProfile } from './client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
@@ -113,6 +114,7 @@ export class McpElicitation {
     private readonly linked: LinkedQuestions,
     private readonly chatAnswers: ChatAnswers,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    private readonly telemetry: ElicitationTelemetry,
   ) {}
 
   /**
@@ -284,6 +286,7 @@ export class McpElicitation {
         instantDeclineMs: this.options.instantDeclineMs,
         keepAliveMs: this.options.keepAliveMs,
         pendingRetryWaitMs: this.options.pendingRetryWaitMs,
+        telemetry: this.telemetry,
       },
       {
         server: low,
@@ -339,6 +342,7 @@ export class McpElicitation {
         maxFormAttempts: this.options.limits.maxFormAttempts,
         fallback: this.options.fallback,
         instantDeclineMs: this.options.instantDeclineMs,
+        telemetry: this.telemetry,
       },
       {
         user: who,

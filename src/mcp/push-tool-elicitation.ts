@@ -14,9 +14,11 @@ import {
   fitFor,
   type FallbackRung,
   type LadderStep,
+  type ObservedLadder,
   type PageFallbackRung,
 } from './client-ladder.js';
 import type { CompletionNotifications } from './completion-notifications.js';
+import { countedFormQuestion, statusOfAction, statusOfStep, type MechanismTelemetry } from './form-telemetry.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from './sdk.types.js';
 import {
@@ -57,6 +59,8 @@ export interface PushDeps {
   keepAliveMs: number;
   /** How long an "I have finished" from the form bridge waits for the page's answer to land. */
   pendingRetryWaitMs: number;
+  /** Form-mode questions and fallbacks, for the metrics. */
+  telemetry: MechanismTelemetry;
 }
 
 /** One tool call on a 2025-11-25 connection: its session's server, its `extra`, and its verified user. */
@@ -161,8 +165,8 @@ export class PushElicitation implements PushToolElicitation {
       };
     }
     const fit = this.fit(true, definition.secretFields.length > 0);
-    const result = await descend<ElicitResult<T>>(list, fit, async (rung) => {
-      if (rung === 'form') return this.formRung(message, definition, options);
+    const result = await descend<ElicitResult<T>>(this.ladder(list), fit, async (rung) => {
+      if (rung === 'form') return countedFormQuestion(this.deps.telemetry, () => this.formRung(message, definition, options), statusOfStep);
       if (rung === 'model') {
         const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
         const ask = hostedFormAsk(message, definition, []);
@@ -186,10 +190,12 @@ export class PushElicitation implements PushToolElicitation {
     { timeoutMs = DEFAULT_FORM_TIMEOUT_MS }: { timeoutMs?: number } = {},
   ): Promise<FormElicitationResult> {
     this.assertSupported('form');
-    const result = await this.call.server.elicitInput(
-      { mode: 'form', message, requestedSchema },
-      { relatedRequestId: this.call.extra.requestId, signal: this.call.extra.signal, timeout: timeoutMs },
-    );
+    const ask = () =>
+      this.call.server.elicitInput(
+        { mode: 'form', message, requestedSchema },
+        { relatedRequestId: this.call.extra.requestId, signal: this.call.extra.signal, timeout: timeoutMs },
+      );
+    const result = await countedFormQuestion(this.deps.telemetry, ask, (answer) => statusOfAction(answer.action));
     return result as FormElicitationResult;
   }
 
@@ -216,7 +222,7 @@ export class PushElicitation implements PushToolElicitation {
     };
     // A page shown in URL mode is paired with this session for the completion notification.
     if (page && this.isSupported('url')) this.deps.notifications.track(this.call.server, page.elicitationId);
-    const outcome = await descend<PageOutcome<T>>(list, this.fit(false, false), async (rung) => {
+    const outcome = await descend<PageOutcome<T>>(this.ladder(list), this.fit(false, false), async (rung) => {
       if (rung === 'link') {
         const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask });
         return { done: { ...outcome, via: 'link' } };
@@ -397,6 +403,11 @@ export class PushElicitation implements PushToolElicitation {
 
   private use(page: UrlElicitationRequest): void {
     this.call.scope.used.add(page.elicitationId);
+  }
+
+  /** A ladder whose fallbacks are counted (`elicitation.fallback`). */
+  private ladder(rungs: readonly FallbackRung[]): ObservedLadder {
+    return { rungs, observer: { fellTo: (rung) => this.deps.telemetry.fallback(rung) } };
   }
 
   /** Which rungs fit a question of this call. */

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationStore, type ElicitationCounterStore } from '../stores/elicitation-store.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
 import {
   digestOf,
   RequestStateCodec,
@@ -42,7 +44,8 @@ export class RequestStates {
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
-    @Inject(ElicitationStore) private readonly store: ElicitationCounterStore,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
+    private readonly audit: ElicitationAudit,
   ) {
     this.codec = new RequestStateCodec(options.encryptionKeys);
   }
@@ -82,6 +85,7 @@ export class RequestStates {
       return state;
     } catch (error) {
       this.logRefusal(error, check.method);
+      this.auditRefusal(error, check.user);
       throw error;
     }
   }
@@ -101,6 +105,7 @@ export class RequestStates {
       if (redeemed.count > 1) throw new RequestStateError('replayed');
     } catch (error) {
       this.logRefusal(error, `${state.method} ${name}`);
+      this.auditRefusal(error, state.user, state.pending?.elicitationId);
       throw error;
     }
   }
@@ -118,6 +123,12 @@ export class RequestStates {
 
   private redemptionKey(state: RequestState): string {
     return `request-state:${state.id}`;
+  }
+
+  /** The audit record of a refused state: the call's user, the elicitation its question waits on, the reason. */
+  private auditRefusal(error: unknown, user: string | undefined, elicitationId?: string): void {
+    if (!(error instanceof RequestStateError)) return;
+    this.audit.record({ event: 'request-state.refused', reason: error.reason, ...(user && { userId: user }), elicitationId });
   }
 
   private logRefusal(error: unknown, what: string): void {

@@ -1,0 +1,158 @@
+import type { ServerResponse } from 'node:http';
+import {
+  type CallHandler,
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  type NestInterceptor,
+  PayloadTooLargeException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import { ELICITATION_ID_PATTERN } from '../elicitation.constants.js';
+import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
+import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationInputError } from '../errors/elicitation-input.error.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationThrottledException } from '../errors/elicitation-throttled.exception.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ElicitationTelemetry, NO_SPAN, type TelemetrySpan } from '../observability/elicitation-telemetry.js';
+import { requestInfoOf, runInRequest, type ElicitationRequestInfo, type RequestInfoSource } from '../observability/request-context.js';
+import { raw, type NodeRequestPart } from './page-http.js';
+
+/** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
+export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled';
+
+/** What the module observes of one request to its routes, from the first guard to the last byte of the answer. */
+interface RouteObservation {
+  /** The route's page (`api-key`, `confirm`, `form`, `external`) or `status`. */
+  page: string;
+  info: ElicitationRequestInfo;
+  span: TelemetrySpan;
+  /** The id in the path, when it has the shape of one (nothing else of the path is recorded). */
+  elicitationId?: string;
+  record?: Pick<ElicitationRecord, 'id' | 'kind' | 'userId'>;
+  /** A page GET passed every check (`ElicitationPageAccess.open`). */
+  opened?: boolean;
+  refusal?: PageRefusal;
+}
+
+/** The observations of the requests being served, by their Node request. */
+const observations = new WeakMap<object, RouteObservation>();
+
+const KINDS: readonly string[] = ['api-key', 'confirm', 'form', 'external'] satisfies ElicitationKind[];
+
+/** The record a page request concerns, once the page's checks loaded it (for the audit log). */
+export function observePageRecord(req: NodeRequestPart & { raw?: NodeRequestPart }, record: ElicitationRecord): void {
+  const observation = observations.get(raw(req));
+  if (observation) observation.record = { id: record.id, kind: record.kind, userId: record.userId };
+}
+
+/** A page GET passed every check: the page is shown (or the browser sent on). */
+export function observePageOpened(req: NodeRequestPart & { raw?: NodeRequestPart }): void {
+  const observation = observations.get(raw(req));
+  if (observation) observation.opened = true;
+}
+
+/** A request to the routes is refused for `reason` (an exception's, `refusalOf`; or a sign-in redirect's). */
+export function observeRefusal(req: NodeRequestPart & { raw?: NodeRequestPart }, reason: PageRefusal | undefined): void {
+  const observation = observations.get(raw(req));
+  if (observation && reason) observation.refusal = reason;
+}
+
+/** The refusal an exception of the routes stands for, or `undefined` (a failure, not a refusal: 500, 503). */
+export function refusalOf(exception: unknown): PageRefusal | undefined {
+  if (exception instanceof ElicitationThrottledException) return 'throttled';
+  if (exception instanceof ElicitationCsrfException) return 'csrf';
+  if (exception instanceof UnauthorizedException || exception instanceof ForbiddenException) return 'identity';
+  if (exception instanceof ElicitationExpiredException) return 'expired';
+  if (exception instanceof ElicitationFinishedException) return 'finished';
+  if (exception instanceof ElicitationNotFoundException) return 'not-found';
+  if (exception instanceof PayloadTooLargeException) return 'too-large';
+  if (exception instanceof ElicitationInputError && exception.field === 'data') return 'too-large';
+  return undefined;
+}
+
+/**
+ * The first guard of the module's routes (before the throttle, so a 429 is seen too): notes the request (its page,
+ * the client's address and agent), starts the page's span (`elicitation.page.render` for a GET,
+ * `elicitation.page.submit` for a post; none for the status route) and, when the answer is sent, counts
+ * `elicitation.page.requests {page, status}`, ends the span and writes the audit record (`page.opened`,
+ * `page.refused`). Never refuses anything itself.
+ */
+@Injectable()
+export class ElicitationRouteObserver implements CanActivate {
+  constructor(
+    private readonly telemetry: ElicitationTelemetry,
+    private readonly audit: ElicitationAudit,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const http = context.switchToHttp();
+    const req = http.getRequest<NodeRequestPart & RequestInfoSource & { raw?: NodeRequestPart; params?: Record<string, unknown> }>();
+    const node = raw(req);
+    if (observations.has(node)) return true;
+    const page = pageOf(context.getHandler());
+    const id = req.params?.id;
+    const submit = node.method === 'POST';
+    const observation: RouteObservation = {
+      page,
+      info: requestInfoOf(req),
+      // The status route is polled: a span per poll would drown the pages' own.
+      span:
+        page === 'status'
+          ? NO_SPAN
+          : this.telemetry.startSpan(submit ? 'elicitation.page.submit' : 'elicitation.page.render', { 'elicitation.page': page }),
+      ...(typeof id === 'string' && ELICITATION_ID_PATTERN.test(id) && { elicitationId: id }),
+    };
+    observations.set(node, observation);
+    const res = http.getResponse<{ raw?: ServerResponse } & Partial<ServerResponse>>();
+    const nodeRes = (res.raw ?? res) as ServerResponse;
+    nodeRes.once('close', () => this.answered(observation, nodeRes.statusCode));
+    return true;
+  }
+
+  private answered(observation: RouteObservation, status: number): void {
+    this.telemetry.pageRequest(observation.page, status);
+    observation.span.setAttribute('http.response.status_code', status);
+    observation.span.end(status >= 500 ? { message: String(status) } : undefined);
+    if (!this.audit.enabled) return;
+    const event = observation.refusal ? 'page.refused' : observation.opened && status < 400 ? 'page.opened' : undefined;
+    if (!event) return;
+    const { record, page, info } = observation;
+    this.audit.record({
+      event,
+      elicitationId: record?.id ?? observation.elicitationId,
+      kind: record?.kind ?? (KINDS.includes(page) ? (page as ElicitationKind) : undefined),
+      userId: record?.userId,
+      ...info,
+      ...(observation.refusal && { reason: observation.refusal }),
+      status,
+    });
+  }
+}
+
+/**
+ * Runs the route's handler with its request as the one behind what the service does (the audit log's client address
+ * and agent) and the page's span as the active one (the service's spans are its children).
+ */
+@Injectable()
+export class ElicitationRouteContext implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const observation = observations.get(raw(context.switchToHttp().getRequest<NodeRequestPart & { raw?: NodeRequestPart }>()));
+    if (!observation) return next.handle();
+    // Nest binds the handler to the async context `handle()` is called in, so both contexts reach it.
+    return runInRequest(observation.info, () => observation.span.run(() => next.handle()));
+  }
+}
+
+/** The page of a route handler: the last segment of its path (`:id/api-key` → `api-key`, `:id/status` → `status`). */
+function pageOf(handler: object): string {
+  // Nest's @Get/@Post keep the route's path under the 'path' metadata key of the handler.
+  const path: unknown = Reflect.getMetadata('path', handler);
+  const last = typeof path === 'string' ? path.split('/').pop() : undefined;
+  return last || 'unknown';
+}

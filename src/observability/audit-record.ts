@@ -1,0 +1,55 @@
+import type { ElicitationKind } from '../elicitation.types.js';
+
+// The audit log's public types (the `audit` option's): a leaf, so the options can name them.
+
+/**
+ * The security-relevant events the audit log records:
+ * - `created`: an elicitation was created (`outcome: 'success'`);
+ * - `page.opened`: a page GET passed every check and showed the page (or sent the browser on, `external`);
+ * - `page.refused`: a page or status request was refused; `reason` says why (`identity`, `csrf`, `expired`,
+ *   `finished`, `not-found`, `too-large`, `throttled`);
+ * - `answered`, `declined`, `cancelled`, `expired`: the elicitation left `pending` that way, on this instance;
+ * - `answer.consumed`: a read-once read (`consume: true`) took the answer out of the store;
+ * - `request-state.refused`: a 2026-07-28 `requestState` was refused; `reason` is its `RequestStateRejection`.
+ */
+export type ElicitationAuditEvent =
+  | 'created'
+  | 'page.opened'
+  | 'page.refused'
+  | 'answered'
+  | 'declined'
+  | 'cancelled'
+  | 'expired'
+  | 'answer.consumed'
+  | 'request-state.refused';
+
+/**
+ * One audit record. Never an answer, a secret, a CSRF token or a `requestState`: ids, the kind, the user id, the
+ * client's address and agent, and how it ended.
+ */
+export interface ElicitationAuditRecord {
+  /** When it happened, ISO 8601 (UTC). */
+  time: string;
+  event: ElicitationAuditEvent;
+  /** `failure` for the refusals (`page.refused`, `request-state.refused`), `success` for everything else. */
+  outcome: 'success' | 'failure';
+  /** The elicitation, when the event concerns one (a refusal before the id was read has none). */
+  elicitationId?: string;
+  kind?: ElicitationKind;
+  /** The user the elicitation belongs to (`request-state.refused`: the verified user of the call), when known. */
+  userId?: string;
+  /** The client IP of the browser request behind the event, when there is one (`req.ip`). */
+  ip?: string;
+  /** Its `User-Agent`, at most 256 characters. */
+  userAgent?: string;
+  /** Why it was refused (`page.refused`, `request-state.refused`). */
+  reason?: string;
+  /** The HTTP status answered (`page.opened`, `page.refused`). */
+  status?: number;
+}
+
+/** An audit sink: receives each record once; a sink that throws or rejects is logged and never disturbs the request. */
+export type ElicitationAuditSink = (record: Readonly<ElicitationAuditRecord>) => void | Promise<void>;
+
+/** What the `audit` option takes: `'log'` (one JSON line per record through Nest's `Logger`), a sink, or `false`. */
+export type ElicitationAuditOption = 'log' | ElicitationAuditSink | false;
