@@ -147,11 +147,13 @@ export interface ElicitationModuleOptions {
   allowUnverifiedPages?: boolean;
   /**
    * Key(s) for the AES-256-GCM encryption of every stored answer, the sealed `requestState` (protocol
-   * 2026-07-28, with a key derived from each) and the pages' CSRF tokens (first key): 32 bytes as a Buffer,
-   * or as a base64 or hex string. Pass an array to rotate: the first key encrypts, all keys decrypt. Every
-   * instance sharing a store needs the same keys. Required when `NODE_ENV=production`; otherwise a random
-   * per-process key is used (and a warning is logged).
-   * @default none (a random per-process key outside production)
+   * 2026-07-28, with a key derived from each) and the pages' CSRF tokens (signed with the first key, accepted
+   * under any): 32 bytes as a Buffer, or as a base64 or hex string. Pass an array to rotate: the first key
+   * encrypts, all keys decrypt. Every instance sharing a store needs the same keys: on a store shared between
+   * processes (`ElicitationStore.shared`, e.g. Redis) start-up fails without it in every environment, and an
+   * instance whose keys share none with the running instances' refuses to start (key ids are compared, never
+   * keys). Also required when `NODE_ENV=production`; otherwise a random per-process key is used (with a warning).
+   * @default none (a random per-process key outside production, on a store of its own)
    */
   encryptionKey?: string | Buffer | Array<string | Buffer>;
   /**

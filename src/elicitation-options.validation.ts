@@ -16,6 +16,7 @@ import {
 } from './elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
+import { isSharedStore } from './stores/elicitation-store.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './mcp/client-ladder.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
@@ -64,7 +65,7 @@ export function resolveElicitationOptions(
   const look = resolvePageLook(raw);
   checkPlugIns(raw);
   const identity = resolveIdentity(raw, production, warnings);
-  const encryptionKeys = resolveKeys(raw.encryptionKey, production, warnings);
+  const encryptionKeys = resolveKeys(raw, production, warnings);
   const limits = resolveLimits(raw.limits);
   const throttle = resolveThrottle(raw.throttle);
   const externalUrlPolicy = resolveExternalUrlPolicy(raw.externalUrlPolicy);
@@ -218,11 +219,21 @@ function resolveIdentity(
 }
 
 /**
- * `encryptionKey`: one key or a ring, each 32 bytes (Buffer, base64 or hex). Without one, production fails
- * and development gets a random per-process key (with a warning).
+ * `encryptionKey`: one key or a ring, each 32 bytes (Buffer, base64 or hex). Without one, a store shared between
+ * processes fails in every environment (each instance would draw its own key and could not open what the others
+ * seal), production fails, and development on a store of its own gets a random per-process key (with a warning).
  */
-function resolveKeys(input: ElicitationModuleOptions['encryptionKey'], production: boolean, warnings: string[]): Buffer[] {
+function resolveKeys(raw: ElicitationModuleOptions, production: boolean, warnings: string[]): Buffer[] {
+  const input = raw.encryptionKey;
   if (input !== undefined) return parseKeys(input);
+  if (raw.store && isSharedStore(raw.store)) {
+    throw new ElicitationConfigError(
+      'encryptionKey',
+      'is required with a store shared between processes (RedisElicitationStore, or a store whose shared is true), in every environment: ' +
+        'without it each instance would draw its own random key and could not open the answers, records, requestStates and CSRF tokens ' +
+        'the others seal. Give every instance the same encryptionKey: 32 random bytes, e.g. from `openssl rand -base64 32`',
+    );
+  }
   if (production) {
     throw new ElicitationConfigError(
       'encryptionKey',
@@ -230,7 +241,7 @@ function resolveKeys(input: ElicitationModuleOptions['encryptionKey'], productio
     );
   }
   warnings.push(
-    'encryptionKey is not set: a random per-process key encrypts stored secrets, so they cannot be read after a restart or by another instance. Set encryptionKey (32 bytes) outside development.',
+    'encryptionKey is not set: a random per-process key encrypts stored secrets, so they cannot be read after a restart. Set encryptionKey (32 bytes) outside development.',
   );
   return [randomBytes(KEY_BYTES)];
 }

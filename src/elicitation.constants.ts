@@ -18,6 +18,13 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'elicitation';
 export const DEFAULT_REDIS_GRACE_MS = 3_600_000;
 /** Default number of records a Redis sweep handles per round trip. */
 export const DEFAULT_REDIS_SWEEP_BATCH = 500;
+/**
+ * How long a key ring an instance announced in a shared store counts as live without being announced again (a
+ * running instance announces it every `KEY_RING_REFRESH_MS`, and withdraws it on shutdown): 60 seconds.
+ */
+export const KEY_RING_TTL_MS = 60_000;
+/** How often a running instance announces its key ring again: 20 seconds, three times per `KEY_RING_TTL_MS`. */
+export const KEY_RING_REFRESH_MS = 20_000;
 /** Default URL segment the pages and status route are mounted under. */
 export const DEFAULT_ROUTE_PREFIX = 'elicit';
 /** Default page title. */

@@ -1,6 +1,7 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
+import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { resolveElicitationOptions } from './elicitation-options.validation.js';
 import { StoreKeyRing } from './security/store-key-ring.js';
@@ -9,7 +10,8 @@ import { MemoryElicitationStore } from './stores/memory.store.js';
 
 /**
  * Options resolution (validated once, shared by the sync and async paths) and store selection; the store gets
- * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`).
+ * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a shared store the module
+ * announces its key ring and checks it against the other instances' (`ElicitationKeyRingAnnouncer`).
  */
 export const elicitationProviders: Provider[] = [
   {
@@ -30,6 +32,16 @@ export const elicitationProviders: Provider[] = [
       // Before the store's first use: a store that keeps data outside the process names and seals it with these.
       if (store.useKeys) store.useKeys(new StoreKeyRing(options.encryptionKeys));
       return store;
+    },
+  },
+  {
+    // Created once the store has its keys; a refusal fails the module's creation before any hook runs.
+    provide: ElicitationKeyRingAnnouncer,
+    inject: [ELICITATION_RESOLVED_OPTIONS, ElicitationStore],
+    useFactory: async (options: ResolvedElicitationOptions, store: ElicitationStore) => {
+      const announcer = new ElicitationKeyRingAnnouncer(options, store);
+      await announcer.start();
+      return announcer;
     },
   },
 ];

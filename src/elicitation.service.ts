@@ -145,7 +145,10 @@ export class ElicitationService implements OnModuleDestroy {
     return record;
   }
 
-  /** How an elicitation ended (with the data for `completed`), `{ status: 'pending' }`, or `undefined` when unknown. */
+  /**
+   * How an elicitation ended (with the data for `completed`), `{ status: 'pending' }`, or `undefined` when unknown.
+   * Throws `ElicitationKeyError` when the record or its answer was sealed under a key this instance lacks.
+   */
   async getResult<T extends ElicitationData = ElicitationData>(
     id: string,
     { consume = false }: ElicitationReadOptions = {},
@@ -154,6 +157,7 @@ export class ElicitationService implements OnModuleDestroy {
     if (!record) return undefined;
     if (record.status === 'pending') return { status: 'pending' };
     if (consume && record.status === 'completed') {
+      this.assertOpenable(record);
       const taken = await this.store.consume(id, Date.now());
       // Consumed already (by another reader): the answer is gone.
       if (taken) this.consumed(taken);
@@ -163,7 +167,10 @@ export class ElicitationService implements OnModuleDestroy {
     return this.outcome<T>(record);
   }
 
-  /** The latest completed answer of `userId` for `type` that is still retained. */
+  /**
+   * The latest completed answer of `userId` for `type` that is still retained. Throws `ElicitationKeyError` when the
+   * record or its answer was sealed under a key this instance lacks (a read-once read then leaves the answer stored).
+   */
   async findByUserAndType<T extends ElicitationData = ElicitationData>(
     userId: string,
     type: string,
@@ -171,6 +178,7 @@ export class ElicitationService implements OnModuleDestroy {
   ): Promise<StoredAnswer<T> | undefined> {
     const now = Date.now();
     let record = await this.store.findLatestCompleted(userId, type, now);
+    if (record && consume) this.assertOpenable(record);
     if (record && consume) {
       record = await this.store.consume(record.id, now);
       if (record) this.consumed(record);
@@ -320,7 +328,19 @@ export class ElicitationService implements OnModuleDestroy {
     return { status: record.status as Exclude<FinalStatus, 'completed'> };
   }
 
-  /** A completed record's answer, decrypted when it was sealed. */
+  /**
+   * Throws `ElicitationKeyError` when this instance cannot open a record's sealed answer (it was sealed under a key
+   * the ring lacks), before a read-once read would take it out of the store for nothing.
+   */
+  private assertOpenable(record: ElicitationRecord): void {
+    const sealed = (record.data as { $sealed?: unknown } | undefined)?.$sealed;
+    if (typeof sealed === 'string') this.box.assertKnownKey(sealed);
+  }
+
+  /**
+   * A completed record's answer, decrypted when it was sealed. Throws `ElicitationKeyError` when it was sealed
+   * under a key this instance's `encryptionKey` ring lacks.
+   */
   private reveal(record: ElicitationRecord): ElicitationData {
     const data = record.data ?? {};
     const sealed = (data as { $sealed?: unknown }).$sealed;

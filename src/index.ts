@@ -55,6 +55,7 @@ export {
   type ElicitationRecordStore,
   type ElicitationStoreKeys,
   type FinishChange,
+  type KeyRingEntry,
 } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
 
@@ -126,6 +127,7 @@ export { ElicitationExpiredException } from './errors/elicitation-expired.except
 export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';
 export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';
 export { ElicitationInputError } from './errors/elicitation-input.error.js';
+export { ElicitationKeyError } from './errors/elicitation-key.error.js';
 export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
 export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';

@@ -45,8 +45,12 @@ interface DemoAppOptions {
   throttleLimit?: number;
   /** Elicitations one user may create per minute. @default the module's default (10) */
   createPerMinute?: number;
-  /** 32-byte key (base64 or hex) for secrets at rest and CSRF tokens; instances sharing a store need the same. */
-  encryptionKey?: string;
+  /**
+   * 32-byte key (base64 or hex), or a ring of them (the first seals), for secrets at rest and CSRF tokens. Required
+   * with `store: 'redis'` (the module refuses to start without it); instances sharing a store need the same.
+   * @default a random per-process key on the memory store
+   */
+  encryptionKey?: string | string[];
   /** HTTP platform: Nest's Express adapter or its Fastify adapter (with `@fastify/formbody`). @default 'express' */
   adapter?: 'express' | 'fastify';
   /** BENCHMARK ONLY: also serve the `/bench/*` routes of `bench.controller.ts`. Never in a deployed app. @default false */

@@ -2,6 +2,15 @@ import { startDemoApp } from './demo-app.js';
 
 const env = process.env;
 const ttl = env.ELICITATION_TTL_MS ? Number(env.ELICITATION_TTL_MS) : undefined;
+// One key, or a ring as a comma-separated list (the first key seals; base64 and hex hold no comma).
+const encryptionKey = env.ELICITATION_ENCRYPTION_KEY ? env.ELICITATION_ENCRYPTION_KEY.split(',') : undefined;
+if ((env.ELICITATION_STORE || 'memory') === 'redis' && !encryptionKey) {
+  // The module refuses to start next, naming encryptionKey; this says how to give it one here.
+  console.error(
+    'ELICITATION_STORE=redis needs ELICITATION_ENCRYPTION_KEY, the same on every instance sharing the Redis: ' +
+      'e.g. export ELICITATION_ENCRYPTION_KEY="$(openssl rand -base64 32)"',
+  );
+}
 
 const { mcpUrl, url } = await startDemoApp({
   host: env.HOST || '127.0.0.1',
@@ -16,7 +25,7 @@ const { mcpUrl, url } = await startDemoApp({
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
   throttleLimit: env.ELICITATION_THROTTLE_LIMIT ? Number(env.ELICITATION_THROTTLE_LIMIT) : undefined,
-  encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
+  encryptionKey,
   createPerMinute: env.ELICITATION_CREATE_PER_MINUTE ? Number(env.ELICITATION_CREATE_PER_MINUTE) : undefined,
   adapter: (env.ELICITATION_ADAPTER || 'express') as 'express' | 'fastify',
   // Benchmark-only routes (bench/http.bench.ts): never set in a deployed app.

@@ -2,10 +2,12 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpSta
 import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { firstReportOf } from '../security/key-ids.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
 
@@ -45,6 +47,14 @@ export class ElicitationPageFilter implements ExceptionFilter {
       status = HttpStatus.SERVICE_UNAVAILABLE;
       text = messages.errors.unavailable;
       this.logger.warn(exception.message);
+    } else if (exception instanceof ElicitationKeyError) {
+      // Another instance sealed the record, or issued the form's CSRF token, under a key this one lacks: the
+      // operator's to fix (the message names key ids and encryptionKey); the browser gets a readable 503.
+      status = HttpStatus.SERVICE_UNAVAILABLE;
+      text = messages.errors.keyMismatch;
+      // A CSRF token's key id comes from the browser: each id is a warning once, so made-up ones cannot flood the log.
+      if (firstReportOf(exception.keyId)) this.logger.warn(exception.message);
+      else this.logger.debug(exception.message);
     } else if (exception instanceof HttpException) {
       status = exception.getStatus();
       text = messageOf(exception) ?? text;

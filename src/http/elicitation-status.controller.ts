@@ -1,6 +1,7 @@
-import { Get, Header, Param, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Header, Logger, Param, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
@@ -16,6 +17,8 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 @UseGuards(ElicitationRouteObserver, ElicitationThrottlerGuard)
 @UseFilters(ElicitationStatusFilter)
 export class ElicitationStatusController {
+  private readonly logger = new Logger('ElicitationStatus');
+
   constructor(private readonly service: ElicitationService) {}
 
   @Get(':id/status')
@@ -27,6 +30,10 @@ export class ElicitationStatusController {
       view = await this.service.getStatus(id);
     } catch (error) {
       if (error instanceof ElicitationStoreUnavailableError) throw new ServiceUnavailableException(PAGE_MESSAGES.errors.statusUnavailable);
+      if (error instanceof ElicitationKeyError) {
+        this.logger.warn(error.message);
+        throw new ServiceUnavailableException(PAGE_MESSAGES.errors.keyMismatch);
+      }
       throw error;
     }
     if (!view) throw new ElicitationNotFoundException();

@@ -67,7 +67,7 @@ export class PageSecurity {
   private readonly baseHeaders: Array<[string, string]> = [];
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
-    this.csrf = new CsrfTokens(options.encryptionKeys[0]);
+    this.csrf = new CsrfTokens(options.encryptionKeys);
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
@@ -132,6 +132,7 @@ export class PageSecurity {
    * True when a form post may be trusted: not cross-site by `Sec-Fetch-Site` or `Origin` (a `null` Origin,
    * which browsers send under `Referrer-Policy: no-referrer`, is left to the token), and carrying the token
    * issued for this elicitation with a nonce in its cookie (any of the cookie's values, see `CsrfTokens.verify`).
+   * Throws `ElicitationKeyError` for a token issued under a key this instance's `encryptionKey` ring lacks.
    */
   verifyPost(elicitationId: string, req: PageRequest, token: unknown): boolean {
     const headers = raw<NodeRequestPart>(req).headers;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { RpcException } from '@nestjs/microservices';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationQuotaError } from '../errors/elicitation-quota.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
@@ -28,6 +29,7 @@ const READABLE = [
   ElicitationValidationError,
   ElicitationQuotaError,
   ElicitationInputError,
+  ElicitationKeyError,
   FormSchemaError,
 ];
 

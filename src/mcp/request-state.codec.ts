@@ -1,4 +1,5 @@
-import { createHash, hkdfSync } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { randomPool } from '../security/random-pool.js';
 import { isCanonicalSealed, SecretBox } from '../security/secret-box.js';
 
@@ -74,8 +75,11 @@ interface RequestStateWire {
   p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number };
 }
 
-/** Why a `requestState` was refused (only for logs: the client always gets the same error). */
-export type RequestStateRejection = 'malformed' | 'tampered' | 'expired' | 'user' | 'method' | 'tool' | 'arguments' | 'replayed';
+/**
+ * Why a `requestState` was refused (only for logs: the client always gets the same error). `key`: sealed under a
+ * key this instance's `encryptionKey` ring lacks (the error's `cause` is the `ElicitationKeyError` naming it).
+ */
+export type RequestStateRejection = 'malformed' | 'tampered' | 'key' | 'expired' | 'user' | 'method' | 'tool' | 'arguments' | 'replayed';
 
 /**
  * A `requestState` that must not be honoured. The message is the same for every reason (it may reach the
@@ -84,8 +88,11 @@ export type RequestStateRejection = 'malformed' | 'tampered' | 'expired' | 'user
 export class RequestStateError extends Error {
   override readonly name = 'RequestStateError';
 
-  constructor(readonly reason: RequestStateRejection) {
-    super('Invalid or expired requestState');
+  constructor(
+    readonly reason: RequestStateRejection,
+    options?: { cause?: unknown },
+  ) {
+    super('Invalid or expired requestState', options);
   }
 }
 
@@ -103,7 +110,7 @@ export class RequestStateCodec {
   private readonly box: SecretBox;
 
   constructor(encryptionKeys: Buffer[]) {
-    this.box = new SecretBox(encryptionKeys.map((key) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), PURPOSE, 32))));
+    this.box = new SecretBox(encryptionKeys, PURPOSE);
   }
 
   /** A fresh state id (128 random bits). */
@@ -126,7 +133,8 @@ export class RequestStateCodec {
     let json: string;
     try {
       json = this.box.open(sealed, PURPOSE);
-    } catch {
+    } catch (error) {
+      if (error instanceof ElicitationKeyError) throw new RequestStateError('key', { cause: error });
       throw new RequestStateError('tampered');
     }
     let wire: Partial<RequestStateWire> | null;

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
+import { firstReportOf } from '../security/key-ids.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
@@ -132,7 +134,13 @@ export class RequestStates {
   }
 
   private logRefusal(error: unknown, what: string): void {
-    if (error instanceof RequestStateError) this.logger.debug(`requestState refused on ${what}: ${error.reason}`);
+    if (!(error instanceof RequestStateError)) return;
+    // A state sealed under a key this instance lacks is the operator's to fix (the cause names the key ids); a
+    // client can make up key ids, so each is a warning once.
+    const cause = error.cause;
+    if (cause instanceof ElicitationKeyError && firstReportOf(cause.keyId))
+      this.logger.warn(`requestState refused on ${what}: ${cause.message}`);
+    else this.logger.debug(`requestState refused on ${what}: ${error.reason}`);
   }
 }
 

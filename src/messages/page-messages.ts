@@ -98,6 +98,8 @@ export interface PageMessages {
     readonly throttled: (retryAfterSeconds: number) => string;
     readonly answerTooLarge: string;
     readonly unavailable: string;
+    /** This instance cannot open what another sealed (the instances disagree on `encryptionKey`): 503. */
+    readonly keyMismatch: string;
     readonly unexpected: string;
     /** The status route's 503 (JSON). */
     readonly statusUnavailable: string;
@@ -213,6 +215,8 @@ export const PAGE_MESSAGES: PageMessages = {
     throttled: (retryAfterSeconds) => `Too many requests from your network. Wait ${retryAfterSeconds} seconds, then try again.`,
     answerTooLarge: 'The answer is too large to store. Nothing was saved.',
     unavailable: 'This service is temporarily unavailable. Nothing was saved. Please try again in a moment.',
+    keyMismatch:
+      "This server cannot read this request because of a configuration problem on our side. Nothing was saved. Please try again in a moment; if it keeps happening, tell the site's operator.",
     unexpected: 'Something went wrong on our side. Please try again later.',
     statusUnavailable: 'The elicitation store is temporarily unavailable. Try again shortly.',
     statusLine: (statusCode) => `Status ${statusCode}. You can close this window.`,

@@ -38,6 +38,11 @@ export interface RedisKeySpace {
   counter(counterName: string, window: number): string;
   /** Every record under its next deadline: `expiresAt` while pending, then `purgeAt`. */
   readonly deadlines: string;
+  /**
+   * The key rings of the running instances (`announceKeyRing`): key ids only, each entry scored by the time it
+   * lives until.
+   */
+  readonly keyRings: string;
   /** The pub/sub channel of lifecycle events (see redis.event-wire.ts). */
   readonly channel: string;
 }
@@ -54,6 +59,7 @@ export function keySpace(prefix: string): RedisKeySpace {
     pending: `${base}:p`,
     counter: (counterName, window) => `${base}:h:${window}:${counterName}`,
     deadlines: `${base}:d`,
+    keyRings: `${base}:k`,
     channel: `${base}:events`,
   };
 }

@@ -193,6 +193,23 @@ for i = 2, #KEYS do n = n + tonumber(redis.call('GET', KEYS[i]) or '0') end
 return n
 `;
 
+const KEY_RINGS = `
+-- KEYS: the key rings of the instances (a sorted set: members '<instance id>:<key ids, comma-separated>', scores
+-- the time each entry lives until). ARGV: now, instance id, its key ids, the time its entry lives until ('' to
+-- remove it), that TTL in ms. Forgets the entries whose time has passed and the instance's earlier entry, records
+-- the new one, and returns the live members. The set lives as long as its longest-lived entry.
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local prefix = ARGV[2] .. ':'
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if string.sub(member, 1, #prefix) == prefix then redis.call('ZREM', KEYS[1], member) end
+end
+if ARGV[4] ~= '' then
+  redis.call('ZADD', KEYS[1], ARGV[4], prefix .. ARGV[3])
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+end
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`;
+
 /** What `create` refused, as the CREATE script answers it. */
 type CreateRefusal = Exclude<CreateResult, 'created'>;
 
@@ -205,6 +222,8 @@ export interface Scripts {
   elicitCreate(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1 | CreateRefusal>;
   elicitConsume(r: string, now: number, base: string, id: string): Promise<Row | null>;
   elicitHit(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<number>;
+  /** The live members of the key-ring set, after recording (or removing) one instance's entry. */
+  elicitKeyRings(k: string, now: number, instanceId: string, keyIds: string, until: number | '', ttlMs: number): Promise<string[]>;
   elicitFinish(r: string, d: string, p: string, ...argv: (string | number)[]): Promise<0 | Row>;
   elicitFindLatest(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row | null>;
   elicitList(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
@@ -216,6 +235,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitCreate: { lua: CREATE },
   elicitConsume: { numberOfKeys: 1, lua: CONSUME },
   elicitHit: { lua: HIT },
+  elicitKeyRings: { numberOfKeys: 1, lua: KEY_RINGS },
   elicitFinish: { numberOfKeys: 3, lua: FINISH },
   elicitFindLatest: { lua: FIND_LATEST },
   elicitList: { lua: LIST },

@@ -1,8 +1,9 @@
 import { DEFAULT_REDIS_GRACE_MS, DEFAULT_REDIS_KEY_PREFIX, DEFAULT_REDIS_SWEEP_BATCH } from '../elicitation.constants.js';
-import type { OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import {
   ElicitationStore,
   type CounterHit,
@@ -11,12 +12,18 @@ import {
   type ElicitationEventChannel,
   type ElicitationStoreKeys,
   type FinishChange,
+  type KeyRingEntry,
 } from '../stores/elicitation-store.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { RedisEventChannel } from './redis.event-channel.js';
 import { keySpace, redisNames, type RedisKeySpace, type RedisNames } from './redis.key-space.js';
 import { decodeData, encodeImmutableFields, FIELDS, fromParts, toRecord } from './redis.row-codec.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
+
+/** An instance id in a key-ring entry (`announceKeyRing`): no `:` or `,`, which separate the member's parts. */
+const INSTANCE_ID = /^[A-Za-z0-9-]{1,64}$/;
+/** A key id (`keyIdOf`). */
+const KEY_ID = /^[0-9a-f]{8}$/;
 
 /** Options of `RedisElicitationStore`. */
 export interface RedisElicitationStoreOptions {
@@ -58,6 +65,8 @@ export interface RedisElicitationStoreOptions {
  * connection, fails commands fast while Redis is down, and closes it on shutdown).
  */
 export class RedisElicitationStore extends ElicitationStore implements OnModuleDestroy {
+  /** Several instances use one Redis: `encryptionKey` is required in every environment, and each announces its ring. */
+  override readonly shared: boolean = true;
   /** The ioredis client in use. */
   readonly redis: RedisClient;
   private readonly ownsClient: boolean;
@@ -224,7 +233,16 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       const [handled, rows] = await callRedis('sweep', () =>
         this.scripts.elicitSweep(this.keys.deadlines, now, retentionMs, this.keys.base, this.sweepBatch, this.graceMs),
       );
-      for (const row of rows) expired.push(toRecord(row, keys));
+      for (const row of rows) {
+        // A record another instance sealed under a key this one lacks is expired all the same; it is reported,
+        // not announced (a warned, never a refused, configuration: see announceKeyRing).
+        try {
+          expired.push(toRecord(row, keys));
+        } catch (error) {
+          if (!(error instanceof ElicitationKeyError)) throw error;
+          new Logger('RedisElicitationStore').warn(`The sweep expired a record it cannot announce. ${error.message}`);
+        }
+      }
       if (handled < this.sweepBatch) return expired;
     }
   }
@@ -243,6 +261,23 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     const channel = await RedisEventChannel.open(deps, onRemoteEvent);
     this.channels.add(channel);
     return channel;
+  }
+
+  /**
+   * Records `entry` in `{prefix}:v2:k` until `now + ttlMs` (`ttlMs: 0` removes it) and resolves the live entries
+   * (see `ElicitationRecordStore.announceKeyRing`): one script, one round trip. Key ids only, never keys.
+   */
+  override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
+    if (!INSTANCE_ID.test(entry.instanceId) || entry.keyIds.length === 0 || !entry.keyIds.every((id) => KEY_ID.test(id))) {
+      throw new TypeError('announceKeyRing takes an instanceId of letters, digits and "-" and at least one key id of 8 hex characters');
+    }
+    const members = await callRedis('announceKeyRing', () =>
+      this.scripts.elicitKeyRings(this.keys.keyRings, now, entry.instanceId, entry.keyIds.join(','), ttlMs > 0 ? now + ttlMs : '', ttlMs),
+    );
+    return members.map((member) => {
+      const at = member.indexOf(':');
+      return { instanceId: member.slice(0, at), keyIds: member.slice(at + 1).split(',') };
+    });
   }
 
   /** The keys `useKeys` gave, or a config error naming what is missing. */

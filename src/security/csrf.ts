@@ -1,8 +1,13 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
+import { keyIdOf } from './key-ids.js';
 import { randomPool } from './random-pool.js';
 
 /** A nonce as `CsrfTokens` mints it: 16 random bytes in base64url. */
 const NONCE_SHAPE = /^[A-Za-z0-9_-]{22}$/;
+
+/** A token as `CsrfTokens` issues it: `<key id>.<HMAC-SHA256 in base64url>`. */
+const TOKEN_SHAPE = /^([0-9a-f]{8})\.[A-Za-z0-9_-]{43}$/;
 
 /**
  * Cookie nonces a post may pair its token with: at most this many of the request's values are tried. A browser
@@ -20,14 +25,27 @@ const MAX_NONCES_TRIED = 4;
  *
  * The nonce belongs to the browser, not to a render: a render reuses the nonce the browser already holds for the
  * page, so every tab opened on the page (and a form shown again after a refused post) carries a valid token
- * until the elicitation ends. The key is derived from the first encryption key, so every instance sharing the
- * key ring accepts the same tokens.
+ * until the elicitation ends.
+ *
+ * The token is `<key id>.<HMAC>`: the HMAC key is derived from the first key of the `encryptionKey` ring, whose id
+ * (`keyIdOf`, a fingerprint) the token names, so every instance holding that key accepts it, during a rotation too
+ * (an instance whose first key is another one of the ring). A token issued under a key this instance does not hold
+ * is an `ElicitationKeyError` (the instances disagree on `encryptionKey`), not a forged post.
  */
 export class CsrfTokens {
-  private readonly key: Buffer;
+  /** One HMAC key per key of the ring, by key id; the first key's signs. */
+  private readonly keys: Map<string, Buffer>;
+  private readonly signer: { id: string; key: Buffer };
 
-  constructor(encryptionKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'nestjs-mcp-elicitation csrf', 32));
+  /** @param encryptionKeys the `encryptionKey` ring (or its one key), the sealing key first. */
+  constructor(encryptionKeys: Buffer | readonly Buffer[]) {
+    const ring = Buffer.isBuffer(encryptionKeys) ? [encryptionKeys] : encryptionKeys;
+    if (ring.length === 0) throw new Error('CsrfTokens needs at least one key');
+    this.keys = new Map(
+      ring.map((key) => [keyIdOf(key), Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'nestjs-mcp-elicitation csrf', 32))]),
+    );
+    const [id, key] = this.keys.entries().next().value!;
+    this.signer = { id, key };
   }
 
   /**
@@ -38,28 +56,33 @@ export class CsrfTokens {
    */
   issue(elicitationId: string, held: readonly string[] = []): { nonce: string; token: string } {
     const nonce = held.find((value) => NONCE_SHAPE.test(value)) ?? randomPool.take(16).toString('base64url');
-    return { nonce, token: this.sign(elicitationId, nonce) };
+    return { nonce, token: `${this.signer.id}.${sign(this.signer.key, elicitationId, nonce)}` };
   }
 
   /**
    * True when `token` was issued for this elicitation and one of the cookie's `nonces` (the first few, see
-   * `MAX_NONCES_TRIED`). Constant-time for each nonce tried.
+   * `MAX_NONCES_TRIED`), under any key of the ring. Constant-time for each nonce tried. Throws
+   * `ElicitationKeyError` for a well-formed token issued under a key the ring does not hold.
    */
   verify(elicitationId: string, nonces: readonly string[] | string | undefined, token: unknown): boolean {
     if (typeof token !== 'string') return false;
-    const given = Buffer.from(token);
+    const shape = TOKEN_SHAPE.exec(token);
+    if (!shape) return false;
+    const key = this.keys.get(shape[1]);
+    if (!key) throw new ElicitationKeyError(shape[1], [...this.keys.keys()], 'a CSRF token signed');
+    const given = Buffer.from(token.slice(9));
     const candidates = (typeof nonces === 'string' ? [nonces] : (nonces ?? [])).slice(0, MAX_NONCES_TRIED);
     let valid = false;
     for (const nonce of candidates) {
       if (!NONCE_SHAPE.test(nonce)) continue;
-      const expected = Buffer.from(this.sign(elicitationId, nonce));
+      const expected = Buffer.from(sign(key, elicitationId, nonce));
       // Every candidate is compared (no early exit), so the time taken does not say which one matched.
       if (given.length === expected.length && timingSafeEqual(given, expected)) valid = true;
     }
     return valid;
   }
+}
 
-  private sign(elicitationId: string, nonce: string): string {
-    return createHmac('sha256', this.key).update(`${elicitationId}.${nonce}`).digest('base64url');
-  }
+function sign(key: Buffer, elicitationId: string, nonce: string): string {
+  return createHmac('sha256', key).update(`${elicitationId}.${nonce}`).digest('base64url');
 }

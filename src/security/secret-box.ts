@@ -1,4 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
+import { keyIdOf } from './key-ids.js';
 import { randomPool } from './random-pool.js';
 
 /** Sealed values start with this tag; anything else is refused by `open`. */
@@ -45,19 +47,36 @@ export function isCanonicalSealed(sealed: string): boolean {
  * (additional authenticated data, e.g. the elicitation id, so a sealed value cannot be moved to another
  * record); `open` finds the key by its id, so values sealed before a rotation stay readable.
  *
- * Format: `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url parts; the key id is 8 hex characters of the
- * key's SHA-256, never the key).
+ * Format: `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url parts). The key id is the `encryptionKey`'s id
+ * (`keyIdOf`, a fingerprint, never the key), the same whichever purpose the box serves, so a value that cannot be
+ * opened is reported as an `ElicitationKeyError` naming the key it was sealed under.
  */
 export class SecretBox {
-  private readonly keys: Array<{ id: string; key: KeyObject }>;
+  private readonly keys: Array<{ id: string; legacyId: string; key: KeyObject }>;
 
-  constructor(keys: Buffer[]) {
-    if (keys.length === 0) throw new Error('SecretBox needs at least one key');
-    this.keys = keys.map((key) => {
-      if (key.length !== 32) throw new Error('SecretBox keys are 32 bytes');
-      // A KeyObject is imported once; a Buffer key would be imported again by every cipher.
-      return { id: createHash('sha256').update(key).digest('hex').slice(0, 8), key: createSecretKey(key) };
+  /**
+   * @param encryptionKeys the `encryptionKey` ring, 32 bytes each, the sealing key first.
+   * @param purpose when given, the box encrypts under keys derived from the ring for this purpose alone
+   *   (HKDF-SHA256, this info); the key ids stay those of the ring's keys.
+   */
+  constructor(encryptionKeys: readonly Buffer[], purpose?: string) {
+    if (encryptionKeys.length === 0) throw new Error('SecretBox needs at least one key');
+    this.keys = encryptionKeys.map((encryptionKey) => {
+      if (encryptionKey.length !== 32) throw new Error('SecretBox keys are 32 bytes');
+      const key = purpose === undefined ? encryptionKey : Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), purpose, 32));
+      return {
+        id: keyIdOf(encryptionKey),
+        // The id values sealed before key ids were fingerprints carry: 8 hex characters of the box key's SHA-256.
+        legacyId: createHash('sha256').update(key).digest('hex').slice(0, 8),
+        // A KeyObject is imported once; a Buffer key would be imported again by every cipher.
+        key: createSecretKey(key),
+      };
     });
+  }
+
+  /** The ids of the ring's keys, the sealing key's first. */
+  get keyIds(): string[] {
+    return this.keys.map((k) => k.id);
   }
 
   seal(plaintext: string, context: string): string {
@@ -71,10 +90,12 @@ export class SecretBox {
     return `${VERSION}.${id}.${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
   }
 
-  /** Decrypts a sealed value; throws when it was tampered with, sealed for another context or by an unknown key. */
+  /**
+   * Decrypts a sealed value. Throws `ElicitationKeyError` when it was sealed under a key this ring does not hold,
+   * and an `Error` when it has not the shape `seal` writes, was tampered with or was sealed for another context.
+   */
   open(sealed: string, context: string): string {
-    const entry = isCanonicalSealed(sealed) ? this.keys.find((k) => sealed.startsWith(k.id, 3)) : undefined;
-    if (!entry) throw new Error('Cannot open this sealed value: unknown format or key (was encryptionKey rotated out?)');
+    const entry = this.keyFor(sealed);
     // Fixed offsets: "v1." (3) + key id (8) + "." then the 16-character IV, "." and the rest.
     const tagAt = sealed.length - 22;
     const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(sealed.slice(12, 28), 'base64url'), {
@@ -85,5 +106,21 @@ export class SecretBox {
     const text = decipher.update(Buffer.from(sealed.slice(29, tagAt - 1), 'base64url')).toString('utf8');
     decipher.final();
     return text;
+  }
+
+  /**
+   * Throws what `open` would throw for a value this ring cannot open by its key id (`ElicitationKeyError`) or
+   * shape, without decrypting: checked before an irreversible step, such as read-once delivery.
+   */
+  assertKnownKey(sealed: string): void {
+    this.keyFor(sealed);
+  }
+
+  private keyFor(sealed: string): { id: string; key: KeyObject } {
+    if (!isCanonicalSealed(sealed)) throw new Error('Cannot open this sealed value: unknown format');
+    const id = sealed.slice(3, 11);
+    const entry = this.keys.find((k) => k.id === id) ?? this.keys.find((k) => k.legacyId === id);
+    if (!entry) throw new ElicitationKeyError(id, this.keyIds);
+    return entry;
   }
 }

@@ -22,7 +22,7 @@ export class StoreKeyRing {
   constructor(encryptionKeys: Buffer[]) {
     if (encryptionKeys.length === 0) throw new Error('StoreKeyRing needs at least one key');
     this.nameKeys = encryptionKeys.map((key) => createSecretKey(derive(key, NAMES_PURPOSE)));
-    this.box = new SecretBox(encryptionKeys.map((key) => derive(key, RECORDS_PURPOSE)));
+    this.box = new SecretBox(encryptionKeys, RECORDS_PURPOSE);
   }
 
   /**
@@ -39,7 +39,10 @@ export class StoreKeyRing {
     return this.box.seal(plaintext, context);
   }
 
-  /** Opens what `seal` sealed for `context` under any key of the ring; throws when it cannot. */
+  /**
+   * Opens what `seal` sealed for `context` under any key of the ring; throws `ElicitationKeyError` when the ring
+   * lacks the key it was sealed under, an `Error` when it cannot open it otherwise.
+   */
   open(sealed: string, context: string): string {
     return this.box.open(sealed, context);
   }

@@ -66,6 +66,20 @@ export interface ElicitationStoreKeys {
 }
 
 /**
+ * One app instance's `encryptionKey` ring as a shared store records it (`announceKeyRing`): key ids only, never
+ * keys.
+ */
+export interface KeyRingEntry {
+  /** A random id of the announcing module, new at every start: letters, digits and `-`, at most 64. */
+  instanceId: string;
+  /**
+   * The ids of its keys, the first (sealing) key's first: 8 hex characters each, fingerprints derived from the
+   * keys (HKDF) that reveal nothing about them, and the `<key id>` of every value sealed under them.
+   */
+  keyIds: readonly string[];
+}
+
+/**
  * The record side of a store: where elicitations live, from creation to purge.
  *
  * Every method is one call so that a networked store can make it one round trip, and `finish` is an
@@ -125,6 +139,16 @@ export interface ElicitationRecordStore {
    * notifies MCP sessions held by another.
    */
   openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+
+  /**
+   * Optional, for stores shared by several app instances: records that instance `entry.instanceId` runs with the
+   * key ring `entry.keyIds` until `now + ttlMs` (replacing its earlier entry; `ttlMs: 0` removes it), forgets the
+   * entries whose time has passed, and resolves every entry still live at `now` (this one's included unless
+   * removed). One atomic step. `ElicitationModule` announces its ring when it starts, refuses to start when it
+   * shares no key with a live instance and warns when the rings only partly agree; it announces again every
+   * 20 s with a `ttlMs` of 60 s while it runs, and removes its entry on shutdown.
+   */
+  announceKeyRing?(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]>;
 }
 
 /**
@@ -155,6 +179,14 @@ export interface ElicitationCounterStore {
  * which runs the suites of both contracts.
  */
 export abstract class ElicitationStore implements ElicitationRecordStore, ElicitationCounterStore {
+  /**
+   * Whether several processes may use this store's data at once (`RedisElicitationStore`: `true`;
+   * `MemoryElicitationStore`: `false`). With a shared store `ElicitationModule` requires `encryptionKey` in every
+   * environment, since a random per-process key would leave each instance unable to open what the others seal.
+   * Unset, a store that offers `openEventChannel` (events between instances) counts as shared and any other as
+   * not: a custom store shared some other way says so itself.
+   */
+  declare readonly shared?: boolean;
   abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
   abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
@@ -164,6 +196,7 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
   ping?(): Promise<void>;
   openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+  announceKeyRing?(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]>;
   /**
    * Optional, for stores that keep data outside the process (others need no keys): receives the keys of the
    * module's `encryptionKey` (see `ElicitationStoreKeys`), before the store's first use, so that the store can
@@ -174,4 +207,12 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   useKeys?(keys: ElicitationStoreKeys): void;
   abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
   peekHits?(key: string, windowMs: number, now: number): Promise<number>;
+}
+
+/**
+ * Whether `store` is shared between processes (see `ElicitationStore.shared`): its own word when it gives one,
+ * otherwise whether it offers `openEventChannel`.
+ */
+export function isSharedStore(store: Pick<ElicitationStore, 'shared' | 'openEventChannel'>): boolean {
+  return store.shared ?? typeof store.openEventChannel === 'function';
 }

@@ -12,6 +12,8 @@ import { ElicitationStore, type CounterHit, type CreateQuota, type CreateResult,
  * Not shared between processes: run several instances on `RedisElicitationStore`.
  */
 export class MemoryElicitationStore extends ElicitationStore {
+  /** Its data lives in this process alone, so each instance on it may run on a key of its own. */
+  override readonly shared: boolean = false;
   private readonly records = new Map<string, ElicitationRecord>();
   /** userId → type → ids, in creation order. */
   private readonly index = new Map<string, Map<string, Set<string>>>();

@@ -67,8 +67,11 @@ export interface ContractTestApi {
   afterAll: (fn: () => Promise<void> | void) => unknown;
 }
 
-/** The optional members of a store: `ping` and `openEventChannel` of the record side, `peekHits` of the counters. */
-export type OptionalStoreMember = 'peekHits' | 'ping' | 'openEventChannel';
+/**
+ * The optional members of a store: `ping`, `openEventChannel` and `announceKeyRing` of the record side, `peekHits`
+ * of the counters.
+ */
+export type OptionalStoreMember = 'peekHits' | 'ping' | 'openEventChannel' | 'announceKeyRing';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitationEvent } from '../elicitation.types.js';
-import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
+import type { ElicitationRecordStore, KeyRingEntry } from '../stores/elicitation-store.js';
 import {
   itIfOffered,
   itOffersExactly,
@@ -22,7 +22,8 @@ import {
  * ```
  *
  * `makeStore` runs before every test; give each test a fresh store (or a fresh key prefix). The tests of
- * `ping` and `openEventChannel` run when `options.offers` lists them, and are reported as skipped otherwise.
+ * `ping`, `openEventChannel` and `announceKeyRing` run when `options.offers` lists them, and are reported as skipped
+ * otherwise.
  */
 export function describeElicitationRecordStoreContract(
   name: string,
@@ -48,7 +49,7 @@ export function recordStoreTests(
     store = await makeStore();
   });
 
-  itOffersExactly(api, offers, ['ping', 'openEventChannel'], () => store);
+  itOffersExactly(api, offers, ['ping', 'openEventChannel', 'announceKeyRing'], () => store);
 
   it('returns what was created, and undefined for unknown ids', async () => {
     const record = pendingRecord();
@@ -239,6 +240,44 @@ export function recordStoreTests(
   itIfOffered(api, offers, 'ping', 'answers ping while the backend is reachable', async () => {
     if (!store.ping) throw new Error('the store offers no ping, but options.offers lists it');
     await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  /** Entries in a comparable form: plain arrays, ordered by instance id. */
+  const rings = (entries: readonly KeyRingEntry[]) =>
+    entries.map((e) => ({ instanceId: e.instanceId, keyIds: [...e.keyIds] })).sort((x, y) => (x.instanceId < y.instanceId ? -1 : 1));
+
+  itIfOffered(
+    api,
+    offers,
+    'announceKeyRing',
+    'keeps each announced key ring until its time passes, replaced by the next announcement',
+    async () => {
+      if (!store.announceKeyRing) throw new Error('the store offers no announceKeyRing, but options.offers lists it');
+      const a = { instanceId: `a-${randomUUID()}`, keyIds: ['0a1b2c3d', '4e5f6a7b'] };
+      const b = { instanceId: `b-${randomUUID()}`, keyIds: ['4e5f6a7b'] };
+      expect(rings(await store.announceKeyRing(a, T0, 1_000))).toEqual([a]);
+      expect(rings(await store.announceKeyRing(b, T0 + 500, 1_000))).toEqual([a, b]);
+      // A announces again with another ring: its entry is replaced (not added to) and lives on.
+      const rotated = { ...a, keyIds: ['4e5f6a7b', '0a1b2c3d'] };
+      expect(rings(await store.announceKeyRing(rotated, T0 + 900, 1_000))).toEqual([rotated, b]);
+      // B's time passes at T0 + 1500 (live while now is before it); A's runs to T0 + 1900.
+      expect(rings(await store.announceKeyRing(a, T0 + 1_500, 1_000))).toEqual([a]);
+      // A TTL of 0 removes the instance's entry.
+      expect(rings(await store.announceKeyRing(b, T0 + 1_600, 1_000))).toEqual([a, b]);
+      expect(rings(await store.announceKeyRing(a, T0 + 1_700, 0))).toEqual([b]);
+      expect(await store.announceKeyRing(b, T0 + 1_800, 0)).toEqual([]);
+    },
+  );
+
+  itIfOffered(api, offers, 'announceKeyRing', 'records every one of many concurrent key-ring announcements', async () => {
+    if (!store.announceKeyRing) throw new Error('the store offers no announceKeyRing, but options.offers lists it');
+    const entries = Array.from({ length: 20 }, (_, i) => ({
+      instanceId: `i${String(i).padStart(2, '0')}-${randomUUID()}`,
+      keyIds: ['0a1b2c3d'],
+    }));
+    await Promise.all(entries.map((entry) => store.announceKeyRing!(entry, T0, 60_000)));
+    const last = { instanceId: `z-${randomUUID()}`, keyIds: ['4e5f6a7b', '0a1b2c3d'] };
+    expect(rings(await store.announceKeyRing(last, T0 + 1, 60_000))).toEqual(rings([...entries, last]));
   });
 
   itIfOffered(api, offers, 'openEventChannel', 'carries events between channels, never back to the sender', async () => {

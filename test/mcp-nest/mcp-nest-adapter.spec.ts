@@ -11,6 +11,7 @@ import { RpcException } from '@nestjs/microservices';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { UrlElicitationRequiredError as EsmUrlElicitationRequiredError } from '@modelcontextprotocol/server';
 import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../../src/errors/elicitation-not-answered.error.js';
 import { ElicitationUnsupportedError } from '../../src/errors/elicitation-unsupported.error.js';
 import { RequestStateError } from '../../src/mcp/request-state.codec.js';
@@ -43,7 +44,12 @@ describe('errors as MCP-Nest must receive them', () => {
   });
 
   it("the library's readable errors become tool errors with their message; other errors pass unchanged", () => {
-    for (const error of [new ElicitationUnsupportedError('url'), new ElicitationNotAnsweredError('declined')]) {
+    for (const error of [
+      new ElicitationUnsupportedError('url'),
+      new ElicitationNotAnsweredError('declined'),
+      // Another instance sealed the answer under a key this one lacks: the message names key ids and encryptionKey.
+      new ElicitationKeyError('0a1b2c3d', ['4e5f6a7b']),
+    ]) {
       const mapped = toMcpNestError(error);
       expect(mapped).toBeInstanceOf(RpcException);
       expect((mapped as RpcException).getError()).toBe(error.message);

@@ -4,8 +4,10 @@ import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
+import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationQuotaError } from '../../src/errors/elicitation-quota.error.js';
 import { CsrfTokens } from '../../src/security/csrf.js';
+import { keyIdOf } from '../../src/security/key-ids.js';
 import fc from 'fast-check';
 import { isCanonicalSealed, SecretBox } from '../../src/security/secret-box.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
@@ -13,6 +15,16 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { compileElicitation } from '../support/testing-module.js';
 
 const SECRET = 'sk-live-PLANTED-0123456789';
+
+/** What `fn` throws (fails the test when it does not). */
+function errorOf(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a throw');
+}
 
 describe('SecretBox (AES-256-GCM with a key ring)', () => {
   const k1 = randomBytes(32);
@@ -34,7 +46,10 @@ describe('SecretBox (AES-256-GCM with a key ring)', () => {
     const parts = sealed.split('.');
     parts[3] = Buffer.from('tampered').toString('base64url');
     expect(() => box.open(parts.join('.'), 'id-1')).toThrow();
-    expect(() => new SecretBox([k2]).open(sealed, 'id-1')).toThrow(/unknown format or key/);
+    const unknown = errorOf(() => new SecretBox([k2]).open(sealed, 'id-1'));
+    expect(unknown).toBeInstanceOf(ElicitationKeyError);
+    expect(unknown).toMatchObject({ keyId: keyIdOf(k1), ringKeyIds: [keyIdOf(k2)] });
+    expect(unknown.message).toContain('encryptionKey');
   });
 
   it('rotates: a new first key encrypts, old keys still decrypt', () => {
@@ -116,7 +131,11 @@ describe('CsrfTokens', () => {
     const key = randomBytes(32);
     const { nonce, token } = new CsrfTokens(key).issue('e1');
     expect(new CsrfTokens(key).verify('e1', nonce, token)).toBe(true);
-    expect(new CsrfTokens(randomBytes(32)).verify('e1', nonce, token)).toBe(false);
+    // Another key: not a forged post but instances that disagree on encryptionKey, named by key id.
+    const other = randomBytes(32);
+    const refused = errorOf(() => new CsrfTokens(other).verify('e1', nonce, token));
+    expect(refused).toBeInstanceOf(ElicitationKeyError);
+    expect(refused).toMatchObject({ keyId: keyIdOf(key), ringKeyIds: [keyIdOf(other)] });
   });
 });
 

@@ -26,7 +26,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: ['peekHits', 'ping', 'openEventChannel'],
+      offers: ['peekHits', 'ping', 'openEventChannel', 'announceKeyRing'],
     },
   );
 

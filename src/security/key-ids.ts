@@ -1,0 +1,34 @@
+import { hkdfSync } from 'node:crypto';
+
+/** HKDF info of key ids: a key id is derived for this purpose alone, so it says nothing about any other use of the key. */
+const KEY_ID_PURPOSE = 'nestjs-mcp-elicitation key id';
+/** Bytes of a key id: 32 bits, 8 hex characters (the `<key id>` part of a sealed value). */
+const KEY_ID_BYTES = 4;
+
+/** The shape of a key id. */
+export const KEY_ID_SHAPE = /^[0-9a-f]{8}$/;
+
+/**
+ * The id of one `encryptionKey`: 8 hex characters of HKDF-SHA256(key, info "nestjs-mcp-elicitation key id"). The
+ * same on every instance holding the key and for every purpose the key serves (sealed answers, records and
+ * `requestState`s name their key by it, CSRF tokens carry it, instances announce their ring with it), so an
+ * operator can match an error to the instance that sealed the value. It is a fingerprint: it reveals nothing
+ * about the key (a pseudo-random function of it, for this purpose only), and it is never used as key material.
+ */
+export function keyIdOf(key: Buffer): string {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), KEY_ID_PURPOSE, KEY_ID_BYTES)).toString('hex');
+}
+
+/** Most key ids `firstReportOf` remembers: past it, nothing more is reported as new. */
+const MAX_REPORTED = 64;
+const reported = new Set<string>();
+
+/**
+ * True the first time a key id is reported in this process, for at most `MAX_REPORTED` ids: a key id a client
+ * sent (in a `requestState` or a CSRF token) is logged as a warning once, so that made-up ids cannot flood the log.
+ */
+export function firstReportOf(keyId: string): boolean {
+  if (reported.has(keyId) || reported.size >= MAX_REPORTED) return false;
+  reported.add(keyId);
+  return true;
+}
