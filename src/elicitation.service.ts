@@ -15,6 +15,7 @@ import type {
 } from './elicitation.types.js';
 import { ElicitationInputError } from './errors/elicitation-input.error.js';
 import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
+import { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
 import { SecretBox } from './security/secret-box.js';
 import { ElicitationEvents, lifecycleEvent } from './events/elicitation-events.js';
 import { attachKindData, buildPendingRecord, isPlainObject, type CreateUrlElicitationInput } from './service/create-input.validation.js';
@@ -59,6 +60,8 @@ export class ElicitationService implements OnModuleDestroy {
   private readonly box: SecretBox;
   /** The abuse limits `create` enforces (per-user rate per minute, pending caps). */
   private readonly quota: CreateQuota;
+  /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down. */
+  private readonly shutdown = new AbortController();
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
@@ -85,6 +88,23 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
+   * True once the module began to shut down (Nest's `onModuleDestroy`, on `app.close()` or a signal with
+   * `enableShutdownHooks`): waits end with `ElicitationShutdownError`, the pages and the status route answer 503,
+   * and the health indicator reports down.
+   */
+  get isShuttingDown(): boolean {
+    return this.shutdown.signal.aborted;
+  }
+
+  /**
+   * Aborted, with an `ElicitationShutdownError` as its reason, when the module starts to shut down.
+   * @internal for the MCP binding, which ends the questions it pushed to a client with it
+   */
+  get shutdownSignal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
+  /**
    * True when `id` has the shape of an elicitation id (checked before any store access).
    * @internal for the pages, which check an id once per request
    */
@@ -107,6 +127,7 @@ export class ElicitationService implements OnModuleDestroy {
 
   /** `createUrlElicitation`'s work, in its span. */
   private async create(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
+    if (this.isShuttingDown) throw new ElicitationShutdownError();
     const record = buildPendingRecord(input, this.options, Date.now());
     await attachKindData(record, input, this.options.externalUrlPolicy);
     const created = await this.store.create(record, this.quota);
@@ -264,6 +285,7 @@ export class ElicitationService implements OnModuleDestroy {
   /**
    * Resolves when the elicitation leaves `pending` (with the data when completed), or with
    * `{ status: 'timeout' }` when `timeoutMs` passes first. Lets a tool pause and resume inside one call.
+   * Rejects with `ElicitationShutdownError` when the app shuts down first (the elicitation stays pending).
    */
   waitForCompletion<T extends ElicitationData = ElicitationData>(
     id: string,
@@ -282,8 +304,13 @@ export class ElicitationService implements OnModuleDestroy {
     return expired.length;
   }
 
-  /** Settles every waiting `waitForCompletion` with `timeout` (Nest calls it on shutdown). */
+  /**
+   * Nest calls it when the app shuts down: from then on `isShuttingDown` is true, every waiting
+   * `waitForCompletion` rejects with `ElicitationShutdownError`, and so do new waits and creations; the MCP
+   * binding ends the questions it pushed to clients the same way.
+   */
   onModuleDestroy(): void {
+    this.shutdown.abort(new ElicitationShutdownError());
     this.stopRemoteWakes();
     this.waiters.close();
   }

@@ -131,6 +131,7 @@ export { ElicitationKeyError } from './errors/elicitation-key.error.js';
 export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
 export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
+export { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
 export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
 export { ElicitationThrottledException } from './errors/elicitation-throttled.exception.js';
 export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';

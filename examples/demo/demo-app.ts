@@ -89,7 +89,10 @@ export interface DemoApp {
   mcpUrl: string;
 }
 
-/** Builds, starts and returns the demo app on the in-memory store. */
+/**
+ * Builds, starts and returns the demo app (on the store asked for). Signals are the caller's: `main.ts` enables
+ * the shutdown hooks; tests close the app themselves.
+ */
 export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoApp> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port === 0 ? await freePort(host) : (options.port ?? 3000);
@@ -165,7 +168,6 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   } else {
     app = await NestFactory.create(DemoAppModule, { logger: options.logger });
   }
-  app.enableShutdownHooks();
   await app.listen(port, host);
   limitSlowClients(app.getHttpServer() as Server);
   return { app, url, mcpUrl: `${url}/mcp` };

@@ -12,7 +12,7 @@ if ((env.ELICITATION_STORE || 'memory') === 'redis' && !encryptionKey) {
   );
 }
 
-const { mcpUrl, url } = await startDemoApp({
+const { app, mcpUrl, url } = await startDemoApp({
   host: env.HOST || '127.0.0.1',
   port: env.PORT ? Number(env.PORT) : 3000,
   publicUrl: env.PUBLIC_URL || undefined,
@@ -36,6 +36,11 @@ const { mcpUrl, url } = await startDemoApp({
   // The conformance suite's client sends no credentials (npm run conformance sets MCP_CONFORMANCE=1).
   anonymousSessions: env.MCP_CONFORMANCE === '1',
 });
+
+// SIGTERM (docker stop, Kubernetes) and SIGINT (Ctrl-C) close the app gracefully, then exit 0: tools waiting on a
+// person end with ElicitationShutdownError (a readable tool error), pages and the status route answer 503 meanwhile,
+// the sweep stops, the Redis connections close (README "Graceful shutdown").
+app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
 console.log(
   `\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store, ${env.ELICITATION_ADAPTER || 'express'}). ` +

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { All, Controller, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import { All, type BeforeApplicationShutdown, Controller, Inject, type OnApplicationBootstrap, Req, Res } from '@nestjs/common';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -55,6 +55,9 @@ interface Session {
   close(): Promise<void>;
 }
 
+/** How long, at most, shutdown lets the MCP answers in flight go out before it closes the sessions. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
 function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res
     .writeHead(status, { 'Content-Type': 'application/json', ...headers })
@@ -72,8 +75,10 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, head
  *   per user and overall (the oldest idle session makes room, else 503 with `Retry-After`) and by an idle timeout.
  */
 @Controller('mcp')
-export class McpController implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpController implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly sessions: McpSessions<Session>;
+  /** MCP requests whose response is still open, the sessions' GET streams aside (shutdown lets them answer). */
+  private readonly answering = new Set<ServerResponse>();
   private readonly inputRequiredHandler: McpHttpHandler;
   private readonly inputRequired: NodeMcpRequestHandler;
 
@@ -100,6 +105,10 @@ export class McpController implements OnApplicationBootstrap, OnApplicationShutd
   @All()
   async handle(@Req() request: McpRequest | FastifyRequestLike, @Res() response: ServerResponse | FastifyReplyLike): Promise<void> {
     const { req, res, body } = nodeRequestResponse(request, response);
+    if (req.method !== 'GET') {
+      this.answering.add(res);
+      res.once('close', () => this.answering.delete(res));
+    }
     if (!this.isLocalRequest(req)) return jsonRpcError(res, 403, 'Forbidden host or origin');
     const user = userFromBearer(req);
     if (user) req.auth = { token: user, clientId: user, scopes: [], extra: { userId: user } };
@@ -146,7 +155,14 @@ export class McpController implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the HTTP server closes, which waits for every open response (the sessions' GET streams too): the
+   * answers in flight go out first (a tool waiting on a person has already ended with ElicitationShutdownError,
+   * when the elicitation module was destroyed), for at most SHUTDOWN_GRACE_MS; then every session closes.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    while (this.answering.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.inputRequiredHandler.close().catch(() => undefined);
     await this.sessions.closeAll();
   }

@@ -1,15 +1,15 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 
 /**
  * Expires overdue elicitations every `cleanupIntervalMs` (publishing `expired` for each) and forgets
- * records past their retention. Starts on application bootstrap, stops on shutdown, never keeps the
- * process alive, and never lets a failed sweep escape.
+ * records past their retention. Starts on application bootstrap, stops when the app starts to shut down,
+ * never keeps the process alive, and never lets a failed sweep escape.
  */
 @Injectable()
-export class ElicitationCleanupScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ElicitationCleanupScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ElicitationCleanup');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
@@ -28,8 +28,14 @@ export class ElicitationCleanupScheduler implements OnApplicationBootstrap, OnAp
     if (this.options.cleanupIntervalMs > 0) this.start();
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Stops the timer and lets a sweep in progress finish, when the app starts to shut down: at module destroy,
+   * not at application shutdown, because the store closes its connections at module destroy (a Redis store it
+   * created) and the HTTP server may take its time to close before application shutdown comes.
+   */
+  async onModuleDestroy(): Promise<void> {
     this.stop();
+    await this.running;
   }
 
   start(): void {

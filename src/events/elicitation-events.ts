@@ -72,6 +72,17 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
     return () => void this.remoteListeners.delete(listener);
   }
 
+  /**
+   * Whether lifecycle events travel between instances now: `'live'` while the store's event channel is connected
+   * (a channel that cannot tell, without `isLive`, counts as live), `'down'` while it is not (its connection
+   * dropped, not open yet, or closed on shutdown), `'in-process'` when the store has no channel (the memory
+   * store: one process, nothing to carry). Read by health checks.
+   */
+  get channelStatus(): 'live' | 'down' | 'in-process' {
+    if (!this.store.openEventChannel) return 'in-process';
+    return this.channel && (this.channel.isLive?.() ?? true) ? 'live' : 'down';
+  }
+
   /** Number of current listeners, remote-only ones included (for leak checks in tests). */
   get listenerCount(): number {
     return this.listeners.size + this.remoteListeners.size;

@@ -8,6 +8,7 @@ import type { ElicitationRecord, TransitionResult } from '../elicitation.types.j
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
+import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationRouteObserver } from './elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
@@ -34,10 +35,11 @@ function firstMessage(errors: ValidationError[]): string {
 
 /**
  * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
- * failure rendered as an HTML page by `ElicitationPageFilter`. Who may open a page is `ElicitationPageAccess`'s
- * call; mounted under the `routePrefix` by `createElicitationControllers`.
+ * failure rendered as an HTML page by `ElicitationPageFilter` (503 while the app shuts down:
+ * `ElicitationDrainingGuard`). Who may open a page is `ElicitationPageAccess`'s call; mounted under the
+ * `routePrefix` by `createElicitationControllers`.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationThrottlerGuard)
+@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
 @UseFilters(ElicitationPageFilter)
 export class ElicitationPagesController {
   constructor(

@@ -4,6 +4,7 @@ import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
 import { ElicitationRouteObserver } from './elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
@@ -11,10 +12,11 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /**
  * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any
- * submitted data. Every failure is JSON with the routes' security headers (`ElicitationStatusFilter`). Mounted
- * under the `routePrefix` by `createElicitationControllers`.
+ * submitted data; 503 while the app shuts down (`ElicitationDrainingGuard`). Every failure is JSON with the
+ * routes' security headers (`ElicitationStatusFilter`). Mounted under the `routePrefix` by
+ * `createElicitationControllers`.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationThrottlerGuard)
+@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
 @UseFilters(ElicitationStatusFilter)
 export class ElicitationStatusController {
   private readonly logger = new Logger('ElicitationStatus');

@@ -5,6 +5,7 @@ import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { ElicitationQuotaError } from '../errors/elicitation-quota.error.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
@@ -30,6 +31,7 @@ const READABLE = [
   ElicitationQuotaError,
   ElicitationInputError,
   ElicitationKeyError,
+  ElicitationShutdownError,
   FormSchemaError,
 ];
 

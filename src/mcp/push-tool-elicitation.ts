@@ -3,6 +3,7 @@ import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
@@ -190,11 +191,7 @@ export class PushElicitation implements PushToolElicitation {
     { timeoutMs = DEFAULT_FORM_TIMEOUT_MS }: { timeoutMs?: number } = {},
   ): Promise<FormElicitationResult> {
     this.assertSupported('form');
-    const ask = () =>
-      this.call.server.elicitInput(
-        { mode: 'form', message, requestedSchema },
-        { relatedRequestId: this.call.extra.requestId, signal: this.call.extra.signal, timeout: timeoutMs },
-      );
+    const ask = () => this.elicitInput({ mode: 'form', message, requestedSchema }, this.call.extra.signal, timeoutMs);
     const result = await countedFormQuestion(this.deps.telemetry, ask, (answer) => statusOfAction(answer.action));
     return result as FormElicitationResult;
   }
@@ -273,9 +270,10 @@ export class PushElicitation implements PushToolElicitation {
     return this.ending(page, async () => {
       const sentAt = Date.now();
       const consent = await this.keepingAlive(page.message, () =>
-        this.call.server.elicitInput(
+        this.elicitInput(
           { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
-          { relatedRequestId: this.call.extra.requestId, signal: this.call.extra.signal, timeout: this.timeLeft(page) },
+          this.call.extra.signal,
+          this.timeLeft(page),
         ),
       );
       if (consent.action === 'decline' && this.instant(sentAt)) return 'cannot-ask';
@@ -305,13 +303,15 @@ export class PushElicitation implements PushToolElicitation {
         const pageDone = service
           .waitForCompletion<T>(page.elicitationId, { timeoutMs: left, signal: stop.signal })
           .then((outcome) => ({ outcome }))
-          .catch(() => new Promise<never>(() => undefined));
-        const reply = this.call.server
-          .elicitInput(
-            { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
-            { relatedRequestId: this.call.extra.requestId, signal, timeout: this.timeLeft(page) },
-          )
-          .then((answer) => ({ answer }));
+          // Aborted once the client's reply won; a shutdown ends the call.
+          .catch((error: unknown) =>
+            error instanceof ElicitationShutdownError ? Promise.reject(error) : new Promise<never>(() => undefined),
+          );
+        const reply = this.elicitInput(
+          { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
+          signal,
+          this.timeLeft(page),
+        ).then((answer) => ({ answer }));
         reply.catch(() => undefined);
         const first = await this.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
         stop.abort();
@@ -340,10 +340,7 @@ export class PushElicitation implements PushToolElicitation {
     for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
       const sentAt = Date.now();
       const result = await this.keepingAlive(message, () =>
-        this.call.server.elicitInput(
-          { mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema },
-          { relatedRequestId: this.call.extra.requestId, signal, timeout },
-        ),
+        this.elicitInput({ mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema }, signal, timeout),
       );
       if (result.action === 'decline' && attempt === 1 && this.instant(sentAt)) return 'cannot-ask';
       if (result.action === 'decline') return { done: { action: 'decline', via: 'form' } };
@@ -352,6 +349,24 @@ export class PushElicitation implements PushToolElicitation {
       if (checked.ok) return { done: { action: 'accept', content: checked.value, via: 'form' } };
       if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
       issues = checked.issues;
+    }
+  }
+
+  /**
+   * `elicitInput` on the call's stream, ended by `signal` or by the module's shutdown, which rejects it with
+   * `ElicitationShutdownError` (the SDK would wait for the client's answer, or its timeout, while the app closes).
+   */
+  private async elicitInput(params: Record<string, unknown>, signal: AbortSignal | undefined, timeout: number) {
+    const shutdown = this.deps.service.shutdownSignal;
+    try {
+      return await this.call.server.elicitInput(params, {
+        relatedRequestId: this.call.extra.requestId,
+        signal: anySignal(signal, shutdown),
+        timeout,
+      });
+    } catch (error) {
+      // The SDK rejects an aborted request with its own error naming the reason: the reason is the error.
+      throw shutdown.aborted ? (shutdown.reason as Error) : error;
     }
   }
 
@@ -368,12 +383,14 @@ export class PushElicitation implements PushToolElicitation {
 
   /**
    * Runs a rung that waits on a page: an error (the client cancelled the call, a timeout) cancels the
-   * elicitation, so its page says so and the completion notification goes out.
+   * elicitation, so its page says so and the completion notification goes out. A shutdown leaves it pending:
+   * another instance may still take the answer, and the tool's next call takes the page up again.
    */
   private async ending<R>(page: UrlElicitationRequest, run: () => Promise<R>): Promise<R> {
     try {
       return await run();
     } catch (error) {
+      if (error instanceof ElicitationShutdownError) throw error;
       await this.endByBinding(page, 'cancel').catch(() => undefined);
       throw error;
     }

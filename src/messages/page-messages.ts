@@ -103,6 +103,8 @@ export interface PageMessages {
     readonly unexpected: string;
     /** The status route's 503 (JSON). */
     readonly statusUnavailable: string;
+    /** A page or the status route while the app shuts down: 503. */
+    readonly shuttingDown: string;
     /** The error page's closing line. */
     readonly statusLine: (statusCode: number) => string;
     /** A request the router could not read (a link with a broken percent-escape, a malformed body): 400. */
@@ -219,6 +221,7 @@ export const PAGE_MESSAGES: PageMessages = {
       "This server cannot read this request because of a configuration problem on our side. Nothing was saved. Please try again in a moment; if it keeps happening, tell the site's operator.",
     unexpected: 'Something went wrong on our side. Please try again later.',
     statusUnavailable: 'The elicitation store is temporarily unavailable. Try again shortly.',
+    shuttingDown: 'This server is restarting. Nothing was saved. Please try again in a moment.',
     statusLine: (statusCode) => `Status ${statusCode}. You can close this window.`,
     unreadable: 'This request could not be read. Nothing was saved. Check the link, or reload the page and try again.',
     noSuchPage: 'There is no page at this address. Check the link, or ask the assistant to start again.',

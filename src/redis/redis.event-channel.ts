@@ -117,6 +117,11 @@ export class RedisEventChannel implements ElicitationEventChannel {
     await callRedis('publish', () => this.deps.redis.publish(this.deps.channelName, encodeEventMessage(this.head, event, this.deps.keys)));
   }
 
+  /** Whether the subscriber connection is up and subscribed (ioredis `ready`; it resubscribes after a reconnect). */
+  isLive(): boolean {
+    return this.subscriber.status === 'ready';
+  }
+
   close(): Promise<void> {
     this.deps.onClose(this);
     this.sent.stop();

@@ -75,6 +75,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   private readonly graceMs: number;
   private readonly sweepBatch: number;
   private readonly channels = new Set<RedisEventChannel>();
+  /** Set by the first `onModuleDestroy`. */
+  private closed: Promise<void> | undefined;
   /** The module's keys and the names they give, once `useKeys` was called. */
   private keyed: { keys: ElicitationStoreKeys; names: RedisNames } | undefined;
 
@@ -289,9 +291,15 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     );
   }
 
-  /** Closes the event channels, and the Redis connection if the store created it. */
-  async onModuleDestroy(): Promise<void> {
-    await Promise.all([...this.channels].map((c) => c.close()));
-    if (this.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
+  /**
+   * Closes the event channels, and the Redis connection if the store created it. Once: Nest calls it for every
+   * module that uses the store, and a second QUIT on the closed connection would wait out its command timeout.
+   */
+  onModuleDestroy(): Promise<void> {
+    this.closed ??= (async () => {
+      await Promise.all([...this.channels].map((c) => c.close()));
+      if (this.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
+    })();
+    return this.closed;
   }
 }

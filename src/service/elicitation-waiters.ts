@@ -8,6 +8,7 @@ import type {
   WaitOutcome,
 } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 
 /** Options of `waitForCompletion`. */
 export interface ElicitationWaitOptions {
@@ -27,19 +28,23 @@ export interface ElicitationWaiterDeps {
   outcome(record: ElicitationRecord): ElicitationOutcome;
 }
 
-/** One pending `waitForCompletion` call. Settling is idempotent: the first outcome wins. */
+/** One pending `waitForCompletion` call. Settling is idempotent: the first outcome (or failure) wins. */
 interface Waiter {
   settle(outcome: WaitOutcome): void;
+  /** Ends the wait with an error instead (shutdown). */
+  fail(error: Error): void;
 }
 
 /**
  * The in-process registry of `waitForCompletion` calls, by elicitation id. Transitions made by this instance
  * wake their waiters with the record in hand (`finished`); events from other instances wake them through
  * `remote`, which reads the store once per id for a `completed` answer. Each waiter settles exactly once:
- * by a transition, its timer (timeout or expiry), its abort signal, or `close` on shutdown.
+ * by a transition, its timer (timeout or expiry), its abort signal, or `close` on shutdown (which rejects it
+ * with `ElicitationShutdownError`, as it does every wait started after it).
  */
 export class ElicitationWaiters {
   private readonly byId = new Map<string, Set<Waiter>>();
+  private closed = false;
 
   constructor(private readonly deps: ElicitationWaiterDeps) {}
 
@@ -51,10 +56,12 @@ export class ElicitationWaiters {
   /**
    * Resolves when the elicitation leaves `pending` (with the data when completed), `{ status: 'expired' }`
    * when it expires first, or `{ status: 'timeout' }` when `timeoutMs` passes first. Rejects with
-   * `ElicitationNotFoundException` for an unknown id, and with the signal's reason on abort.
+   * `ElicitationNotFoundException` for an unknown id, with the signal's reason on abort, and with
+   * `ElicitationShutdownError` once `close` was called (at once for a wait started after it).
    */
   async wait(id: string, { timeoutMs, signal }: ElicitationWaitOptions = {}): Promise<WaitOutcome> {
     signal?.throwIfAborted();
+    if (this.closed) throw new ElicitationShutdownError(id);
     let waiter!: Waiter;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -68,12 +75,15 @@ export class ElicitationWaiters {
         this.remove(id, waiter);
         fn();
       };
-      waiter = { settle: (outcome) => finish(() => resolve(outcome)) };
+      waiter = { settle: (outcome) => finish(() => resolve(outcome)), fail: (error) => finish(() => reject(error)) };
       // The caller's own abort reason, passed on unchanged (whatever it is), as fetch does.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       onAbort = () => finish(() => reject(signal!.reason));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+    // Ended with an error (abort, shutdown) while the read below fails too: the read's error is what the
+    // caller gets, and this one must not surface as an unhandled rejection.
+    void settled.catch(() => undefined);
     // Register before reading, so a transition between the read and the registration is not missed.
     let set = this.byId.get(id);
     if (!set) this.byId.set(id, (set = new Set()));
@@ -133,9 +143,13 @@ export class ElicitationWaiters {
     );
   }
 
-  /** Settles every waiter with `timeout` (module shutdown). */
+  /**
+   * Module shutdown: rejects every waiter with `ElicitationShutdownError` (the elicitation stays as it is), and
+   * every wait started from now on.
+   */
   close(): void {
-    for (const set of [...this.byId.values()]) this.settleAll(set, { status: 'timeout' });
+    this.closed = true;
+    for (const [id, set] of [...this.byId]) for (const waiter of [...set]) waiter.fail(new ElicitationShutdownError(id));
     this.byId.clear();
   }
 

@@ -43,6 +43,11 @@ export interface ElicitationEventChannel {
   publish(event: ElicitationEvent): Promise<void>;
   /** Stops listening and closes what the channel opened. */
   close(): Promise<void>;
+  /**
+   * Optional: whether events from the other instances can arrive now (its connection is up; false once closed).
+   * Read by health checks (`nestjs-mcp-elicitation/terminus`); a channel without it counts as live.
+   */
+  isLive?(): boolean;
 }
 
 /**

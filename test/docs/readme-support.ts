@@ -12,6 +12,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   'nestjs-mcp-elicitation/redis': 'src/redis/index.ts',
   'nestjs-mcp-elicitation/testing': 'src/testing/index.ts',
   'nestjs-mcp-elicitation/mcp-nest': 'src/mcp-nest/index.ts',
+  'nestjs-mcp-elicitation/terminus': 'src/terminus/index.ts',
 };
 
 /** The README as it is in the working tree. */

@@ -13,6 +13,7 @@ import { UrlElicitationRequiredError as EsmUrlElicitationRequiredError } from '@
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../../src/errors/elicitation-not-answered.error.js';
+import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.error.js';
 import { ElicitationUnsupportedError } from '../../src/errors/elicitation-unsupported.error.js';
 import { RequestStateError } from '../../src/mcp/request-state.codec.js';
 import { McpNestElicitationInterceptor, McpNestElicitationModule, userFromRequest } from '../../src/mcp-nest/index.js';
@@ -47,6 +48,8 @@ describe('errors as MCP-Nest must receive them', () => {
     for (const error of [
       new ElicitationUnsupportedError('url'),
       new ElicitationNotAnsweredError('declined'),
+      // The app shuts down while the tool waits on a question.
+      new ElicitationShutdownError('8f14e45f-ceea-4e7a-9f6b-2c1d3e4f5a6b'),
       // Another instance sealed the answer under a key this one lacks: the message names key ids and encryptionKey.
       new ElicitationKeyError('0a1b2c3d', ['4e5f6a7b']),
     ]) {
