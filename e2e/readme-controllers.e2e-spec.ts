@@ -326,3 +326,35 @@ describe('examples/readme/mcp-both-eras.controller.ts: both eras on one route', 
 
   describeSessionRefusals(() => running);
 });
+
+describe('examples/readme/mcp-both-eras.controller.ts: shutdown with a question open', () => {
+  it('app.close() ends the waiting tool with the readable shutdown error, closes the session and returns promptly', async () => {
+    const own = await start(async () => (await import('../examples/readme/mcp-both-eras.controller.js')).McpBothErasModule);
+    let asked: () => void = () => undefined;
+    const questionArrived = new Promise<void>((resolve) => (asked = resolve));
+    const client = await createElicitationTestClient({
+      url: own.mcpUrl,
+      era: '2025-11-25',
+      headers: ALICE,
+      capabilities: { form: true },
+      // The person never answers: the form stays open in the client until the server gives up on it.
+      answer: () => {
+        asked();
+        return new Promise(() => undefined);
+      },
+    });
+    try {
+      const call = client.callTool('delete-file', { path: 'c.txt' });
+      call.catch(() => undefined);
+      await questionArrived;
+      const started = Date.now();
+      await own.app.close();
+      expect(Date.now() - started).toBeLessThan(4_000); // the grace ends as soon as the answer went out
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/shutting down/);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+});

@@ -3,7 +3,7 @@
 // (@modelcontextprotocol/sdk) sessions bounded with McpSessions. The same tool body serves both. Express (Nest's
 // default platform, which parses the JSON body). Start it with `(await NestFactory.create(McpBothErasModule)).listen(3000)`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { All, Controller, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import { All, Controller, Module, type OnApplicationBootstrap, type BeforeApplicationShutdown, Req, Res } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -64,7 +64,7 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, head
 }
 
 @Controller('mcp')
-export class McpBothErasController implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpBothErasController implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly stateless = createMcpHandler(() => this.createStatelessServer(), { legacy: 'reject' });
   private readonly serveStateless = toNodeHandler(this.stateless);
   // At most 5 sessions per user and 1000 in the process; a session idle for 5 minutes closes.
@@ -76,9 +76,11 @@ export class McpBothErasController implements OnApplicationBootstrap, OnApplicat
     this.sessions.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // Before the HTTP server closes (it waits for every open stream): the answers in flight go out (a tool waiting
+  // on a person has just ended with ElicitationShutdownError), for at most 5 s, then every session closes.
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sessions.closeAll({ graceMs: 5_000 });
     await this.stateless.close();
-    await this.sessions.closeAll();
   }
 
   @All()

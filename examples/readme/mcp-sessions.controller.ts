@@ -2,7 +2,7 @@
 // Express (Nest's default platform, which parses the JSON body). Start it with
 // `(await NestFactory.create(McpSessionsModule)).listen(3000)`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { All, Controller, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
+import { All, Controller, Module, type OnApplicationBootstrap, type BeforeApplicationShutdown, Req, Res } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -48,7 +48,7 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, head
 }
 
 @Controller('mcp')
-export class McpSessionsController implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpSessionsController implements OnApplicationBootstrap, BeforeApplicationShutdown {
   // At most 5 sessions per user and 1000 in the process; a session idle for 5 minutes closes.
   private readonly sessions = new McpSessions<Session>({ idleMs: 5 * 60_000, maxPerUser: 5, max: 1000 });
 
@@ -58,8 +58,10 @@ export class McpSessionsController implements OnApplicationBootstrap, OnApplicat
     this.sessions.start();
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.sessions.closeAll();
+  // Before the HTTP server closes (it waits for every open stream): the answers in flight go out (a tool waiting
+  // on a person has just ended with ElicitationShutdownError), for at most 5 s, then every session closes.
+  beforeApplicationShutdown(): Promise<void> {
+    return this.sessions.closeAll({ graceMs: 5_000 });
   }
 
   @All()

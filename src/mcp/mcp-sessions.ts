@@ -88,6 +88,8 @@ export class McpSessions<S extends McpSessionHandle> {
   private readonly entries = new Map<string, Entry<S>>();
   private readonly byUser = new Map<string, Set<string>>();
   private timer: NodeJS.Timeout | undefined;
+  /** `closeAll({ graceMs })` calls waiting for no request to be in flight. */
+  private idleWaiters: Array<() => void> = [];
 
   /**
    * @param limits the caps and the idle timeout; a field left out takes its default
@@ -172,6 +174,7 @@ export class McpSessions<S extends McpSessionHandle> {
       ended = true;
       entry.inFlight--;
       entry.lastActive = this.now();
+      if (entry.inFlight === 0) this.notifyIfIdle();
     };
   }
 
@@ -183,6 +186,7 @@ export class McpSessions<S extends McpSessionHandle> {
     const ids = this.byUser.get(entry.user);
     ids?.delete(id);
     if (ids?.size === 0) this.byUser.delete(entry.user);
+    if (entry.inFlight > 0) this.notifyIfIdle();
   }
 
   /**
@@ -204,9 +208,23 @@ export class McpSessions<S extends McpSessionHandle> {
   }
 
   /** Stops the sweep and closes every session (on application shutdown). */
-  async closeAll(): Promise<void> {
+  /**
+   * Stops the idle sweep and closes every session. With `graceMs`, first waits (at most that long) until no
+   * session has a request in flight, so that answers being written (a tool that just ended because the app is
+   * shutting down) reach their clients: call it from `beforeApplicationShutdown`, before the HTTP server closes
+   * (which waits for every open response, the sessions' GET streams included). @default graceMs 0
+   */
+  async closeAll({ graceMs = 0 }: { graceMs?: number } = {}): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    if (graceMs > 0 && this.busy()) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
     const sessions = [...this.entries.values()].map((entry) => entry.session);
     this.entries.clear();
     this.byUser.clear();
@@ -221,5 +239,19 @@ export class McpSessions<S extends McpSessionHandle> {
       if (entry && entry.inFlight === 0 && (!oldest || entry.lastActive < oldest.lastActive)) oldest = { id, lastActive: entry.lastActive };
     }
     return oldest?.id;
+  }
+
+  /** Whether any session has a request in flight. */
+  private busy(): boolean {
+    for (const entry of this.entries.values()) if (entry.inFlight > 0) return true;
+    return false;
+  }
+
+  /** Wakes `closeAll({ graceMs })` once no request is in flight. */
+  private notifyIfIdle(): void {
+    if (this.idleWaiters.length === 0 || this.busy()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 }

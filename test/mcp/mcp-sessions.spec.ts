@@ -164,4 +164,32 @@ describe('McpSessions (the bookkeeping, on a fake clock)', () => {
       );
     }
   });
+  it('closeAll({ graceMs }) waits for the requests in flight to end, at most graceMs, then closes every session', async () => {
+    const { sessions, open, closed } = make({ idleMs: 1_000, maxPerUser: 5, max: 5 });
+    const a = open('alice')!;
+    const b = open('bob')!;
+    const endA = sessions.begin(a);
+    const endB = sessions.begin(b);
+    const closing = sessions.closeAll({ graceMs: 60_000 });
+    endA();
+    await Promise.resolve();
+    expect(closed).toEqual([]); // bob's request is still answering
+    endB();
+    await closing;
+    expect(closed.sort()).toEqual([a, b].sort());
+    expect(sessions.size).toBe(0);
+  });
+
+  it('closeAll({ graceMs }) closes after graceMs even with a request still in flight', async () => {
+    jest.useFakeTimers();
+    const { sessions, open, closed } = make();
+    const a = open('alice')!;
+    sessions.begin(a);
+    const closing = sessions.closeAll({ graceMs: 5_000 });
+    await jest.advanceTimersByTimeAsync(4_999);
+    expect(closed).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    await closing;
+    expect(closed).toEqual([a]);
+  });
 });
