@@ -7,12 +7,18 @@
  *  1. RedisElicitationStore create / finish (complete) / get operations per second at 1 and at 32
  *     concurrent callers (a fixed count per run), next to a raw ioredis EVALSHA of `return 1` at the
  *     same concurrency in the same run (the floor of any scripted operation);
- *  2. Redis round trips per operation for create, get, finish and findLatestCompleted: the commands
- *     the store's connection sends, seen by MONITOR (Lua-internal commands excluded), and next to it
- *     the INFO commandstats delta (which also counts every redis.call inside a script);
+ *  2. Redis round trips per operation for create, get, finish and findLatestCompleted, with an event
+ *     channel open on the store (so create and finish also append their events to the event stream, as
+ *     in an app): the commands the store's connection sends, seen by MONITOR (Lua-internal commands
+ *     excluded), and next to it the INFO commandstats delta (which also counts every redis.call inside a
+ *     script);
  *  3. finish (complete) at 32 callers as a ratio of the raw EVALSHA at 32 callers;
  *  4. cross-instance completion latency: two demo processes on one Redis, a real SDK 1.x client on A,
- *     the api-key page submitted on B; from just before the POST to the notification at the client.
+ *     the api-key page submitted on B; from just before the POST to the notification at the client;
+ *  5. the event hop alone, against the pub/sub hop the store used before as the baseline, in the same run:
+ *     an event appended by the store's append script and read by another store's channel (XREAD BLOCK on
+ *     its reader connection, message opened), and the same message PUBLISHed from a script to a raw
+ *     subscriber (message opened alike); from just before the script call to the opened event.
  *
  * Medians of MEASURED_RUNS runs, each after a warm-up. Prints a table and merges its rows (names start
  * with "redis") into `bench/results/latest.json`, written earlier by cycle.bench. Targets are reported,
@@ -26,8 +32,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
-import type { ElicitationRecord } from '../src/index.js';
+import type { ElicitationEvent, ElicitationRecord } from '../src/index.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
+import { decodeEventMessage, EVENT_FIELD, encodeEventMessage, eventMessageHead } from '../src/redis/redis.event-wire.js';
 import { keySpace } from '../src/redis/redis.key-space.js';
 import { StoreKeyRing } from '../src/security/store-key-ring.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
@@ -52,11 +59,15 @@ const RT_OPS = 500;
 /** Elicitations in the cross-instance latency measurement, after LATENCY_WARMUP unmeasured ones. */
 const LATENCY_N = 1_000;
 const LATENCY_WARMUP = 100;
+/** Events per transport in the event-hop measurement, after HOP_WARMUP unmeasured ones, in HOP_BLOCKS alternating blocks. */
+const HOP_N = 2_000;
+const HOP_WARMUP = 200;
+const HOP_BLOCKS = 10;
 /**
- * REDIS_BENCH_BREAKDOWN=1 also subscribes to the demo's event channel from this process and splits each
- * latency at the moment the "completed" PUBLISH reaches a subscriber: POST → PUBLISH (instance B: HTTP,
- * page handler, store round trips) and PUBLISH → notification (instance A: pub/sub message, SSE write;
- * the client: SSE parse). Off by default: the extra subscriber runs on the client's event loop.
+ * REDIS_BENCH_BREAKDOWN=1 also reads the demo's event stream from this process and splits each latency at
+ * the moment the "completed" event reaches a reader: POST → event read (instance B: HTTP, page handler, store
+ * round trips) and event read → notification (instance A: stream read, SSE write; the client: SSE parse).
+ * Off by default: the extra reader runs on the client's event loop.
  */
 const BREAKDOWN = process.env.REDIS_BENCH_BREAKDOWN === '1';
 /**
@@ -373,6 +384,8 @@ async function measureRoundTrips(store: RedisElicitationStore, cleaner: Redis): 
   const storePort = storeRedis.stream?.localPort;
   const infoPort = infoConn.stream?.localPort;
   const monitor = storePort && infoPort ? await openMonitor(storePort, infoPort) : null;
+  // As in an app: with the module's event channel open, create and finish append their events from their scripts.
+  const channel = await store.openEventChannel(() => undefined);
   try {
     const userId = 'bench-rt-user';
     const type = 'api-key-rt';
@@ -422,6 +435,7 @@ async function measureRoundTrips(store: RedisElicitationStore, cleaner: Redis): 
     progress();
     return out;
   } finally {
+    await channel.close();
     monitor?.close();
     await deletePrefix(cleaner, PREFIX);
   }
@@ -468,6 +482,7 @@ async function measureLatency(): Promise<Latency> {
   const processes: DemoProcess[] = [];
   let client: Client | undefined;
   let transport: StreamableHTTPClientTransport | undefined;
+  let stopBreakdown = (): void => undefined;
   try {
     const started = await Promise.allSettled([startDemoProcess(env), startDemoProcess(env)]);
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
@@ -475,16 +490,28 @@ async function measureLatency(): Promise<Latency> {
     const [a, b] = processes;
     console.log(`  instance A ${a.url}, instance B ${b.url} (prefix {${DEMO_PREFIX}})`);
 
-    /** elicitationId → called with performance.now() when its "completed" PUBLISH arrives (breakdown only). */
+    /** elicitationId → called with performance.now() when its "completed" event is read from the stream (breakdown only). */
     const published = new Map<string, (at: number) => void>();
     if (BREAKDOWN) {
-      const subscriber = connect();
-      subscriber.on('message', (_channel: string, message: string) => {
-        const at = performance.now();
-        const { event } = JSON.parse(message) as { event?: { type?: string; elicitationId?: string } };
-        if (event?.type === 'completed' && event.elicitationId) published.get(event.elicitationId)?.(at);
-      });
-      await subscriber.subscribe(keySpace(DEMO_PREFIX).channel);
+      const reader = connect({ commandTimeout: 30_000 });
+      const stream = keySpace(DEMO_PREFIX).events;
+      let stopped = false;
+      stopBreakdown = () => {
+        stopped = true;
+        reader.disconnect();
+      };
+      let lastId = '$';
+      void (async () => {
+        while (!stopped) {
+          const reply = await reader.xread('COUNT', 100, 'BLOCK', 1_000, 'STREAMS', stream, lastId).catch(() => null);
+          const at = performance.now();
+          for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+            lastId = id;
+            const { event } = JSON.parse(fields[1]) as { event?: { type?: string; elicitationId?: string } };
+            if (event?.type === 'completed' && event.elicitationId) published.get(event.elicitationId)?.(at);
+          }
+        }
+      })();
     }
     const split: Array<[number, number]> = [];
 
@@ -593,8 +620,8 @@ async function measureLatency(): Promise<Latency> {
     if (BREAKDOWN) {
       const measured = split.slice(LATENCY_WARMUP);
       for (const [k, label] of [
-        [0, 'POST sent → PUBLISH seen (B)'],
-        [1, 'PUBLISH seen → notification (A + client)'],
+        [0, 'POST sent → event read (B)'],
+        [1, 'event read → notification (A + client)'],
       ] as const) {
         const part = measured.map((x) => x[k]).sort((x, y) => x - y);
         console.log(
@@ -605,9 +632,123 @@ async function measureLatency(): Promise<Latency> {
     }
     return result;
   } finally {
+    stopBreakdown();
     await transport?.terminateSession().catch(() => undefined);
     await client?.close().catch(() => undefined);
     await Promise.all(processes.map((p) => p.stop()));
+  }
+}
+
+// ------------------------------------------------------------------------------------- 5: event hop
+
+interface Hop {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function hopFigures(samples: number[]): Hop {
+  const sorted = [...samples].sort((x, y) => x - y);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+}
+
+/**
+ * One event at a time, HOP_WARMUP + HOP_N per transport, the two transports alternating in HOP_BLOCKS blocks
+ * so that load from elsewhere on the machine hits both alike. Each event has its own elicitation id (readers
+ * drop a repeated one). Stream: store B's channel appends (its append script: XADD, XTRIM, TTL) and store A's
+ * channel reads it on its reader connection (XREAD BLOCK) and opens it (B's own reader reads it too, and skips
+ * it). Pub/sub, as the store did before: the message for the same event, sealed alike, PUBLISHed from a script
+ * (as the finish script did) to a raw subscriber that opens it alike, with a second subscriber standing for the
+ * sender's own subscription (which received and opened its own messages).
+ */
+async function measureHop(): Promise<{ stream: Hop; pubsub: Hop }> {
+  const prefix = `${PREFIX}-hop`;
+  const keys = new StoreKeyRing([Buffer.alloc(32, 1)]);
+  const a = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+  const b = new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix });
+  a.useKeys(keys);
+  b.useKeys(keys);
+  /** elicitationId → called with performance.now() when its event is opened at the receiver. */
+  const waiting = new Map<string, (at: number) => void>();
+  const arrived = (event: ElicitationEvent) => waiting.get(event.elicitationId)?.(performance.now());
+  const receiver = await a.openEventChannel(arrived);
+  const sender = await b.openEventChannel(() => undefined);
+  const publisher = connect();
+  const subscriber = connect();
+  // The sender's own subscription, as each instance had one: it got its own messages and opened them too.
+  const ownSubscriber = connect();
+  const channelName = `{${prefix}}:hop`;
+  subscriber.on('message', (_channel: string, text: string) => {
+    const message = decodeEventMessage(text, keys);
+    if (message) arrived(message.event);
+  });
+  ownSubscriber.on('message', (_channel: string, text: string) => void decodeEventMessage(text, keys));
+  await subscriber.subscribe(channelName);
+  await ownSubscriber.subscribe(channelName);
+  const publishSha = (await publisher.script('LOAD', "redis.call('PUBLISH', KEYS[1], ARGV[1]) return 1")) as string;
+  const head = eventMessageHead(randomUUID());
+  const event = (): ElicitationEvent => ({
+    type: 'completed',
+    elicitationId: randomUUID(),
+    userId: 'bench-user-1',
+    kind: 'api-key',
+    elicitationType: 'api-key-svc1',
+    sessionId: randomUUID(),
+    at: Date.now(),
+  });
+  const sizes = { stream: 0, pubsub: 0 };
+  /** One event through one transport: milliseconds from just before the send to the opened event. */
+  const once = async (transport: 'stream' | 'pubsub'): Promise<number> => {
+    const e = event();
+    let timer: NodeJS.Timeout | undefined;
+    const opened = new Promise<number>((resolve, reject) => {
+      waiting.set(e.elicitationId, resolve);
+      timer = setTimeout(() => reject(new Error(`the ${transport} event ${e.elicitationId} did not arrive within 5 s`)), 5_000);
+    });
+    // Both timed from the event in hand: each seals its message (the stream's channel inside publish).
+    const t0 = performance.now();
+    if (transport === 'stream') await sender.publish(e);
+    else await publisher.evalsha(publishSha, 1, channelName, encodeEventMessage(head, e, keys));
+    try {
+      return (await opened) - t0;
+    } finally {
+      clearTimeout(timer);
+      waiting.delete(e.elicitationId);
+    }
+  };
+  try {
+    const samples = { stream: [] as number[], pubsub: [] as number[] };
+    for (let i = 0; i < HOP_WARMUP; i++) {
+      await once('stream');
+      await once('pubsub');
+    }
+    fullGc();
+    for (let block = 0; block < HOP_BLOCKS; block++) {
+      for (const transport of block % 2 === 0 ? (['stream', 'pubsub'] as const) : (['pubsub', 'stream'] as const)) {
+        for (let i = 0; i < HOP_N / HOP_BLOCKS; i++) samples[transport].push(await once(transport));
+      }
+      progress();
+    }
+    const [[, fields]] = await publisher.xrevrange(keySpace(prefix).events, '+', '-', 'COUNT', 1);
+    sizes.stream = Buffer.byteLength(fields[fields.indexOf(EVENT_FIELD) + 1]);
+    sizes.pubsub = Buffer.byteLength(encodeEventMessage(head, event(), keys));
+    const out = { stream: hopFigures(samples.stream), pubsub: hopFigures(samples.pubsub) };
+    for (const transport of ['stream', 'pubsub'] as const) {
+      const f = out[transport];
+      const sorted = [...samples[transport]].sort((x, y) => x - y);
+      console.log(
+        `  ${transport === 'stream' ? 'stream (append script → XREAD BLOCK)' : 'pub/sub (PUBLISH in a script → SUBSCRIBE)'}: ` +
+          `${HOP_N} events of ${sizes[transport]} bytes, p50 ${f.p50.toFixed(3)} ms, p90 ${percentile(sorted, 90).toFixed(3)} ms, ` +
+          `p99 ${f.p99.toFixed(3)} ms, max ${f.max.toFixed(3)} ms`,
+      );
+    }
+    return out;
+  } finally {
+    await receiver.close();
+    await sender.close();
+    await a.onModuleDestroy();
+    await b.onModuleDestroy();
+    await deletePrefix(publisher, prefix);
   }
 }
 
@@ -616,7 +757,7 @@ async function measureLatency(): Promise<Latency> {
 /** Rows of this script: every name starts with this. */
 const OWN = /^redis\b/;
 
-function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency): Row[] {
+function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency, hop: { stream: Hop; pubsub: Hop }): Row[] {
   const rows: Row[] = [];
   const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
   for (const c of CONCURRENCIES) {
@@ -682,6 +823,15 @@ function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Late
     met: latency.p99 <= LATENCY_P99_TARGET,
   });
   rows.push({ name: 'redis cross-instance completion latency max', value: round(latency.max, 3), unit: 'ms', baseline: null, ratio: null });
+  for (const p of ['p50', 'p99'] as const) {
+    rows.push({
+      name: `redis event hop ${p}: stream (append script → XREAD BLOCK), baseline pub/sub (PUBLISH in a script → SUBSCRIBE)`,
+      value: round(hop.stream[p], 3),
+      unit: 'ms',
+      baseline: round(hop.pubsub[p], 3),
+      ratio: round(hop.stream[p] / hop.pubsub[p], 3),
+    });
+  }
   return rows;
 }
 
@@ -703,7 +853,8 @@ async function main(): Promise<void> {
   console.log(
     `redis.bench: node ${process.version}, Redis ${info} at ${REDIS_URL}, prefix {${PREFIX}}; ` +
       `${CONCURRENCIES.map((c) => `${fmt(OPS[c])} ops at ${c}`).join(', ')} caller(s) x (1 warm-up + ${MEASURED_RUNS} runs), ` +
-      `${RT_OPS} ops per round-trip count, ${LATENCY_N} cross-instance completions after ${LATENCY_WARMUP} warm-up`,
+      `${RT_OPS} ops per round-trip count, ${LATENCY_N} cross-instance completions after ${LATENCY_WARMUP} warm-up, ` +
+      `${HOP_N} event hops per transport after ${HOP_WARMUP} warm-up`,
   );
 
   if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
@@ -745,8 +896,11 @@ async function main(): Promise<void> {
     console.log('\n4. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
     const latency = await measureLatency();
     console.log(took());
+    console.log('\n5. the event hop alone: the event stream against pub/sub, one event at a time:');
+    const hop = await measureHop();
+    console.log(took());
 
-    const rows = buildRows(figures, rt, latency);
+    const rows = buildRows(figures, rt, latency, hop);
     console.log(
       `\nMedians of ${MEASURED_RUNS} runs (ops/s: ratio = value / raw EVALSHA at the same concurrency; ` +
         'round trips: commands the store connection sent, per MONITOR; latency: percentiles of all samples):\n',

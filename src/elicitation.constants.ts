@@ -18,6 +18,10 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'elicitation';
 export const DEFAULT_REDIS_GRACE_MS = 3_600_000;
 /** Default number of records a Redis sweep handles per round trip. */
 export const DEFAULT_REDIS_SWEEP_BATCH = 500;
+/** Default length cap of the Redis event stream (`RedisElicitationStore` option `eventsMaxLength`): 10,000 events. */
+export const DEFAULT_REDIS_EVENTS_MAX_LENGTH = 10_000;
+/** Default age cap of the Redis event stream (`RedisElicitationStore` option `eventsMaxAgeMs`): 10 minutes. */
+export const DEFAULT_REDIS_EVENTS_MAX_AGE_MS = 10 * 60_000;
 /**
  * How long a key ring an instance announced in a shared store counts as live without being announced again (a
  * running instance announces it every `KEY_RING_REFRESH_MS`, and withdraws it on shutdown): 60 seconds.

@@ -52,6 +52,8 @@ export {
   type CreateResult,
   type ElicitationCounterStore,
   type ElicitationEventChannel,
+  type ElicitationEventChannelOptions,
+  type ElicitationEventContext,
   type ElicitationRecordStore,
   type ElicitationStoreKeys,
   type FinishChange,

@@ -17,12 +17,18 @@ export function isRedisClient(value: unknown): value is RedisClient {
 }
 
 /**
- * A new connection with the options of `redis` (for a subscriber: a subscribed connection can run no other
- * command). Both branches make the same call; they differ only in the type of what it returns.
+ * A new connection with the options of `redis`, `override` on top (for the event stream's reader: a
+ * connection blocked in XREAD can run no other command). On a Cluster `override` goes to the options of
+ * each node's connection.
  */
-export function duplicateClient(redis: RedisClient): RedisClient {
-  if (redis instanceof Cluster) return redis.duplicate();
-  return redis.duplicate();
+export function duplicateClient(redis: RedisClient, override: RedisOptions = {}): RedisClient {
+  if (redis instanceof Cluster) return redis.duplicate([], { redisOptions: { ...redis.options.redisOptions, ...override } });
+  return redis.duplicate(override);
+}
+
+/** The `connectionName` (CLIENT SETNAME) the connections of `redis` are opened with, if any. */
+export function connectionNameOf(redis: RedisClient): string | undefined {
+  return redis instanceof Cluster ? redis.options.redisOptions?.connectionName : redis.options.connectionName;
 }
 
 /**

@@ -2,22 +2,31 @@ import type { ElicitationEvent } from '../elicitation.types.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 
 /**
- * The one definition of a lifecycle event on the Redis event channel:
+ * The one definition of a lifecycle event on the Redis event stream. Each event is one stream entry with one
+ * field, `EVENT_FIELD`, holding the message:
  *
- *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…}}
+ *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…},"trace":…}
  *
- * `origin` names the sending channel (so it can ignore its own messages). In clear are only the transition
+ * `origin` names the sending channel (so it can skip its own messages). In clear are only the transition
  * (`type`), the record's random id and the time; `sealed` holds the rest of the `ElicitationEvent`, the
  * record's part (`EventRecordPart`: user id, kind, elicitation type, session id), as JSON sealed with the
- * store's keys (AES-256-GCM bound to the id), so that a subscriber without `encryptionKey` learns no user.
+ * store's keys (AES-256-GCM bound to the id), so that a reader without `encryptionKey` learns no user.
  * A receiving instance opens it and hands its listeners the whole `ElicitationEvent`, as the sender had it.
+ * `trace`, optional, is the sender's W3C `traceparent` (opaque here, at most `MAX_TRACE_LENGTH` characters),
+ * delivered beside the event, never inside it.
  *
- * A message is built from three pieces so that the FINISH script (redis.scripts.ts) can publish one by
- * concatenation alone, without cjson: `eventMessageStart` (head and type), the record's part (stored in the
- * record's `v` field at creation, from `encodeEventRecordPart`) and `eventMessageEnd` (the time).
- * `encodeEventMessage` joins the same pieces in TypeScript (sealing the record's part anew, so its bytes
- * differ from the script's; the event they open to does not).
+ * A message is built from three pieces so that the scripts that create and finish records
+ * (redis.scripts.ts) can append one by concatenation alone, without cjson: `eventMessageStart` (head and
+ * type), the record's part (stored in the record's `v` field at creation, from `encodeEventRecordPart`) and
+ * `eventMessageEnd` (the time and the trace). `encodeEventMessage` joins the same pieces in TypeScript
+ * (sealing the record's part anew, so its bytes differ from the script's; the event they open to does not).
  */
+
+/** The stream entry's one field: the message. */
+export const EVENT_FIELD = 'message';
+
+/** The longest `trace` sent or accepted (a W3C `traceparent` is 55 characters). */
+export const MAX_TRACE_LENGTH = 256;
 
 /** The members of an event that come from its record, sealed on the wire. */
 export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicitationType' | 'sessionId'>;
@@ -25,11 +34,23 @@ export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicit
 /** What sealing and opening the record's part needs of the store's keys. */
 export type EventSealing = Pick<ElicitationStoreKeys, 'seal' | 'open'>;
 
-/** A decoded message of the event channel. */
+/** A decoded message of the event stream. */
 export interface EventWireMessage {
   /** The sending channel; absent only in a message none of our channels sent. */
   origin?: string;
   event: ElicitationEvent;
+  /** The sender's trace context (W3C `traceparent`), when it sent one. */
+  trace?: string;
+}
+
+/**
+ * The event's identity on every instance: a record makes each transition at most once (`created` once, then
+ * one final status, by an atomic compare-and-set), so its id and the transition name the event without a
+ * counter. Readers drop a second message with the same identity (a resent append, a publish the script had
+ * already made).
+ */
+export function eventId(event: Pick<ElicitationEvent, 'type' | 'elicitationId'>): string {
+  return `${event.type}:${event.elicitationId}`;
 }
 
 /** What every message of the channel `origin` starts with, up to the event's type (exclusive). */
@@ -42,9 +63,14 @@ export function eventMessageStart(head: string, type: ElicitationEvent['type']):
   return `${head}${JSON.stringify(type)},`;
 }
 
-/** The piece after the record part: the event's time and the closing braces. */
-export function eventMessageEnd(at: number): string {
-  return `,"at":${JSON.stringify(at)}}}`;
+/** The piece after the record part: the event's time, the trace when there is one (see `sendableTrace`), and the closing braces. */
+export function eventMessageEnd(at: number, trace?: string): string {
+  return `,"at":${JSON.stringify(at)}}${trace === undefined ? '' : `,"trace":${JSON.stringify(trace)}`}}`;
+}
+
+/** `trace` when it may travel (a non-empty string of at most MAX_TRACE_LENGTH characters), else `undefined`. */
+export function sendableTrace(trace: unknown): string | undefined {
+  return typeof trace === 'string' && trace.length > 0 && trace.length <= MAX_TRACE_LENGTH ? trace : undefined;
 }
 
 /** The additional data the record's part is sealed with: it opens for this elicitation's events only. */
@@ -62,14 +88,15 @@ export function encodeEventRecordPart(elicitationId: string, part: EventRecordPa
   return `"elicitationId":${JSON.stringify(elicitationId)},"sealed":${JSON.stringify(keys.seal(json, eventContext(elicitationId)))}`;
 }
 
-/** The message that the channel with head `head` (see `eventMessageHead`) sends for `event`. */
-export function encodeEventMessage(head: string, event: ElicitationEvent, keys: EventSealing): string {
-  return eventMessageStart(head, event.type) + encodeEventRecordPart(event.elicitationId, event, keys) + eventMessageEnd(event.at);
+/** The message that the channel with head `head` (see `eventMessageHead`) sends for `event`, with `trace` when given. */
+export function encodeEventMessage(head: string, event: ElicitationEvent, keys: EventSealing, trace?: string): string {
+  return eventMessageStart(head, event.type) + encodeEventRecordPart(event.elicitationId, event, keys) + eventMessageEnd(event.at, trace);
 }
 
 /**
- * A message read from the channel, its record's part opened, or `undefined` when it is not one (not JSON,
- * not an event, or sealed under keys this instance does not have).
+ * A message read from the stream, its record's part opened, or `undefined` when it is not one (not JSON,
+ * not an event, or sealed under keys this instance does not have). A `trace` that is not a string of at most
+ * MAX_TRACE_LENGTH characters is left out; the event still arrives.
  */
 export function decodeEventMessage(text: string, keys: EventSealing): EventWireMessage | undefined {
   let parsed: unknown;
@@ -97,7 +124,12 @@ export function decodeEventMessage(text: string, keys: EventSealing): EventWireM
     ...(typeof sessionId === 'string' && { sessionId }),
     at,
   };
-  return { origin: 'origin' in parsed && typeof parsed.origin === 'string' ? parsed.origin : undefined, event };
+  const trace = sendableTrace('trace' in parsed ? parsed.trace : undefined);
+  return {
+    origin: 'origin' in parsed && typeof parsed.origin === 'string' ? parsed.origin : undefined,
+    event,
+    ...(trace !== undefined && { trace }),
+  };
 }
 
 /** An event as it travels. */

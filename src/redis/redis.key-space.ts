@@ -43,8 +43,11 @@ export interface RedisKeySpace {
    * lives until.
    */
   readonly keyRings: string;
-  /** The pub/sub channel of lifecycle events (see redis.event-wire.ts). */
-  readonly channel: string;
+  /**
+   * The stream of lifecycle events (entries: redis.event-wire.ts), capped by length and age and with a TTL
+   * of its age cap, so it outlives no event it keeps.
+   */
+  readonly events: string;
 }
 
 /** The key space of `prefix` (validated by the store: no braces). */
@@ -60,7 +63,7 @@ export function keySpace(prefix: string): RedisKeySpace {
     counter: (counterName, window) => `${base}:h:${window}:${counterName}`,
     deadlines: `${base}:d`,
     keyRings: `${base}:k`,
-    channel: `${base}:events`,
+    events: `${base}:events`,
   };
 }
 

@@ -1,12 +1,14 @@
 import type { CreateResult } from '../stores/elicitation-store.js';
 import type { RedisClient } from './redis.client.js';
+import { EVENT_FIELD } from './redis.event-wire.js';
 import { LUA_FIELDS, type Row } from './redis.row-codec.js';
 
 /*
  * The Lua scripts of the Redis store: one per operation that is more than one command, so that every store
  * operation stays one round trip (EVALSHA; the redis.bench rows "redis round trips per <operation>", target
  * == 1.0, guard it). Keys are the store's key space (redis.key-space.ts); records are hashes of the fields
- * in redis.row-codec.ts, and FINISH publishes the pieces of redis.event-wire.ts.
+ * in redis.row-codec.ts. CREATE, FINISH and SWEEP append the lifecycle event of each record they create or
+ * finish to the event stream themselves (APPEND_EVENT, with the pieces of redis.event-wire.ts).
  *
  * Names of users, completed indexes and counters come one per key of the `encryptionKey` ring, the first
  * key's first (RedisNames): writes use the first, reads and counts all of them, so a rotation neither loses
@@ -24,21 +26,40 @@ local function extend(key, ms)
 end
 `;
 
-const CREATE = `${EXTEND_TTL}
+/**
+ * Appends one lifecycle event (a message of redis.event-wire.ts) to the event stream and trims the stream to
+ * about its last maxLen events (XADD MAXLEN ~) and to those of about the last maxAgeMs (XTRIM MINID ~, from
+ * the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
+ * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age
+ * cap, so an idle deployment's stream goes away. Needs EXTEND_TTL before it; Redis 6.2 or later (MINID).
+ * Called by the scripts with the event's five arguments (see EventScriptArgs in redis.event-channel.ts):
+ * stream, maxLen, maxAgeMs, message start, message end; the record's v goes between the last two.
+ */
+const APPEND_EVENT = `
+local function append_event(stream, maxLen, maxAgeMs, message)
+  local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', '${EVENT_FIELD}', message)
+  local ms = tonumber(string.match(id, '^(%d+)'))
+  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', ms - tonumber(maxAgeMs)) .. '-0')
+  extend(stream, tonumber(maxAgeMs))
+end
+`;
+
+const CREATE = `${EXTEND_TTL}${APPEND_EVENT}
 -- KEYS: record, deadlines, pending set, user index (the first user name), then the user's rate counters (one
 -- per user name, first first).
 -- ARGV: id, v, j, completed name (first), createdAt, expiresAt, purgeAt, graceMs, perUserLimit, windowMs,
--- maxPendingPerUser, maxPending (the four limits are '' when no quota applies), then the user names (first
--- first). Returns 1, or 0 on id collision, or a refusal code.
+-- maxPendingPerUser, maxPending (the four limits are '' when no quota applies), the five arguments of the
+-- "created" event (13-17: all '' to append none), then the user names (first first). Returns 1, or 0 on id
+-- collision, or a refusal code (then no event).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local user = ARGV[13]
+local user = ARGV[18]
 if ARGV[9] ~= '' then
   local n = redis.call('INCR', KEYS[5])
   if n == 1 then redis.call('PEXPIRE', KEYS[5], 2 * tonumber(ARGV[10])) end
   for i = 6, #KEYS do n = n + tonumber(redis.call('GET', KEYS[i]) or '0') end
   if n > tonumber(ARGV[9]) then return 'rate-limited' end
   local mine = 0
-  for i = 13, #ARGV do mine = mine + redis.call('ZLEXCOUNT', KEYS[3], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';') end
+  for i = 18, #ARGV do mine = mine + redis.call('ZLEXCOUNT', KEYS[3], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';') end
   if mine >= tonumber(ARGV[11]) then return 'user-pending-limit' end
   if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[12]) then return 'pending-limit' end
 end
@@ -52,19 +73,20 @@ redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
 extend(KEYS[2], keep)
 redis.call('ZADD', KEYS[3], 0, user .. ':' .. ARGV[1])
 extend(KEYS[3], keep)
+if ARGV[13] ~= '' then append_event(ARGV[13], ARGV[14], ARGV[15], ARGV[16] .. ARGV[2] .. ARGV[17]) end
 return 1
 `;
 
 /**
- * The compare-and-set out of `pending`. With an event channel open it also publishes the lifecycle event, as
- * eventMessageStart .. v .. eventMessageEnd (redis.event-wire.ts): the record's part is stored ready-made in
- * `v`, so the script needs no cjson, and the event leaves one hop earlier than a PUBLISH from the service
- * would (guarded by the redis.bench rows "redis store finish (complete), 32 callers" and "redis cross-instance
- * completion latency p99").
+ * The compare-and-set out of `pending`. With an event channel open it also appends the lifecycle event to the
+ * event stream, as eventMessageStart .. v .. eventMessageEnd (redis.event-wire.ts): the record's part is stored
+ * ready-made in `v`, so the script needs no cjson, and the event is written in the same step as the change (no
+ * second round trip; guarded by the redis.bench rows "redis round trips per finish", "redis store finish
+ * (complete), 32 callers" and "redis cross-instance completion latency p99").
  */
-const FINISH = `${EXTEND_TTL}
+const FINISH = `${EXTEND_TTL}${APPEND_EVENT}
 -- KEYS: record, deadlines, pending set. ARGV: id, status, now, purgeAt, data ('' for none), base, graceMs, and
--- to publish the lifecycle event as well: channel, message start, message end (the record's v goes between).
+-- to append the lifecycle event as well its five arguments (8-12; the record's v goes between the last two).
 -- Returns 0 when not found; {expiresAt, v, j} when finished now; the record's fields (FIELDS) when refused
 -- (still pending: expired; otherwise already finished).
 local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 't', 'v', 'j')
@@ -93,7 +115,7 @@ if ARGV[2] == 'completed' then
   redis.call('ZADD', c, now, ARGV[1])
   extend(c, keep)
 end
-if ARGV[8] then redis.call('PUBLISH', ARGV[8], ARGV[9] .. h[6] .. ARGV[10]) end
+if ARGV[8] then append_event(ARGV[8], ARGV[9], ARGV[10], ARGV[11] .. h[6] .. ARGV[12]) end
 return {h[2], h[6], h[7]}
 `;
 
@@ -140,8 +162,9 @@ end
 return out
 `;
 
-const SWEEP = `${EXTEND_TTL}
--- KEYS: deadlines. ARGV: now, retentionMs, base, batch, graceMs
+const SWEEP = `${EXTEND_TTL}${APPEND_EVENT}
+-- KEYS: deadlines. ARGV: now, retentionMs, base, batch, graceMs, and to append each "expired" event as well
+-- its five arguments (6-10; the record's v goes between the last two).
 local now = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
 local expired = {}
@@ -159,7 +182,9 @@ for _, id in ipairs(due) do
     extend(ARGV[3] .. ':u:' .. h[4], keep)
     redis.call('ZADD', KEYS[1], purgeAt, id)
     extend(KEYS[1], keep)
-    expired[#expired + 1] = redis.call('HMGET', key, ${LUA_FIELDS})
+    local row = redis.call('HMGET', key, ${LUA_FIELDS})
+    expired[#expired + 1] = row
+    if ARGV[6] then append_event(ARGV[6], ARGV[7], ARGV[8], ARGV[9] .. row[1] .. ARGV[10]) end
   elseif h[1] ~= 'pending' and tonumber(h[3]) <= now then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
@@ -210,6 +235,12 @@ end
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 `;
 
+const APPEND = `${EXTEND_TTL}${APPEND_EVENT}
+-- KEYS: the event stream. ARGV: maxLen, maxAgeMs, message. Appends an event no other script appended.
+append_event(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+return 1
+`;
+
 /** What `create` refused, as the CREATE script answers it. */
 type CreateRefusal = Exclude<CreateResult, 'created'>;
 
@@ -228,6 +259,7 @@ export interface Scripts {
   elicitFindLatest(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row | null>;
   elicitList(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
+  elicitAppendEvent(stream: string, maxLen: number, maxAgeMs: number, message: string): Promise<1>;
 }
 
 /** Each script's command name, number of keys (none: variable, given first on each call) and source. */
@@ -240,6 +272,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitFindLatest: { lua: FIND_LATEST },
   elicitList: { lua: LIST },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
+  elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
 };
 
 /**

@@ -1,4 +1,10 @@
-import { DEFAULT_REDIS_GRACE_MS, DEFAULT_REDIS_KEY_PREFIX, DEFAULT_REDIS_SWEEP_BATCH } from '../elicitation.constants.js';
+import {
+  DEFAULT_REDIS_EVENTS_MAX_AGE_MS,
+  DEFAULT_REDIS_EVENTS_MAX_LENGTH,
+  DEFAULT_REDIS_GRACE_MS,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_SWEEP_BATCH,
+} from '../elicitation.constants.js';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
@@ -10,6 +16,8 @@ import {
   type CreateQuota,
   type CreateResult,
   type ElicitationEventChannel,
+  type ElicitationEventChannelOptions,
+  type ElicitationEventContext,
   type ElicitationStoreKeys,
   type FinishChange,
   type KeyRingEntry,
@@ -28,7 +36,7 @@ const KEY_ID = /^[0-9a-f]{8}$/;
 /** Options of `RedisElicitationStore`. */
 export interface RedisElicitationStoreOptions {
   /**
-   * Prefix of every key and of the event channel. It is also the keys' Redis Cluster hash tag, so all of one
+   * Prefix of every key, the event stream's included. It is also the keys' Redis Cluster hash tag, so all of one
    * deployment's elicitations live in one slot and every multi-key operation is one atomic round trip.
    * Give each deployment (or tenant) its own prefix. Letters, digits and `._:-` only.
    * @default 'elicitation'
@@ -47,15 +55,33 @@ export interface RedisElicitationStoreOptions {
    * @default 500
    */
   sweepBatch?: number;
+  /**
+   * About how many lifecycle events the event stream keeps (`XADD MAXLEN ~`: Redis trims whole stream nodes, so
+   * up to ~100 more). An instance whose connection drops reads the events it missed from the stream when it is
+   * back; those trimmed before then are lost to it (it logs a warning). Keep it above your peak events per
+   * second (each elicitation makes two: `created` and its final status) times the longest outage to ride out.
+   * Each event takes about 0.5 KB of Redis memory (10,000: about 5 MB). A whole number of at least 1.
+   * @default 10000
+   */
+  eventsMaxLength?: number;
+  /**
+   * How long, at most, the event stream keeps an event, in milliseconds (`XTRIM MINID ~`, by the time in the
+   * entry's id), and the stream key's TTL once no event comes (it is extended by each one). A whole number of at
+   * least 1000.
+   * @default 600000 (10 minutes)
+   */
+  eventsMaxAgeMs?: number;
 }
 
 /**
  * The shared store for several app instances, on Redis through ioredis (standalone, Sentinel or
  * Cluster). Every operation is one round trip: a Lua script (sent as EVALSHA) or a single command, and
- * completion is an atomic compare-and-set. Lifecycle events travel between instances on Redis pub/sub
- * over a dedicated subscriber connection; while exactly one event channel is open on the store, `finish`
- * publishes the event of the record it finished from its own script (the event the service publishes right
- * after is then not sent again).
+ * completion is an atomic compare-and-set. Lifecycle events travel between instances in a Redis Stream
+ * (`{prefix}:v2:events`, capped by `eventsMaxLength` and `eventsMaxAgeMs`), which each instance reads on a
+ * dedicated connection from the last event it read, so a dropped connection loses no event the stream still
+ * keeps (see redis.event-channel.ts). While exactly one event channel is open on the store, `create`,
+ * `finish` and `sweep` append the events of the records they create, finish and expire from their own
+ * scripts (the events the service publishes right after are then not sent again).
  *
  * No key name, value or event holds a user id, a type, an IP address or a message in clear: names are keyed
  * hashes and records and events are sealed, under the keys `ElicitationModule` hands the store from its
@@ -74,6 +100,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   private readonly keys: RedisKeySpace;
   private readonly graceMs: number;
   private readonly sweepBatch: number;
+  private readonly eventsMaxLength: number;
+  private readonly eventsMaxAgeMs: number;
   private readonly channels = new Set<RedisEventChannel>();
   /** Set by the first `onModuleDestroy`. */
   private closed: Promise<void> | undefined;
@@ -89,6 +117,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     this.keys = keySpace(prefix);
     this.graceMs = options.graceMs ?? DEFAULT_REDIS_GRACE_MS;
     this.sweepBatch = options.sweepBatch ?? DEFAULT_REDIS_SWEEP_BATCH;
+    this.eventsMaxLength = wholeNumber('eventsMaxLength', options.eventsMaxLength ?? DEFAULT_REDIS_EVENTS_MAX_LENGTH, 1);
+    this.eventsMaxAgeMs = wholeNumber('eventsMaxAgeMs', options.eventsMaxAgeMs ?? DEFAULT_REDIS_EVENTS_MAX_AGE_MS, 1_000);
     if (typeof client === 'string' || !isRedisClient(client)) {
       this.redis = connectOwnClient(client);
       this.ownsClient = true;
@@ -120,6 +150,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     const users = names.user(record.userId);
     // Fixed windows aligned to multiples of windowMs, so every instance counts in the same one.
     const window = quota ? Math.floor(record.createdAt / quota.windowMs) : 0;
+    const channel = this.scriptChannel();
     const keyList = [
       this.keys.record(record.id),
       this.keys.deadlines,
@@ -143,9 +174,11 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         quota?.windowMs ?? '',
         quota?.maxPendingPerUser ?? '',
         quota?.maxPending ?? '',
+        ...(channel ? channel.scriptEventArgs('created', record.createdAt) : NO_EVENT),
         ...users,
       ),
     );
+    if (created === 1) channel?.appendedInScript(record.id, 'created', record.createdAt);
     if (created === 0) throw new Error(`Elicitation id collision: ${record.id}`);
     return created === 1 ? 'created' : created;
   }
@@ -185,11 +218,9 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   async finish(id: string, change: FinishChange): Promise<TransitionResult> {
     const { keys } = this.requireKeys();
     const data = change.status === 'completed' && change.data ? JSON.stringify(change.data) : '';
-    // With one event channel open, the script publishes the lifecycle event itself (in the same step, one
-    // hop earlier), and the channel skips it when the service publishes it right after.
-    const channel = this.channels.size === 1 ? this.channels.values().next().value : undefined;
+    const channel = this.scriptChannel();
     const args: Array<string | number> = [id, change.status, change.now, change.purgeAt, data, this.keys.base, this.graceMs];
-    if (channel) args.push(...channel.scriptPublishArgs(change.status, change.now));
+    if (channel) args.push(...channel.scriptEventArgs(change.status, change.now));
     const reply = await callRedis('finish', () =>
       this.scripts.elicitFinish(this.keys.record(id), this.keys.deadlines, this.keys.pending, ...args),
     );
@@ -200,7 +231,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       record.finishedAt = change.now;
       record.purgeAt = change.purgeAt;
       if (data) record.data = decodeData(data);
-      channel?.publishedInScript(id, change.status, change.now);
+      channel?.appendedInScript(id, change.status, change.now);
       return { ok: true, record };
     }
     const record = toRecord(reply, keys);
@@ -231,9 +262,11 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   async sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>> {
     const { keys } = this.requireKeys();
     const expired: ElicitationRecord[] = [];
+    const channel = this.scriptChannel();
+    const events = channel ? channel.scriptEventArgs('expired', now) : [];
     for (;;) {
       const [handled, rows] = await callRedis('sweep', () =>
-        this.scripts.elicitSweep(this.keys.deadlines, now, retentionMs, this.keys.base, this.sweepBatch, this.graceMs),
+        this.scripts.elicitSweep(this.keys.deadlines, now, retentionMs, this.keys.base, this.sweepBatch, this.graceMs, ...events),
       );
       for (const row of rows) {
         // A record another instance sealed under a key this one lacks is expired all the same; it is reported,
@@ -245,7 +278,10 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
           new Logger('RedisElicitationStore').warn(`The sweep expired a record it cannot announce. ${error.message}`);
         }
       }
-      if (handled < this.sweepBatch) return expired;
+      if (handled < this.sweepBatch) {
+        for (const record of expired) channel?.appendedInScript(record.id, 'expired', now);
+        return expired;
+      }
     }
   }
 
@@ -253,16 +289,35 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     await callRedis('ping', () => this.redis.ping());
   }
 
-  override async openEventChannel(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel> {
+  /**
+   * Opens a channel on the event stream, reading from its end (events appended from now on); see
+   * `RedisEventChannel`. Rejects with `ElicitationStoreUnavailableError` when Redis does not answer.
+   */
+  override async openEventChannel(
+    onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,
+    options?: ElicitationEventChannelOptions,
+  ): Promise<ElicitationEventChannel> {
     const deps = {
       redis: this.redis,
-      channelName: this.keys.channel,
+      scripts: this.scripts,
+      stream: this.keys.events,
+      maxLength: this.eventsMaxLength,
+      maxAgeMs: this.eventsMaxAgeMs,
       keys: this.requireKeys().keys,
       onClose: (c: RedisEventChannel) => this.channels.delete(c),
     };
-    const channel = await RedisEventChannel.open(deps, onRemoteEvent);
+    const channel = await RedisEventChannel.open(deps, onRemoteEvent, options);
     this.channels.add(channel);
     return channel;
+  }
+
+  /**
+   * The channel whose events the scripts append themselves: the only one open on this store (in the same step
+   * as the change, no second round trip; the channel then skips the event when the service publishes it right
+   * after). With several open (tests, two modules on one store) each publishes its own.
+   */
+  private scriptChannel(): RedisEventChannel | undefined {
+    return this.channels.size === 1 ? this.channels.values().next().value : undefined;
   }
 
   /**
@@ -302,4 +357,13 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     })();
     return this.closed;
   }
+}
+
+/** The CREATE script's event arguments when it appends no event (see EventScriptArgs). */
+const NO_EVENT = ['', '', '', '', ''] as const;
+
+/** `value` when it is a whole number of at least `min`, else a config error naming `option`. */
+function wholeNumber(option: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new ElicitationConfigError(option, `must be a whole number of at least ${min}`);
+  return value;
 }

@@ -35,8 +35,28 @@ export interface CounterHit {
 }
 
 /**
- * A channel that carries lifecycle events between app instances sharing one store (Redis pub/sub for
- * the Redis store). Events never carry submitted data.
+ * What travels with a cross-instance event besides the event: handed to `openEventChannel`'s `onRemoteEvent`
+ * next to the event, never inside it (so `events$` listeners see the same `ElicitationEvent` everywhere).
+ */
+export interface ElicitationEventContext {
+  /** The W3C `traceparent` of the span that made the transition on the sending instance, when it sent one (opaque to stores). */
+  trace?: string;
+}
+
+/** Options of `openEventChannel`. */
+export interface ElicitationEventChannelOptions {
+  /**
+   * Returns the trace context (a W3C `traceparent`) to send with an event, or `undefined` for none. The store
+   * calls it synchronously when it sends an event: at the start of the operation that makes the transition
+   * (`create`, `finish`, `sweep`, when its script appends the event) or in `publish`, so it sees that call's
+   * active span. A value that throws or is not a short string is not sent.
+   */
+  trace?: () => string | undefined;
+}
+
+/**
+ * A channel that carries lifecycle events between app instances sharing one store (a Redis Stream for the
+ * Redis store). Events never carry submitted data.
  */
 export interface ElicitationEventChannel {
   /** Sends an event to the other instances (not back to this one). */
@@ -140,10 +160,13 @@ export interface ElicitationRecordStore {
 
   /**
    * Optional: for stores shared by several app instances. Opens a channel on which events published by
-   * other instances arrive (`onRemoteEvent`), so a page submitted on one instance wakes waiting tools and
-   * notifies MCP sessions held by another.
+   * other instances arrive (`onRemoteEvent`, with what travelled beside each: `ElicitationEventContext`), so a
+   * page submitted on one instance wakes waiting tools and notifies MCP sessions held by another.
    */
-  openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+  openEventChannel?(
+    onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,
+    options?: ElicitationEventChannelOptions,
+  ): Promise<ElicitationEventChannel>;
 
   /**
    * Optional, for stores shared by several app instances: records that instance `entry.instanceId` runs with the
@@ -200,7 +223,10 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
   abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
   ping?(): Promise<void>;
-  openEventChannel?(onRemoteEvent: (event: ElicitationEvent) => void): Promise<ElicitationEventChannel>;
+  openEventChannel?(
+    onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,
+    options?: ElicitationEventChannelOptions,
+  ): Promise<ElicitationEventChannel>;
   announceKeyRing?(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]>;
   /**
    * Optional, for stores that keep data outside the process (others need no keys): receives the keys of the

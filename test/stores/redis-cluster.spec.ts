@@ -257,7 +257,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
       expect([...slots[prefixB]][0]).not.toBe(slotA);
     });
 
-    it('carries events between instances over Redis Cluster pub/sub, never back to the sender', async () => {
+    it('carries events between instances over the event stream on Redis Cluster, never back to the sender', async () => {
       const prefix = `${RUN}-bus`;
       // Two "app instances", each with its own cluster client entering through a different node.
       const clientA = await connectCluster(ports[1]);
@@ -287,7 +287,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
         at: i,
       });
       try {
-        // Several publishes: the cluster client sends each to some node, and the cluster bus fans it out.
+        // Several publishes: each is appended on the node serving the prefix, where every reader waits.
         const fromB = Array.from({ length: 6 }, (_, i) => event(i));
         for (const e of fromB) await channelB.publish(e);
         await waitFor(() => seenByA.length >= fromB.length, 'the events of B at A');
@@ -298,10 +298,20 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
         await waitFor(() => seenByB.length >= 1, 'the event of A at B');
         expect(seenByB).toEqual([fromA]);
 
-        // A finish on A publishes its event from the script, on the node serving the prefix; the service's
-        // publish right after sends nothing more.
+        // A create and a finish on A append their events from their scripts, on the node serving the prefix;
+        // the service's publish right after each sends nothing more.
         const record = pendingRecord({ sessionId: 'cluster-session' });
         await a.create(record);
+        const created: ElicitationEvent = {
+          type: 'created',
+          elicitationId: record.id,
+          userId: record.userId,
+          kind: record.kind,
+          elicitationType: record.type,
+          sessionId: 'cluster-session',
+          at: record.createdAt,
+        };
+        await channelA.publish(created);
         const now = record.createdAt + 1;
         expect((await a.finish(record.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 })).ok).toBe(true);
         const finished: ElicitationEvent = {
@@ -314,12 +324,12 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
           at: now,
         };
         await channelA.publish(finished);
-        await waitFor(() => seenByB.length >= 2, 'the finish event of A at B');
-        expect(seenByB).toEqual([fromA, finished]);
+        await waitFor(() => seenByB.length >= 3, 'the create and finish events of A at B');
+        expect(seenByB).toEqual([fromA, created, finished]);
 
         await sleep(100); // a late echo to the sender, a duplicate, or a leak to another prefix would show by now
         expect(seenByA).toHaveLength(fromB.length);
-        expect(seenByB).toHaveLength(2);
+        expect(seenByB).toHaveLength(3);
         expect(seenByOther).toEqual([]);
       } finally {
         await channelA.close();

@@ -1,8 +1,8 @@
 /**
- * The event wire contract: the message the FINISH script publishes (pieces concatenated in Lua) and the one
- * the TypeScript side encodes for the same event decode to the same event, with the same members in the same
- * order, and neither carries the user, kind, type or session in clear. Both are read off a real Redis by a
- * raw ioredis subscriber.
+ * The event wire contract: the messages the CREATE and FINISH scripts append to the event stream (pieces
+ * concatenated in Lua) and the one the TypeScript side encodes for the same event decode to the same event,
+ * with the same members in the same order, and none carries the user, kind, type or session in clear. All are
+ * read off a real Redis stream by a raw ioredis client.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -12,9 +12,12 @@ import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
+  EVENT_FIELD,
+  eventId,
   eventMessageEnd,
   eventMessageHead,
   eventMessageStart,
+  MAX_TRACE_LENGTH,
   type EventWireMessage,
 } from '../../src/redis/redis.event-wire.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
@@ -26,6 +29,8 @@ import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed, TEST_STORE_KEYS } from '../support/store-keys.js';
 
 const PREFIX = `test-wire-${randomUUID().slice(0, 8)}`;
+/** A W3C traceparent, as the module's telemetry sends it. */
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 /** The event the service publishes for a record. */
 const eventOf = (record: ElicitationRecord, type: ElicitationEvent['type'], at: number) => lifecycleEvent(type, record, at);
@@ -36,22 +41,19 @@ function decoded(message: string): EventWireMessage {
   return result;
 }
 
-describeRedis('Redis event wire: the finish script and TypeScript send the same message', () => {
+describeRedis('Redis event wire: the scripts and TypeScript append the same message', () => {
   let client: Redis;
-  let tap: Redis;
-  const messages: string[] = [];
-  /** Publishes from its finish script: exactly one channel is open on it. */
+  /** The id of the last stream entry read by `nextMessage`. */
+  let lastId = '0-0';
+  /** Appends from its scripts: exactly one channel is open on it. */
   let scripted: RedisElicitationStore;
   let scriptedChannel: ElicitationEventChannel;
-  /** Publishes from TypeScript: two channels are open on it, so its finish script publishes nothing. */
+  /** Appends from TypeScript: two channels are open on it, so its scripts append nothing. */
   let encoded: RedisElicitationStore;
   let encodedChannels: ElicitationEventChannel[];
 
   beforeAll(async () => {
     client = new Redis(REDIS_URL);
-    tap = new Redis(REDIS_URL);
-    tap.on('message', (_channel: string, message: string) => messages.push(message));
-    await tap.subscribe(keySpace(PREFIX).channel);
     scripted = keyed(new RedisElicitationStore(client, { keyPrefix: PREFIX }));
     encoded = keyed(new RedisElicitationStore(client, { keyPrefix: PREFIX }));
     scriptedChannel = await scripted.openEventChannel(() => undefined);
@@ -59,19 +61,19 @@ describeRedis('Redis event wire: the finish script and TypeScript send the same 
   });
 
   afterAll(async () => {
-    await tap.quit();
     for (const channel of [scriptedChannel, ...encodedChannels]) await channel.close();
     await deletePrefix(client, PREFIX);
     await client.quit();
   });
 
-  /** The next message on the channel, within 2 s. */
+  /** The next entry's message on the stream (read right away: appends are done when the call resolves), and that it is the only new one. */
   async function nextMessage(): Promise<string> {
-    const seen = messages.length;
-    const deadline = Date.now() + 2_000;
-    while (messages.length === seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(messages).toHaveLength(seen + 1);
-    return messages[seen];
+    const entries = await client.xrange(keySpace(PREFIX).events, `(${lastId}`, '+');
+    expect(entries).toHaveLength(1);
+    const [[id, fields]] = entries;
+    lastId = id;
+    expect(fields).toEqual([EVENT_FIELD, expect.any(String)]);
+    return fields[1];
   }
 
   const cases: Array<{ name: string; status: FinalStatus; record: () => ElicitationRecord }> = [
@@ -97,13 +99,16 @@ describeRedis('Redis event wire: the finish script and TypeScript send the same 
     it(`decodes the same event from both publishers: ${name}`, async () => {
       const record = make();
       await scripted.create(record);
+      const created = decoded(await nextMessage());
+      expect(created.event).toEqual(eventOf(record, 'created', record.createdAt));
+      await scriptedChannel.publish(eventOf(record, 'created', record.createdAt)); // appended by the script: not again
       const now = status === 'expired' ? record.expiresAt : record.createdAt + 1;
       const data = status === 'completed' ? { apiKey: 'k' } : undefined;
       expect((await scripted.finish(record.id, { status, data, now, purgeAt: now + 60_000 })).ok).toBe(true);
       const fromScript = await nextMessage();
 
       const event = eventOf(record, status, now);
-      await scriptedChannel.publish(event); // already published by the script: not sent again
+      await scriptedChannel.publish(event); // already appended by the script: not sent again
       await encodedChannels[0].publish(event);
       const fromTypeScript = await nextMessage();
 
@@ -123,12 +128,81 @@ describeRedis('Redis event wire: the finish script and TypeScript send the same 
         }
         if (record.sessionId) expect(message).not.toContain(JSON.stringify(record.sessionId).slice(1, -1));
       }
-      // The script concatenates exactly the pieces encodeEventMessage joins, with the record part stored at creation.
+      // The scripts concatenate exactly the pieces encodeEventMessage joins, with the record part stored at creation.
       const v = await client.hget(keySpace(PREFIX).record(record.id), 'v');
       expect(eventMessageStart(eventMessageHead(a.origin!), status) + v + eventMessageEnd(now)).toBe(fromScript);
+      expect(created.origin).toBe(a.origin);
       expect(encodeEventMessage(eventMessageHead(b.origin!), event, TEST_STORE_KEYS)).not.toBe(fromTypeScript); // sealed anew each time
     });
   }
+
+  it('carries the trace context beside the event, from the scripts and from TypeScript alike', async () => {
+    const prefix = `${PREFIX}-trace`;
+    const traced = keyed(new RedisElicitationStore(client, { keyPrefix: prefix }));
+    const channel = await traced.openEventChannel(() => undefined, { trace: () => TRACEPARENT });
+    try {
+      const record = pendingRecord({ sessionId: 's-trace' });
+      await traced.create(record);
+      await traced.finish(record.id, { status: 'declined', now: record.createdAt + 1, purgeAt: record.createdAt + 60_000 });
+      const other = eventOf(pendingRecord(), 'cancelled', 9);
+      await channel.publish(other);
+      const messages = (await client.xrange(keySpace(prefix).events, '-', '+')).map(([, fields]) => fields[1]);
+      expect(messages).toHaveLength(3);
+      const opened = messages.map(decoded);
+      expect(opened.map((m) => m.event)).toEqual([
+        eventOf(record, 'created', record.createdAt),
+        eventOf(record, 'declined', record.createdAt + 1),
+        other,
+      ]);
+      for (const [i, m] of opened.entries()) {
+        expect(m.trace).toBe(TRACEPARENT);
+        expect(m.event).not.toHaveProperty('trace');
+        expect(Object.keys(JSON.parse(messages[i]) as object)).toEqual(['origin', 'event', 'trace']);
+      }
+    } finally {
+      await channel.close();
+      await deletePrefix(client, prefix);
+    }
+  });
+
+  it('sends no trace that is not a short string, and a provider that throws costs the event nothing', async () => {
+    const prefix = `${PREFIX}-bad-trace`;
+    const store = keyed(new RedisElicitationStore(client, { keyPrefix: prefix }));
+    const traces: Array<() => string | undefined> = [
+      () => 'x'.repeat(MAX_TRACE_LENGTH + 1),
+      () => '',
+      () => {
+        throw new Error('no tracer');
+      },
+      () => undefined,
+    ];
+    try {
+      for (const trace of traces) {
+        const channel = await store.openEventChannel(() => undefined, { trace });
+        await channel.publish(eventOf(pendingRecord(), 'completed', 1));
+        await channel.close();
+      }
+      const messages = (await client.xrange(keySpace(prefix).events, '-', '+')).map(([, fields]) => fields[1]);
+      expect(messages).toHaveLength(traces.length);
+      for (const message of messages) {
+        expect(Object.keys(JSON.parse(message) as object)).toEqual(['origin', 'event']);
+        expect(decoded(message).trace).toBeUndefined();
+      }
+      // A message with an unusable trace still carries its event.
+      const event = eventOf(pendingRecord(), 'completed', 2);
+      const tampered = encodeEventMessage(eventMessageHead('x'), event, TEST_STORE_KEYS, 'ok').replace('"trace":"ok"', '"trace":42');
+      expect(decoded(tampered)).toEqual({ origin: 'x', event });
+    } finally {
+      await deletePrefix(client, prefix);
+    }
+  });
+
+  it('names an event by its elicitation and transition (a record makes each at most once)', () => {
+    const record = pendingRecord();
+    expect(eventId(eventOf(record, 'completed', 1))).toBe(eventId(eventOf(record, 'completed', 2)));
+    expect(eventId(eventOf(record, 'completed', 1))).not.toBe(eventId(eventOf(record, 'created', 1)));
+    expect(eventId(eventOf(record, 'completed', 1))).not.toBe(eventId(eventOf(pendingRecord(), 'completed', 1)));
+  });
 
   it('ignores what is not an event message', () => {
     expect(decodeEventMessage('not json', TEST_STORE_KEYS)).toBeUndefined();

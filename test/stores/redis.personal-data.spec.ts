@@ -1,8 +1,9 @@
 /**
  * Personal data in Redis (#19 §5): after a whole lifecycle on two module instances sharing one Redis, no key
- * name, no stored value and no pub/sub message holds the user id, the type, the message, the answer or the
- * client IP in clear; every key has a TTL; the two instances share their indexes; a key rotation neither
- * loses an index nor restarts a count. Read off a real Redis with SCAN and PSUBSCRIBE.
+ * name, no stored value and no event on the event stream holds the user id, the type, the message, the answer or
+ * the client IP in clear; every key has a TTL; the two instances share their indexes; a key rotation neither
+ * loses an index nor restarts a count. Read off a real Redis with SCAN, XRANGE and PSUBSCRIBE (nothing is
+ * published on pub/sub any more).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -32,12 +33,13 @@ const FORBIDDEN = [USER, 'alice', TYPE, IP, 'Liddell', 'wonderland', METADATA_TE
 /** A keyed hash as the store writes it in a name: 128 bits in base64url. */
 const NAME = '[A-Za-z0-9_-]{22}';
 
-/** Everything a Redis key holds, as text (hash fields and values, set members and scores, a string). */
+/** Everything a Redis key holds, as text (hash fields and values, set members and scores, a string, stream entries). */
 async function contentOf(client: Redis, key: string): Promise<string> {
   const type = await client.type(key);
   if (type === 'hash') return JSON.stringify(await client.hgetall(key));
   if (type === 'zset') return JSON.stringify(await client.zrange(key, '0', '-1', 'WITHSCORES'));
   if (type === 'string') return (await client.get(key)) ?? '';
+  if (type === 'stream') return JSON.stringify(await client.xrange(key, '-', '+'));
   throw new Error(`unexpected ${type} key ${key}`);
 }
 
@@ -63,7 +65,8 @@ describeRedis('RedisElicitationStore keeps personal data out of Redis', () => {
   describe('a whole lifecycle on two instances sharing one Redis and one encryptionKey', () => {
     const prefix = `${RUN}-life`;
     const keys = keySpace(prefix);
-    const messages: string[] = [];
+    /** What was published on any pub/sub channel of the prefix (nothing: events travel on the stream). */
+    const published: string[] = [];
     const seenByA: ElicitationEvent[] = [];
     const seenByB: ElicitationEvent[] = [];
     let tap: Redis;
@@ -74,7 +77,7 @@ describeRedis('RedisElicitationStore keeps personal data out of Redis', () => {
 
     beforeAll(async () => {
       tap = new Redis(REDIS_URL);
-      tap.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
+      tap.on('pmessage', (_pattern: string, _channel: string, message: string) => published.push(message));
       // Every channel of the prefix, whatever its name.
       await tap.psubscribe(`{${prefix}}*`);
       const encryptionKey = randomBytes(32);
@@ -137,7 +140,7 @@ describeRedis('RedisElicitationStore keeps personal data out of Redis', () => {
       }
       // The kinds of key the lifecycle left, each named by hashes where it used to name the user or the IP.
       const shapes = names.map((n) => n.slice(keys.base.length + 1).replace(/[0-9a-f-]{36}$/, '<id>'));
-      expect(shapes).toEqual(expect.arrayContaining(['r:<id>', 'd', expect.stringMatching(new RegExp(`^u:${NAME}$`))]));
+      expect(shapes).toEqual(expect.arrayContaining(['r:<id>', 'd', 'events', expect.stringMatching(new RegExp(`^u:${NAME}$`))]));
       expect(shapes).toContainEqual(expect.stringMatching(new RegExp(`^c:${NAME}$`)));
       expect(shapes).toContainEqual(expect.stringMatching(new RegExp(`^q:\\d+:${NAME}$`)));
       expect(shapes).toContainEqual(expect.stringMatching(new RegExp(`^h:\\d+:ip:${NAME}$`)));
@@ -152,13 +155,15 @@ describeRedis('RedisElicitationStore keeps personal data out of Redis', () => {
       expect(ttls.get(keys.deadlines)).toBeGreaterThanOrEqual(longestRecord);
     });
 
-    it('sends events that name no user, type or session in clear, and still hands listeners the whole event', () => {
+    it('sends events that name no user, type or session in clear, and still hands listeners the whole event', async () => {
+      const messages = (await client.xrange(keys.events, '-', '+')).map(([, fields]) => fields[1]);
       expect(messages.length).toBeGreaterThanOrEqual(6);
+      expect(published).toEqual([]);
       for (const message of messages) {
         for (const clear of [...FORBIDDEN, 'session-of']) expect([message, message.includes(clear)]).toEqual([message, false]);
         expect(Object.keys((JSON.parse(message) as { event: object }).event)).toEqual(['type', 'elicitationId', 'sealed', 'at']);
       }
-      // B heard of A's creations over pub/sub only, and A of B's completion: the events are whole.
+      // B heard of A's creations from the stream only, and A of B's completion: the events are whole.
       const created = seenByB.find((e) => e.type === 'created' && e.elicitationId === answered);
       expect(created).toEqual({
         type: 'created',

@@ -4,6 +4,7 @@ import { Redis, type Command } from 'ioredis';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import type { ElicitationEvent } from '../../src/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
+import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
@@ -98,7 +99,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
-    it('carries events between instances over pub/sub, never back to the sender', async () => {
+    it('carries events between instances over the event stream, never back to the sender', async () => {
       const prefix = `${RUN}-bus`;
       const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
@@ -128,7 +129,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
-    it("publishes a finished record's event from the finish script, once, and never back to the sender", async () => {
+    it('appends the events of the records it creates and finishes from its scripts, once, and never back to the sender', async () => {
       const prefix = `${RUN}-script-event`;
       const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
@@ -136,10 +137,8 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       const seenByB: ElicitationEvent[] = [];
       const channelA = await a.openEventChannel((e) => seenByA.push(e));
       const channelB = await b.openEventChannel((e) => seenByB.push(e));
-      const tap = new Redis(REDIS_URL);
-      const messages: string[] = [];
-      tap.on('message', (_channel: string, message: string) => messages.push(message));
-      await tap.subscribe(keySpace(prefix).channel);
+      /** Every message appended to the stream. */
+      const messages = async () => (await client.xrange(keySpace(prefix).events, '-', '+')).map(([, fields]) => fields[1]);
       const settle = async (count: number) => {
         const deadline = Date.now() + 2_000;
         while (seenByB.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -150,6 +149,12 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         const without = pendingRecord();
         await a.create(withSession);
         await a.create(without);
+        // What the service does right after a creation: it publishes the event on its channel (already appended).
+        const created = [withSession, without].map((r) => lifecycleEvent('created', r, r.createdAt));
+        for (const event of created) await channelA.publish(event);
+        await settle(2);
+        expect(seenByB).toEqual(created);
+        expect(await messages()).toHaveLength(2);
         const now = withSession.createdAt + 1;
         const done = await a.finish(withSession.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 });
         expect(done.ok).toBe(true);
@@ -164,9 +169,9 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           at: now,
         };
         await channelA.publish(completed);
-        await settle(1);
-        expect(seenByB).toEqual([completed]);
-        expect(messages).toHaveLength(1);
+        await settle(3);
+        expect(seenByB).toEqual([...created, completed]);
+        expect(await messages()).toHaveLength(3);
 
         // A refused finish publishes nothing.
         expect(await a.finish(withSession.id, { status: 'declined', now: now + 1, purgeAt: now + 1_000 })).toMatchObject({ ok: false });
@@ -181,15 +186,14 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           at: now + 2,
         };
         await channelA.publish(declinedEvent);
-        // Events no script published (here a made-up one) still go out through the channel.
-        const other: ElicitationEvent = { ...declinedEvent, type: 'created', at: 7 };
+        // Events no script appended (here a made-up one) still go out through the channel.
+        const other: ElicitationEvent = { ...declinedEvent, type: 'cancelled', elicitationId: randomUUID(), at: 7 };
         await channelA.publish(other);
-        await settle(3);
-        expect(seenByB).toEqual([completed, declinedEvent, other]);
-        expect(messages).toHaveLength(3);
+        await settle(5);
+        expect(seenByB).toEqual([...created, completed, declinedEvent, other]);
+        expect(await messages()).toHaveLength(5);
         expect(seenByA).toEqual([]);
       } finally {
-        await tap.quit();
         await channelA.close();
         await channelB.close();
         await a.onModuleDestroy();
