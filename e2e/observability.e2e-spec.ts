@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
 import { ElicitationModule } from '../src/elicitation.module.js';
@@ -23,7 +23,9 @@ import { defineForm } from '../src/forms/define-form.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient } from '../src/testing/index.js';
 import { describeWithRedisBinaries, freePort, startRedisServer, stopProcess, type ServerProcess } from '../test/support/redis-server.js';
+import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
 import { startLadderApp, type LadderApp } from './support/ladder-app.js';
+import { Redis } from 'ioredis';
 import { Test } from '@nestjs/testing';
 import type { INestApplication } from '@nestjs/common';
 
@@ -78,6 +80,16 @@ async function deltas(
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The first finished span named `name`, waited for (at most 2 s: a notification's span ends once it was sent). */
+async function finishedSpan(name: string): Promise<ReadableSpan> {
+  for (let i = 0; i < 200; i++) {
+    const span = spanExporter.getFinishedSpans().find((s) => s.name === name);
+    if (span) return span;
+    await delay(10);
+  }
+  throw new Error(`no ${name} span within 2 s`);
+}
 
 beforeAll(() => {
   // Before any app initialises: the module takes its meter from the global provider at init.
@@ -174,11 +186,10 @@ describe('metrics and spans of a real app over HTTP (the SDK clients and the pag
     expect(notification?.attributes).toEqual({ 'elicitation.kind': 'api-key', 'elicitation.outcome': 'completed' });
   });
 
-  /** Resolves once the first client received the completion notification of `id`. */
+  /** Resolves once the first client received the completion notification of `id` and its span ended. */
   async function mcpCompletion(id: string): Promise<void> {
     await clients[0].completion(id);
-    // The span ends once the notification's send settled (after the client got it).
-    for (let i = 0; i < 100 && !spanExporter.getFinishedSpans().some((s) => s.name === 'elicitation.notification'); i++) await delay(10);
+    await finishedSpan('elicitation.notification');
   }
 
   it('counts a decline on the page (and its page requests by status)', async () => {
@@ -259,6 +270,52 @@ describe('metrics and spans of a real app over HTTP (the SDK clients and the pag
     const text = JSON.stringify([attributes, spanAttributes]);
     expect(ids.length).toBeGreaterThanOrEqual(3);
     for (const forbidden of [user, SECRET, ...ids]) expect(text).not.toContain(forbidden);
+  });
+});
+
+describeRedis('the trace context across instances sharing Redis (a page submitted on B, the session on A)', () => {
+  const prefix = `obs-trace-${RUN}`;
+  const user = `trace-${RUN}`;
+  const key = Buffer.alloc(32, 9);
+  const apps: LadderApp[] = [];
+  let mcp: ElicitationTestClient | undefined;
+
+  const start = () =>
+    startLadderApp({ store: new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }), encryptionKey: key }, (elicitation, server) => {
+      elicitation.registerTool(server, 'ask-key', { description: 'Asks for a key on the page' }, async (_args: undefined, el) => {
+        const outcome = await el.requestUrl({ kind: 'api-key', message: 'Your key, please' });
+        return { content: [{ type: 'text', text: outcome.status }] };
+      });
+    });
+
+  afterAll(async () => {
+    await mcp?.close().catch(() => undefined);
+    for (const app of apps) await app.app.close();
+    const redis = new Redis(REDIS_URL);
+    await deletePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it("A's notification span links to the finish span of B, where the page was submitted", async () => {
+    apps.push(await start(), await start());
+    const [a, b] = apps;
+    mcp = await createElicitationTestClient({ url: a.mcpUrl, era: '2025-11-25', user });
+    const call = mcp.callTool('ask-key');
+    const url = await mcp.waitForUrl();
+    spanExporter.reset();
+    const onB = url.replace(a.url, b.url);
+    expect((await submitPage(onB, { apiKey: SECRET }, { cookie: `demo_user=${user}` })).status).toBe(200);
+    expect((await call).content[0].text).toBe('completed');
+    const notification = await finishedSpan('elicitation.notification');
+    const spans = spanExporter.getFinishedSpans();
+    const submit = spans.find((s) => s.name === 'elicitation.page.submit')!;
+    const finish = spans.find((s) => s.name === 'elicitation.finish' && s.parentSpanContext?.spanId === submit.spanContext().spanId)!;
+    expect(finish).toBeDefined();
+    // Not a child of B's span (A sent it, in its own context): a link to it.
+    expect(notification.parentSpanContext?.spanId).not.toBe(finish.spanContext().spanId);
+    expect(notification.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([
+      [finish.spanContext().traceId, finish.spanContext().spanId],
+    ]);
   });
 });
 

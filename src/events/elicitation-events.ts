@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import type { ElicitationEvent, ElicitationRecord } from '../elicitation.types.js';
-import { ElicitationStore, type ElicitationEventChannel } from '../stores/elicitation-store.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
+import { ElicitationStore, type ElicitationEventChannel, type ElicitationEventContext } from '../stores/elicitation-store.js';
 
 /** The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. */
 export function lifecycleEvent(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): ElicitationEvent {
@@ -40,13 +41,22 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
   private readonly remoteListeners = new Set<ElicitationEventListener>();
   private channel: ElicitationEventChannel | undefined;
 
-  constructor(private readonly store: ElicitationStore) {}
+  /** The trace context another instance sent beside each of its events (`traceOf`). */
+  private readonly remoteTraces = new WeakMap<ElicitationEvent, string>();
+
+  constructor(
+    private readonly store: ElicitationStore,
+    private readonly telemetry: ElicitationTelemetry,
+  ) {}
 
   /** All events as an RxJS stream (hot; no replay). */
   readonly events$ = new Observable<ElicitationEvent>((subscriber) => this.subscribe((e) => subscriber.next(e)));
 
   async onModuleInit(): Promise<void> {
-    if (this.store.openEventChannel) this.channel = await this.store.openEventChannel((event) => this.deliverRemote(event));
+    if (!this.store.openEventChannel) return;
+    // Each event carries the trace context of the span that made the transition here (read as the store sends it).
+    const trace = () => this.telemetry.traceparent();
+    this.channel = await this.store.openEventChannel((event, context) => this.deliverRemote(event, context), { trace });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -101,8 +111,18 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /**
+   * The W3C `traceparent` another instance sent beside `event` (the span of the transition there), for a span here
+   * to link to; `undefined` for this instance's own events and for events sent without one.
+   * @internal for the completion notification's span
+   */
+  traceOf(event: ElicitationEvent): string | undefined {
+    return this.remoteTraces.get(event);
+  }
+
   /** An event from another instance: its remote-only listeners first, then every listener. */
-  private deliverRemote(event: ElicitationEvent): void {
+  private deliverRemote(event: ElicitationEvent, context?: ElicitationEventContext): void {
+    if (context?.trace) this.remoteTraces.set(event, context.trace);
     this.notify(this.remoteListeners, event);
     this.notify(this.listeners, event);
   }

@@ -85,7 +85,8 @@ export class CompletionNotifications implements OnModuleInit, OnModuleDestroy {
     if (ids?.size === 0) this.bySession.delete(entry.server);
     // Never thrown into the request that finished the elicitation (a page submit): logged only.
     const attributes = { 'elicitation.kind': event.kind, 'elicitation.outcome': event.type };
-    const sent = this.telemetry.inSpan('elicitation.notification', attributes, () => entry.notify());
+    // Linked to the span of the instance where the elicitation finished, when another one did.
+    const sent = this.telemetry.inSpan('elicitation.notification', attributes, () => entry.notify(), [this.events.traceOf(event)]);
     sent.catch((error: unknown) => {
       this.logger.warn(
         `Could not send notifications/elicitation/complete for ${event.elicitationId}: ${error instanceof Error ? error.message : String(error)}`,
