@@ -38,7 +38,7 @@ interface Waiter {
 /**
  * The in-process registry of `waitForCompletion` calls, by elicitation id. Transitions made by this instance
  * wake their waiters with the record in hand (`finished`); events from other instances wake them through
- * `remote`, which reads the store once per id for a `completed` answer. Each waiter settles exactly once:
+ * `remote`, which reads the store once per id for a `completed` answer (again, backing off, while the read fails). Each waiter settles exactly once:
  * by a transition, its timer (timeout or expiry), its abort signal, or `close` on shutdown (which rejects it
  * with `ElicitationShutdownError`, as it does every wait started after it).
  */
@@ -137,9 +137,23 @@ export class ElicitationWaiters {
     const set = this.byId.get(event.elicitationId);
     if (!set) return;
     if (event.type !== 'completed') return this.settleAll(set, { status: event.type });
-    this.deps.stored(event.elicitationId).then(
+    this.readCompleted(event.elicitationId, set, 0);
+  }
+
+  /**
+   * Reads the answer another instance stored, for the waiters of `id`. A failed read (the store unreachable for
+   * a moment) is tried again, backing off from 100 ms to 5 s, for as long as one of them still waits: the
+   * completion happened, so giving up would leave them waiting for their timeout.
+   */
+  private readCompleted(id: string, set: Set<Waiter>, attempt: number): void {
+    this.deps.stored(id).then(
       (record) => this.settleAll(set, record?.status === 'completed' ? this.safeOutcome(record) : { status: 'expired' }),
-      () => undefined,
+      () => {
+        const waiting = () => !this.closed && set.size > 0 && this.byId.get(id) === set;
+        if (!waiting()) return;
+        const retry = () => waiting() && this.readCompleted(id, set, attempt + 1);
+        setTimeout(retry, Math.min(100 * 2 ** attempt, 5_000)).unref();
+      },
     );
   }
 
