@@ -10,6 +10,15 @@ import { ElicitationTelemetry } from './elicitation-telemetry.js';
  */
 export const ELICITATION_OBSERVED_STORE = Symbol('ElicitationObservedStore');
 
+/** The hooks Nest calls on a provider that has them. */
+const LIFECYCLE_HOOKS = new Set([
+  'onModuleInit',
+  'onApplicationBootstrap',
+  'onModuleDestroy',
+  'beforeApplicationShutdown',
+  'onApplicationShutdown',
+]);
+
 /**
  * `store` seen through a proxy that counts each operation that throws or rejects, by the method's name. Methods run
  * on the store itself (its private state, a `jest.spyOn` on it, members added later all work as before); what the
@@ -19,6 +28,8 @@ export function observedStore(store: ElicitationStore, telemetry: Pick<Elicitati
   const wrapped = new Map<PropertyKey, { original: unknown; wrapper: unknown }>();
   return new Proxy(store, {
     get(target, property) {
+      // Nest calls the lifecycle hooks of every provider: the store's own run once, on the store's provider.
+      if (typeof property === 'string' && LIFECYCLE_HOOKS.has(property)) return undefined;
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function' || property === 'constructor') return value;
       const known = wrapped.get(property);
