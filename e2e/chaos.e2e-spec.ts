@@ -38,6 +38,7 @@ import {
   waitUntil,
   within,
   type ServerProcess,
+  startDurableRedis,
 } from '../test/support/redis-server.js';
 import { keyed } from '../test/support/store-keys.js';
 import {
@@ -51,7 +52,6 @@ import {
   pool,
   seededRandom,
   shuffled,
-  startDurableRedis,
   untilIdle,
   visitUntilDone,
   type BrowserVisit,

@@ -27,7 +27,7 @@ import {
   freePort,
   HOST,
   sleep,
-  startRedisServer,
+  startDurableRedis,
   stopProcess,
   waitUntil,
   within,
@@ -68,22 +68,6 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
   const events: ElicitationEvent[] = [];
   const http = () => request(demo!.url);
 
-  const redisArgs = () => [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
-    '--dir',
-    dir!,
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'always',
-    '--save',
-    '',
-    '--daemonize',
-    'no',
-  ];
   const createKey = () =>
     service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice', type: 'api-key-github' });
   /** CSRF pairs taken from a page render, by elicitation id (taken before the outage for Y). */
@@ -99,7 +83,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
     dir = await mkdtemp(join(tmpdir(), 'elicitation-redis-fault-'));
     port = await freePort();
     redisUrl = `redis://${HOST}:${port}`;
-    redis = await startRedisServer(port, redisArgs());
+    redis = await startDurableRedis(port, dir);
     demo = await startDemoApp({
       port: 0,
       logger: false,
@@ -192,7 +176,7 @@ describeWithRedisBinaries()('demo app on Redis: Redis goes down and comes back',
 
   describe('after Redis is back on the same port and data directory', () => {
     beforeAll(async () => {
-      redis = await startRedisServer(port, redisArgs());
+      redis = await startDurableRedis(port, dir!);
       await waitUntil('the status route to answer 200 again', 20_000, async () => (await http().get(`/elicit/${x}/status`)).status === 200);
     }, 40_000);
 

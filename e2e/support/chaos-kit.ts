@@ -10,31 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DemoProcess } from '../../examples/demo/demo-process.js';
 import { submitPage } from '../../src/testing/index.js';
-import { HOST, sleep, startRedisServer, type ServerProcess } from '../../test/support/redis-server.js';
-
-/**
- * Starts redis-server on `port` with its data in `dir`: append-only file fsynced before every reply
- * (`appendfsync always`), no RDB snapshots. Started again on the same port and directory after a SIGKILL, it
- * holds everything it acknowledged: records, counters and the event stream.
- */
-export function startDurableRedis(port: number, dir: string): Promise<ServerProcess> {
-  return startRedisServer(port, [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
-    '--dir',
-    dir,
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'always',
-    '--save',
-    '',
-    '--daemonize',
-    'no',
-  ]);
-}
+import { sleep } from '../../test/support/redis-server.js';
 
 /**
  * A seeded random source (mulberry32): `CHAOS_SEED=<n>` replays a run's choices (which page on which

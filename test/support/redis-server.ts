@@ -104,6 +104,16 @@ export function startRedisServer(port: number, args: string[], timeoutMs = 15_00
   });
 }
 
+/**
+ * Starts redis-server on `port` with its data in `dir`: append-only file fsynced before every reply
+ * (`appendfsync always`), no RDB snapshots. Started again on the same port and directory after a SIGKILL, it
+ * holds everything it acknowledged: records, counters and the event stream.
+ */
+export function startDurableRedis(port: number, dir: string): Promise<ServerProcess> {
+  const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always'];
+  return startRedisServer(port, [...args, '--save', '', '--daemonize', 'no']);
+}
+
 /** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. Resolves once it is gone (bounded). */
 export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
   const gone = () => child.exitCode !== null || child.signalCode !== null;
