@@ -18,6 +18,7 @@ import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../src/security/display-text.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
+import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 import { as, startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
 
@@ -80,6 +81,11 @@ async function startApp(
     resetStoreGets: () => spy.mockClear(),
     http: () => request(server),
   };
+}
+
+/** A memory store that says it keeps its records elsewhere (as Redis does), so answers are sealed at rest. */
+class OutOfProcessStore extends MemoryElicitationStore {
+  override readonly inProcess: boolean = false;
 }
 
 const pathOf = (url: string) => new URL(url).pathname;
@@ -1213,7 +1219,10 @@ describe('secrets never leak', () => {
     }
   }
 
-  it('is in no log line, console write, response, event or listing of the whole flow, and is sealed at rest', async () => {
+  it.each([
+    ['a store that keeps it outside the process, sealed at rest', true],
+    ['the memory store, kept as is in the process', false],
+  ])('is in no log line, console write, response, event or listing of the whole flow: %s', async (_label, outside) => {
     const recorder = new RecordingLogger();
     const written: string[] = [];
     const consoleSpies = (['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((level) =>
@@ -1229,7 +1238,8 @@ describe('secrets never leak', () => {
       });
     });
 
-    const s = await startApp({}, { logger: recorder });
+    // A store that keeps answers outside the process has them sealed; the memory store keeps them as JSON text.
+    const s = await startApp(outside ? { store: new OutOfProcessStore() } : {}, { logger: recorder });
     const responses: string[] = [];
     const events: ElicitationEvent[] = [];
     const off = s.app.get(ElicitationEvents).subscribe((e) => events.push(e));
@@ -1291,10 +1301,14 @@ describe('secrets never leak', () => {
       ]);
       expect(listing).toContain(created.elicitationId);
 
-      // At rest: sealed, bound to the id, no trace of the plaintext in any encoding.
+      // At rest outside the process: sealed, bound to the id, no trace of the plaintext in any encoding.
       const stored = await s.store.get(created.elicitationId, Date.now());
-      expect(stored!.data).toEqual({ $sealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/) });
-      const atRest = JSON.stringify(stored);
+      if (!outside) expect(stored!.data).toEqual({ $json: JSON.stringify({ apiKey: SECRET }) });
+      else
+        expect(stored!.data).toEqual({
+          $sealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+        });
+      const atRest = outside ? JSON.stringify(stored) : '';
       for (const form of [
         SECRET,
         Buffer.from(SECRET).toString('base64'),

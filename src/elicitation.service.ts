@@ -52,12 +52,20 @@ export interface ElicitationReadOptions {
  * `cancelled` | `expired`, exactly once) and lets tools wait for the outcome. Transport-agnostic: the
  * pages and the MCP binding both go through it.
  */
+/** A completed answer as the store keeps it (`ElicitationRecord.data`): JSON text, sealed or as is. */
+type KeptAnswer = { $sealed: string } | { $json: string };
+
 @Injectable()
 export class ElicitationService implements OnModuleDestroy {
   /** The `waitForCompletion` calls of this instance. */
   private readonly waiters: ElicitationWaiters;
   private readonly stopRemoteWakes: () => void;
   private readonly box: SecretBox;
+  /**
+   * Whether answers are sealed at rest: only in a store that keeps them outside this process
+   * (`ElicitationStore.inProcess`); in this heap the key would lie next to them.
+   */
+  private readonly sealAnswers: boolean;
   /** The abuse limits `create` enforces (per-user rate per minute, pending caps). */
   private readonly quota: CreateQuota;
   /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down. */
@@ -71,6 +79,7 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly audit: ElicitationAudit,
   ) {
     this.box = new SecretBox(options.encryptionKeys);
+    this.sealAnswers = store.inProcess !== true;
     this.waiters = new ElicitationWaiters({
       current: (id) => this.getRecord(id),
       stored: (id) => this.store.get(id, Date.now()),
@@ -324,9 +333,7 @@ export class ElicitationService implements OnModuleDestroy {
   private async finish(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
     const now = Date.now();
-    // Every answer is sealed at rest (bound to its elicitation id): secrets need it, and sealing them all
-    // spares a read to find out which ones are secret.
-    const data = answerJson === undefined ? undefined : { $sealed: this.box.seal(answerJson, id) };
+    const data = answerJson === undefined ? undefined : this.storedAnswer(id, answerJson);
     const result = await this.store.finish(id, { status, data, now, purgeAt: now + this.options.retentionMs });
     if (result.ok) {
       this.finished(status, result.record, now, answerJson);
@@ -365,13 +372,22 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
-   * A completed record's answer, decrypted when it was sealed. Throws `ElicitationKeyError` when it was sealed
-   * under a key this instance's `encryptionKey` ring lacks.
+   * An answer as the store keeps it: its JSON text, sealed (bound to its elicitation id) when the store keeps it
+   * outside this process. Every answer is sealed there, secret or not: that spares a read to find out which.
+   */
+  private storedAnswer(id: string, answerJson: string): KeptAnswer {
+    return this.sealAnswers ? { $sealed: this.box.seal(answerJson, id) } : { $json: answerJson };
+  }
+
+  /**
+   * A completed record's answer, a copy of its own for each caller, decrypted when it was sealed. Throws
+   * `ElicitationKeyError` when it was sealed under a key this instance's `encryptionKey` ring lacks.
    */
   private reveal(record: ElicitationRecord): ElicitationData {
     const data = record.data ?? {};
-    const sealed = (data as { $sealed?: unknown }).$sealed;
-    return typeof sealed === 'string' ? (JSON.parse(this.box.open(sealed, record.id)) as ElicitationData) : data;
+    const { $json, $sealed } = data as Partial<Record<'$json' | '$sealed', unknown>>;
+    if (typeof $json === 'string') return JSON.parse($json) as ElicitationData;
+    return typeof $sealed === 'string' ? (JSON.parse(this.box.open($sealed, record.id)) as ElicitationData) : data;
   }
 
   /**

@@ -36,7 +36,10 @@ export interface ElicitationRecord {
   finishedAt?: number;
   /** When the store may forget the record, epoch milliseconds. */
   purgeAt: number;
-  /** The submitted data, for `completed` records only (sealed when it holds secrets). */
+  /**
+   * The submitted answer, for `completed` records only, as the service hands it to the store: `{ $json }` (its JSON
+   * text) in a store that keeps records in this process, `{ $sealed }` (that text sealed) in any other.
+   */
   data?: ElicitationData;
   /** When a read-once delivery consumed the data (then `data` is gone), epoch milliseconds. */
   consumedAt?: number;

@@ -215,6 +215,14 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
    * not: a custom store shared some other way says so itself.
    */
   declare readonly shared?: boolean;
+  /**
+   * Whether the store keeps its records in this process's memory and nowhere else (`MemoryElicitationStore`:
+   * `true`; unset counts as `false`, as for `RedisElicitationStore` and custom stores). Answers are sealed with
+   * `encryptionKey` only in a store that keeps them elsewhere (a server, a file, another process): in this
+   * process's heap the key would lie next to what it seals, so sealing would protect nothing. Answers kept in
+   * the process are kept as their JSON text, so every reader gets its own copy.
+   */
+  declare readonly inProcess?: boolean;
   abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
   abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;

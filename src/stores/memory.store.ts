@@ -14,6 +14,8 @@ import { ElicitationStore, type CounterHit, type CreateQuota, type CreateResult,
 export class MemoryElicitationStore extends ElicitationStore {
   /** Its data lives in this process alone, so each instance on it may run on a key of its own. */
   override readonly shared: boolean = false;
+  /** Its records never leave this heap, so answers are kept unsealed (see `ElicitationStore.inProcess`). */
+  override readonly inProcess: boolean = true;
   private readonly records = new Map<string, ElicitationRecord>();
   /** userId → type → ids, in creation order. */
   private readonly index = new Map<string, Map<string, Set<string>>>();

@@ -14,6 +14,11 @@ import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { compileElicitation } from '../support/testing-module.js';
 
+/** A memory store that says it keeps its records elsewhere (as a Redis or SQL store does): answers get sealed. */
+class OutOfProcessStore extends MemoryElicitationStore {
+  override readonly inProcess: boolean = false;
+}
+
 const SECRET = 'sk-live-PLANTED-0123456789';
 
 /** What `fn` throws (fails the test when it does not). */
@@ -214,9 +219,9 @@ describe('secrets at rest and read-once delivery', () => {
     ref = undefined;
   });
 
-  it('stores api-key answers sealed, and reveals them only through getResult / findByUserAndType', async () => {
+  it('seals answers in a store that keeps them outside the process, and reveals them only through getResult / findByUserAndType', async () => {
     const key = randomBytes(32);
-    ref = await compileElicitation({ encryptionKey: key });
+    ref = await compileElicitation({ encryptionKey: key, store: new OutOfProcessStore() });
     const service = ref.get(ElicitationService);
     const store = ref.get(ElicitationStore);
     const { elicitationId } = await service.createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice', type: 't' });
@@ -232,8 +237,8 @@ describe('secrets at rest and read-once delivery', () => {
     expect(again).toMatchObject({ ok: false, reason: 'already-finished', record: { data: { apiKey: SECRET } } });
   });
 
-  it('seals every answer at rest, confirm answers and fields marked secret included', async () => {
-    ref = await compileElicitation();
+  it('seals every answer in such a store, confirm answers and fields marked secret included', async () => {
+    ref = await compileElicitation({ store: new OutOfProcessStore() });
     const service = ref.get(ElicitationService);
     const store = ref.get(ElicitationStore);
     const marked = await service.createUrlElicitation({
@@ -248,6 +253,26 @@ describe('secrets at rest and read-once delivery', () => {
     await service.complete(plain.elicitationId, { confirmed: true });
     expect((await store.get(plain.elicitationId, Date.now()))!.data).toEqual({ $sealed: expect.stringMatching(/^v1\./) });
     expect(await service.getResult(plain.elicitationId)).toEqual({ status: 'completed', data: { confirmed: true } });
+  });
+
+  it('keeps answers unsealed in the memory store (in process), as JSON text: each reader gets a copy of its own', async () => {
+    ref = await compileElicitation();
+    const service = ref.get(ElicitationService);
+    const store = ref.get(ElicitationStore);
+    expect(store.inProcess).toBe(true);
+    const { elicitationId } = await service.createUrlElicitation({ kind: 'api-key', message: 'key?', userId: 'alice', type: 't' });
+    const answer = { apiKey: SECRET, scopes: ['repo'] };
+    await service.complete(elicitationId, answer);
+    answer.scopes.push('changed by the caller');
+    expect((await store.get(elicitationId, Date.now()))!.data).toEqual({ $json: JSON.stringify({ apiKey: SECRET, scopes: ['repo'] }) });
+    const first = await service.getResult<{ apiKey: string; scopes: string[] }>(elicitationId);
+    if (first?.status !== 'completed') throw new Error('expected a completed result');
+    first.data.scopes.push('changed by a reader');
+    expect(await service.getResult(elicitationId)).toEqual({ status: 'completed', data: { apiKey: SECRET, scopes: ['repo'] } });
+    // Every other protection stays: the status route and events never carry it (tested with the pages), and it
+    // is still read once with consume.
+    expect(await service.findByUserAndType('alice', 't', { consume: true })).toMatchObject({ data: { apiKey: SECRET } });
+    expect((await store.get(elicitationId, Date.now()))!.data).toBeUndefined();
   });
 
   it('delivers a secret once with consume, then it is gone from the store', async () => {
