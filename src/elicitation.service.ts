@@ -138,7 +138,8 @@ export class ElicitationService implements OnModuleDestroy {
   private async create(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
     if (this.isShuttingDown) throw new ElicitationShutdownError();
     const record = buildPendingRecord(input, this.options, Date.now());
-    await attachKindData(record, input, this.options.externalUrlPolicy);
+    const attaching = attachKindData(record, input, this.options.externalUrlPolicy);
+    if (attaching) await attaching;
     const created = await this.store.create(record, this.quota);
     if (created !== 'created') throw new ElicitationQuotaError(created);
     this.telemetry.created(record.kind, 'url');

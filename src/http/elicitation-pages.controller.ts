@@ -10,7 +10,7 @@ import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
 import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { ElicitationRouteObserver } from './elicitation-route-observer.js';
+import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './form-plan.js';
 import { fieldViews, initialInput } from './form-view.js';
@@ -51,6 +51,7 @@ export class ElicitationPagesController {
   ) {}
 
   @Get(':id/api-key')
+  @InRouteContext()
   async apiKeyPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'api-key', req, res);
     if (!record) return '';
@@ -58,6 +59,7 @@ export class ElicitationPagesController {
   }
 
   @Post(':id/api-key')
+  @InRouteContext()
   async submitApiKey(
     @Param('id') id: string,
     @Body() body: FormBody,
@@ -73,6 +75,7 @@ export class ElicitationPagesController {
   }
 
   @Get(':id/confirm')
+  @InRouteContext()
   async confirmPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'confirm', req, res);
     if (!record) return '';
@@ -80,6 +83,7 @@ export class ElicitationPagesController {
   }
 
   @Post(':id/confirm')
+  @InRouteContext()
   async submitConfirm(
     @Param('id') id: string,
     @Body() body: FormBody,
@@ -95,6 +99,7 @@ export class ElicitationPagesController {
 
   /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
   @Get(':id/form')
+  @InRouteContext()
   async formPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'form', req, res);
     if (!record) return '';
@@ -109,6 +114,7 @@ export class ElicitationPagesController {
    * service; the `limits.maxFormAttempts`-th invalid post declines the elicitation (a 400 page that says so).
    */
   @Post(':id/form')
+  @InRouteContext()
   async submitHostedForm(
     @Param('id') id: string,
     @Body() body: FormBody,
@@ -143,6 +149,7 @@ export class ElicitationPagesController {
    * external URL policy at creation). Your callback route completes it.
    */
   @Get(':id/external')
+  @InRouteContext()
   async externalPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'external', req, res);
     if (!record) return '';

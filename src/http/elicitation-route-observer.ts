@@ -1,15 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import {
-  type CallHandler,
   type CanActivate,
   type ExecutionContext,
   ForbiddenException,
   Injectable,
-  type NestInterceptor,
   PayloadTooLargeException,
   UnauthorizedException,
 } from '@nestjs/common';
-import type { Observable } from 'rxjs';
 import { ELICITATION_ID_PATTERN } from '../elicitation.constants.js';
 import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
@@ -21,7 +18,8 @@ import { ElicitationThrottledException } from '../errors/elicitation-throttled.e
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry, NO_SPAN, type TelemetrySpan } from '../observability/elicitation-telemetry.js';
 import { requestInfoOf, runInRequest, type ElicitationRequestInfo, type RequestInfoSource } from '../observability/request-context.js';
-import { raw, type NodeRequestPart } from './page-http.js';
+import { raw, type NodeRequestPart, type PageResponse } from './page-http.js';
+import { PageSecurity } from './page-security.js';
 
 /** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
 export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled';
@@ -32,6 +30,8 @@ interface RouteObservation {
   page: string;
   info: ElicitationRequestInfo;
   span: TelemetrySpan;
+  /** Whether the handler runs in the request's context (`InRouteContext`): only with an audit log or a recorded span. */
+  inContext: boolean;
   /** The id in the path, when it has the shape of one (nothing else of the path is recorded). */
   elicitationId?: string;
   record?: Pick<ElicitationRecord, 'id' | 'kind' | 'userId'>;
@@ -77,17 +77,20 @@ export function refusalOf(exception: unknown): PageRefusal | undefined {
 }
 
 /**
- * The first guard of the module's routes (before the throttle, so a 429 is seen too): notes the request (its page,
- * the client's address and agent), starts the page's span (`elicitation.page.render` for a GET,
- * `elicitation.page.submit` for a post; none for the status route) and, when the answer is sent, counts
- * `elicitation.page.requests {page, status}`, ends the span and writes the audit record (`page.opened`,
- * `page.refused`). Never refuses anything itself.
+ * The first guard of the module's routes (before the throttle, so a 429 is seen too): puts the security headers
+ * every answer carries on the response (`PageSecurity.applyBaseHeaders`: answers without a body of their own, the
+ * status JSON and the pages' redirects, carry them too; pages set their own CSP over it, errors get them from the
+ * routes' filters), notes the request (its page, the client's address and agent), starts the page's span
+ * (`elicitation.page.render` for a GET, `elicitation.page.submit` for a post; none for the status route) and, when
+ * the answer is sent, counts `elicitation.page.requests {page, status}`, ends the span and writes the audit record
+ * (`page.opened`, `page.refused`). Never refuses anything itself.
  */
 @Injectable()
 export class ElicitationRouteObserver implements CanActivate {
   constructor(
     private readonly telemetry: ElicitationTelemetry,
     private readonly audit: ElicitationAudit,
+    private readonly security: PageSecurity,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -95,22 +98,25 @@ export class ElicitationRouteObserver implements CanActivate {
     const req = http.getRequest<NodeRequestPart & RequestInfoSource & { raw?: NodeRequestPart; params?: Record<string, unknown> }>();
     const node = raw(req);
     if (observations.has(node)) return true;
+    const res = http.getResponse<PageResponse & { raw?: ServerResponse }>();
+    this.security.applyBaseHeaders(res);
     const page = pageOf(context.getHandler());
     const id = req.params?.id;
     const submit = node.method === 'POST';
+    // The status route is polled: a span per poll would drown the pages' own.
+    const span =
+      page === 'status'
+        ? NO_SPAN
+        : this.telemetry.startSpan(submit ? 'elicitation.page.submit' : 'elicitation.page.render', { 'elicitation.page': page });
     const observation: RouteObservation = {
       page,
       info: requestInfoOf(req),
-      // The status route is polled: a span per poll would drown the pages' own.
-      span:
-        page === 'status'
-          ? NO_SPAN
-          : this.telemetry.startSpan(submit ? 'elicitation.page.submit' : 'elicitation.page.render', { 'elicitation.page': page }),
+      span,
+      inContext: this.audit.enabled || span !== NO_SPAN,
       ...(typeof id === 'string' && ELICITATION_ID_PATTERN.test(id) && { elicitationId: id }),
     };
     observations.set(node, observation);
-    const res = http.getResponse<{ raw?: ServerResponse } & Partial<ServerResponse>>();
-    const nodeRes = (res.raw ?? res) as ServerResponse;
+    const nodeRes = (res.raw ?? res) as unknown as ServerResponse;
     nodeRes.once('close', () => this.answered(observation, nodeRes.statusCode));
     return true;
   }
@@ -136,17 +142,31 @@ export class ElicitationRouteObserver implements CanActivate {
 }
 
 /**
- * Runs the route's handler with its request as the one behind what the service does (the audit log's client address
- * and agent) and the page's span as the active one (the service's spans are its children).
+ * Runs the decorated route handler with its request behind what the service does meanwhile (the audit log's client
+ * address and agent) and the page's span as the active one (the service's spans are its children). Costs nothing
+ * when there is neither an audit log nor a recorded span: the handler is called as it is, and the process never
+ * pays for an `AsyncLocalStorage`. The handler takes its request with `@Req()` (found among its arguments).
+ * Put it below the route decorator (`@Get`, `@Post`), which then describes the wrapped handler.
  */
-@Injectable()
-export class ElicitationRouteContext implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const observation = observations.get(raw(context.switchToHttp().getRequest<NodeRequestPart & { raw?: NodeRequestPart }>()));
-    if (!observation) return next.handle();
-    // Nest binds the handler to the async context `handle()` is called in, so both contexts reach it.
-    return runInRequest(observation.info, () => observation.span.run(() => next.handle()));
+export function InRouteContext(): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    const handler = descriptor.value as unknown as (...args: unknown[]) => unknown;
+    const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+      const observation = observationAmong(args);
+      if (!observation?.inContext) return handler.apply(this, args);
+      return runInRequest(observation.info, () => observation.span.run(() => handler.apply(this, args)));
+    };
+    descriptor.value = wrapped as unknown as typeof descriptor.value;
+  };
+}
+
+/** The observation of the request among a handler's arguments, if one is. */
+function observationAmong(args: unknown[]): RouteObservation | undefined {
+  for (const arg of args) {
+    const observation = arg !== null && typeof arg === 'object' ? observations.get(raw(arg as { raw?: object })) : undefined;
+    if (observation) return observation;
   }
+  return undefined;
 }
 
 /** The page of a route handler: the last segment of its path (`:id/api-key` → `api-key`, `:id/status` → `status`). */

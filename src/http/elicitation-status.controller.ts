@@ -1,4 +1,4 @@
-import { Get, Header, Logger, Param, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Header, Logger, Param, Req, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
@@ -6,7 +6,8 @@ import { ElicitationNotFoundException } from '../errors/elicitation-not-found.ex
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
-import { ElicitationRouteObserver } from './elicitation-route-observer.js';
+import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
+import type { PageRequest } from './page-http.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
@@ -25,7 +26,9 @@ export class ElicitationStatusController {
 
   @Get(':id/status')
   @Header('Cache-Control', 'no-store')
-  async status(@Param('id') id: string): Promise<ElicitationStatusView> {
+  @InRouteContext()
+  // The request is for InRouteContext (an expiry noticed here is audited with the client's address).
+  async status(@Param('id') id: string, @Req() _req: PageRequest): Promise<ElicitationStatusView> {
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
     let view: ElicitationStatusView | undefined;
     try {

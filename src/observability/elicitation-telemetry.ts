@@ -129,6 +129,12 @@ export class ElicitationTelemetry implements OnModuleInit {
       { attributes, ...(linked.length > 0 && { links: linked.map((c) => ({ context: c })) }) },
       parent,
     );
+    // A span no one records (no tracer provider, or not sampled) carries nothing its parent's context does not:
+    // making it the active one would cost a context per call and change nothing downstream.
+    if (!span.isRecording()) {
+      span.end();
+      return NO_SPAN;
+    }
     const active: OtelContext = api.trace.setSpan(parent, span);
     return {
       run: (fn) => api.context.with(active, fn),
@@ -141,6 +147,7 @@ export class ElicitationTelemetry implements OnModuleInit {
   inSpan<R>(name: string, attributes: TelemetryAttributes, fn: (span: TelemetrySpan) => R, links?: ReadonlyArray<string | undefined>): R {
     if (!this.api) return fn(NO_SPAN);
     const span = this.startSpan(name, attributes, links);
+    if (span === NO_SPAN) return fn(NO_SPAN);
     return span.run(() => {
       let result: R;
       try {

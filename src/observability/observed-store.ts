@@ -22,7 +22,7 @@ const LIFECYCLE_HOOKS = new Set([
 /**
  * `store` seen through a proxy that counts each operation that throws or rejects, by the method's name. Methods run
  * on the store itself (its private state, a `jest.spyOn` on it, members added later all work as before); what the
- * operation resolves or throws passes through unchanged.
+ * operation resolves or throws passes through unchanged (a promise is the store's own).
  */
 export function observedStore(store: ElicitationStore, telemetry: Pick<ElicitationTelemetry, 'storeError'>): ElicitationStore {
   const wrapped = new Map<PropertyKey, { original: unknown; wrapper: unknown }>();
@@ -44,12 +44,8 @@ export function observedStore(store: ElicitationStore, telemetry: Pick<Elicitati
           telemetry.storeError(operation);
           throw error;
         }
-        if (result instanceof Promise) {
-          return result.catch((error: unknown) => {
-            telemetry.storeError(operation);
-            throw error;
-          });
-        }
+        // Counted on a branch of its own: the caller awaits the store's promise itself, not one more behind it.
+        if (result instanceof Promise) result.then(undefined, () => telemetry.storeError(operation));
         return result;
       };
       wrapped.set(property, { original: value, wrapper });

@@ -19,6 +19,8 @@ export interface OtelSpan {
   spanContext(): OtelSpanContext;
   setAttribute(key: string, value: string | number | boolean): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
+  /** False for a span no one records (no tracer provider registered, or not sampled). */
+  isRecording(): boolean;
   end(): void;
 }
 

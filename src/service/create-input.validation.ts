@@ -142,13 +142,14 @@ function checkMetadata(kind: ElicitationKind, metadata: unknown, maxMetadataByte
 /**
  * What only some kinds carry: checks that `url` comes with (and only with) `external` and `form` with (and
  * only with) `form`, then attaches the external target (checked against `externalUrlPolicy`) or the hosted
- * form's schema to the record's metadata.
+ * form's schema to the record's metadata. Returns a promise only for `external` (the policy may look the host
+ * up), so the other kinds cost their caller no await.
  */
-export async function attachKindData(
+export function attachKindData(
   record: ElicitationRecord,
   input: CreateUrlElicitationInput,
   externalUrlPolicy: ResolvedElicitationOptions['externalUrlPolicy'],
-): Promise<void> {
+): Promise<void> | undefined {
   if ((input.url !== undefined) !== (record.kind === 'external')) {
     throw new ElicitationInputError('url', record.kind === 'external' ? 'is required for kind "external"' : 'is only for kind "external"');
   }
@@ -157,8 +158,9 @@ export async function attachKindData(
   }
   if (record.kind === 'external') {
     if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'must be a URL string');
-    record.metadata.targetUrl = (await assertSafeExternalUrl(input.url, externalUrlPolicy)).href;
-  } else if (record.kind === 'form') {
+    return attachTargetUrl(record, input.url, externalUrlPolicy);
+  }
+  if (record.kind === 'form') {
     const form = asFormDefinition(input.form!);
     if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
       throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
@@ -166,6 +168,16 @@ export async function attachKindData(
     record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
     rememberHostedChecks(record.id, form, record.expiresAt);
   }
+  return undefined;
+}
+
+/** An external elicitation's target, once the URL policy passed it (a DNS lookup may be on the way). */
+async function attachTargetUrl(
+  record: ElicitationRecord,
+  url: string,
+  externalUrlPolicy: ResolvedElicitationOptions['externalUrlPolicy'],
+): Promise<void> {
+  record.metadata.targetUrl = (await assertSafeExternalUrl(url, externalUrlPolicy)).href;
 }
 
 /** True for `{}`-literals and `Object.create(null)` objects only (no arrays, class instances or null). */
