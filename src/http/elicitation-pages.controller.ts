@@ -1,13 +1,10 @@
 import { Body, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
 import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
-import { ApiKeySubmissionDto, ConfirmSubmissionDto } from './api-key-submission.dto.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
@@ -18,20 +15,11 @@ import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
+import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
 import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
 
 const messages = PAGE_MESSAGES;
-
-/** Constraint names in the order their message is the most useful to show. */
-const MESSAGE_PRIORITY = ['isIn', 'isString', 'isNotEmpty', 'maxLength'];
-
-/** One readable message for a failed DTO: the first failing constraint in `MESSAGE_PRIORITY` order. */
-function firstMessage(errors: ValidationError[]): string {
-  const constraints = errors[0]?.constraints ?? {};
-  const key = MESSAGE_PRIORITY.find((k) => k in constraints) ?? Object.keys(constraints)[0];
-  return (key && constraints[key]) || messages.apiKey.checkInput;
-}
 
 /**
  * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
@@ -68,10 +56,9 @@ export class ElicitationPagesController {
   ): Promise<string> {
     const record = await this.access.openPost(id, 'api-key', req, body);
     if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
-    const dto = plainToInstance(ApiKeySubmissionDto, { action: body?.action, apiKey: body?.apiKey });
-    const errors = await validate(dto, { forbidUnknownValues: true });
-    if (errors.length > 0) return this.keyOrConfirmPage(req, res, 400, 'api-key', record, firstMessage(errors));
-    return this.finished(res, record, await this.service.complete(id, { apiKey: dto.apiKey }), messages.done.apiKeyReceived);
+    const submitted = readApiKeySubmission(body);
+    if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'api-key', record, submitted.message);
+    return this.finished(res, record, await this.service.complete(id, submitted.value), messages.done.apiKeyReceived);
   }
 
   @Get(':id/confirm')
@@ -91,9 +78,9 @@ export class ElicitationPagesController {
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
     const record = await this.access.openPost(id, 'confirm', req, body);
-    const dto = plainToInstance(ConfirmSubmissionDto, { action: body?.action });
-    if ((await validate(dto)).length > 0) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, messages.confirm.chooseAction);
-    if (dto.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
+    const submitted = readConfirmSubmission(body);
+    if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, submitted.message);
+    if (submitted.value.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
     return this.finished(res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
   }
 
