@@ -3,13 +3,15 @@
  * `bench/http.bench.ts`:
  *  - bare baselines: what Nest itself serves on the same adapter, with no guard, filter or store, answers
  *    of the size of the module's status JSON (`GET /bench/baseline`) and of its api-key page
- *    (`GET /bench/baseline/html`, sized by `POST /bench/baseline/size`);
+ *    (`GET /bench/baseline/html`), and a urlencoded form post parsed as the page's form is and answered with
+ *    HTML of the done page's size (`POST /bench/baseline/post`); the HTML sizes are set by
+ *    `POST /bench/baseline/size` once the bench has measured the real pages;
  *  - `POST /bench/elicitations`: creates pending api-key elicitations and hands out, for each, the CSRF pair
  *    a page render would (through the module's own `PageSecurity.issueCsrf`), so that a load test can post
  *    each form once without rendering every page first; `DELETE /bench/elicitations` forgets them all.
  * Never enable this in a deployed app: it creates elicitations for any user without identifying anyone.
  */
-import { Body, Controller, Delete, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Delete, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ElicitationService } from '../../src/index.js';
 import { CSRF_COOKIE, PageSecurity } from '../../src/http/page-security.js';
@@ -32,6 +34,7 @@ function htmlOfSize(n: number): string {
 @Controller('bench')
 export class BenchController {
   private html = htmlOfSize(3_000);
+  private done = htmlOfSize(1_500);
   private security?: PageSecurity;
 
   constructor(
@@ -61,13 +64,30 @@ export class BenchController {
     return this.html;
   }
 
-  /** Sets the size of the HTML baseline (the bench measures the real page first). */
+  /**
+   * Baseline for the api-key form post: the body comes parsed by the adapter's urlencoded parser (Nest's on
+   * Express, `@fastify/formbody` on Fastify, as for the module's route); the fields are read, and a constant HTML
+   * document of the done page's size answers.
+   */
+  @Post('baseline/post')
+  @HttpCode(200)
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Cache-Control', 'no-store')
+  baselinePost(@Body() body: { _csrf?: unknown; apiKey?: unknown; action?: unknown }): string {
+    if (typeof body?._csrf !== 'string' || typeof body.apiKey !== 'string' || body.action !== 'submit') {
+      throw new BadRequestException('expected the fields _csrf, apiKey and action=submit');
+    }
+    return this.done;
+  }
+
+  /** Sets the sizes of the HTML baselines: the page's, the done page's (the bench measures the real pages first). */
   @Post('baseline/size')
   @HttpCode(200)
-  setSize(@Body() body: { htmlBytes?: unknown }): { htmlBytes: number } {
-    const n = Number(body?.htmlBytes);
-    if (Number.isInteger(n) && n > 0 && n <= 1_000_000) this.html = htmlOfSize(n);
-    return { htmlBytes: Buffer.byteLength(this.html) };
+  setSize(@Body() body: { htmlBytes?: unknown; doneBytes?: unknown }): { htmlBytes: number; doneBytes: number } {
+    const valid = (v: unknown) => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 1_000_000;
+    if (valid(body?.htmlBytes)) this.html = htmlOfSize(body.htmlBytes as number);
+    if (valid(body?.doneBytes)) this.done = htmlOfSize(body.doneBytes as number);
+    return { htmlBytes: Buffer.byteLength(this.html), doneBytes: Buffer.byteLength(this.done) };
   }
 
   /**
