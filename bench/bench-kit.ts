@@ -1,25 +1,18 @@
 /**
- * What every benchmark script shares: garbage collection on demand, medians and timers, a watchdog, and the
- * report (a printed table, rows merged into bench/results/latest.json).
+ * What every benchmark script shares: the `--quick` switch, garbage collection on demand, medians and timers,
+ * a watchdog, and the report (a printed table; rows merged into bench/results/latest.json by bench-results.ts).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Row } from './bench-results.js';
 
-/** One reported figure. `target` and `met` are set on rows that have a target. */
-export interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  /** The figure this row compares with, measured in the same run (null for baselines themselves). */
-  baseline: number | null;
-  /** value / baseline (null when there is no baseline). */
-  ratio: number | null;
-  target?: string;
-  met?: boolean;
-}
+export { mergeResults, type Row } from './bench-results.js';
+
+/**
+ * `--quick` (forwarded by `npm run bench -- --quick`): fewer and shorter runs and smaller counts, for a first
+ * look in a few minutes. run.json and the README mark such figures as quick.
+ */
+export const QUICK = process.argv.includes('--quick');
 
 /** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
 const gc: () => void = (() => {
@@ -37,6 +30,7 @@ export function fullGc(): void {
 }
 
 export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
@@ -97,38 +91,4 @@ export function printTable(rows: Row[]): void {
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
-}
-
-/** The package root: the first folder above this file with a package.json (dist-demo/bench → root). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
-
-/**
- * Merges `rows` into bench/results/latest.json: rows with the same name are replaced, rows of this script
- * that it no longer produced (names matching `own`) are dropped, the other scripts' rows are kept.
- */
-export function mergeResults(rows: Row[], own?: RegExp): string {
-  const outDir = join(packageRoot(), 'bench', 'results');
-  mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, 'latest.json');
-  let existing: Row[] = [];
-  if (existsSync(outFile)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (Array.isArray(parsed)) existing = parsed as Row[];
-    } catch {
-      console.warn(`  ${outFile} is not valid JSON: replacing it`);
-    }
-  }
-  const names = new Set(rows.map((r) => r.name));
-  const kept = existing.filter((r) => !names.has(r.name) && !(own && own.test(r.name)));
-  writeFileSync(outFile, `${JSON.stringify([...kept, ...rows], null, 2)}\n`);
-  return outFile;
 }

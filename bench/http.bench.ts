@@ -1,80 +1,113 @@
 /**
- * Benchmark 3: the module's HTTP routes under load, on Express and on Fastify, each next to a bare route
- * of the same app on the same adapter.
+ * Benchmark 4: the module's HTTP routes under load, on Express and on Fastify, each next to a bare Nest route
+ * of the same shape on the same adapter, measured in the same run.
  *
- *   npm run bench            (after cycle.bench and redis.bench: `node dist-demo/bench/http.bench.js`)
+ *   npm run bench                 (all benchmarks; or alone, after `npm run build:demo`:
+ *                                  `node --expose-gc dist-demo/bench/http.bench.js [--quick]`)
  *
- * For each adapter, the demo app runs in its own process (`startDemoProcess`, ELICITATION_ADAPTER, with the
- * benchmark-only routes of examples/demo/bench.controller.ts, ELICITATION_BENCH=1, and throttle and creation
- * limits lifted) on 127.0.0.1, and autocannon (in this process) sends it CONNECTIONS keep-alive connections'
- * worth of requests, for RUN_SECONDS per measured run, MEASURED_RUNS runs after one WARMUP_SECONDS warm-up
- * run of each endpoint. The endpoints are measured in turn within each run (round robin), so a burst of load
- * from elsewhere on the machine hits them alike. Measured:
- *  - `GET /bench/baseline`: a bare Nest route answering a JSON object of the status route's shape and size;
- *  - `GET /elicit/:id/status` (throttle guard, id check, store read), as a fraction of the former;
- *  - `GET /bench/baseline/html`: a bare Nest route answering a constant HTML document of the api-key page's size;
- *  - `GET /elicit/:id/api-key` (throttle guard, store read, user check, helmet headers with a CSP nonce,
- *    CSRF token and cookie, template render), as a fraction of the HTML baseline;
- *  - `POST /elicit/:id/api-key` (urlencoded body parse, size cap, origin and CSRF check, user check, DTO
- *    validation, encryption of the key, store write, completion event, done page), as a fraction of the
- *    HTML baseline (what the same adapter serves for a page of that size with no work at all).
- * and the p99 latency of each module route next to its baseline's p99 (latencies of 2xx answers, recorded
- * here with sub-millisecond resolution from autocannon's per-response times).
+ * Processes and CPUs. For each adapter the demo app runs in its own process (`startDemoProcess`,
+ * ELICITATION_ADAPTER, the benchmark-only routes of examples/demo/bench.controller.ts with ELICITATION_BENCH=1,
+ * throttle and creation limits lifted) on 127.0.0.1. The load generator (bench/load-generator.ts: autocannon,
+ * CONNECTIONS keep-alive connections) is another process, forked once, that this script drives over IPC. The
+ * server never shares a CPU with the generator: with `taskset -a -p -c <list> <pid>` (`-a`: every thread, and
+ * the threads a pinned thread starts later inherit its CPU list) the server gets the first CPU this script may
+ * use (core 0 on a plain 2-core machine) and the generator and this script get all the others. On a machine with
+ * more cores the server still gets exactly one, so that ratios compare across machines. Without taskset, or with
+ * a single CPU, everything runs unpinned: the script warns, and the run's notes (bench/results/run.json, the
+ * README) say so. Each run prints the CPU the server used (from /proc): about 1.00 core when the server is the
+ * bottleneck, as it should be; the generator's (near 1.00, the generator may be what limits); and the other
+ * processes' (they may run on any CPU, the server's too: nothing here can keep them off it), with a warning when
+ * they disturbed a run.
  *
- * Each POST needs its own pending elicitation and the CSRF pair of a render of its page. Rendering one page
- * per POST (GET, then POST) would measure the GET as well; instead, before each POST run the store is
- * emptied (`DELETE /bench/elicitations`) and enough elicitations are created in the app process by
- * `POST /bench/elicitations` (in batches of at most its BENCH_MAX_BATCH), which returns for each the id, the
- * form token and the cookie nonce issued by the module's own `PageSecurity.issueCsrf` (what the page render
- * calls). autocannon's `setupRequest` then takes the next one for every request, so each POST is a first,
- * valid submission. How many: twice what the previous POST run posted per second over the run's duration,
- * plus a margin; before the first (warm-up) POST run, the rate of the HTML baseline just measured stands in
- * (a POST does more work than that bare route, so it posts less). A run that used them all would answer
- * 409s, counted as non-2xx and reported.
+ * Runs. MEASURED_RUNS runs of RUN_SECONDS per endpoint after one WARMUP_SECONDS warm-up run of each (fewer and
+ * shorter with `--quick`; HTTP_BENCH_RUNS, HTTP_BENCH_SECONDS, HTTP_BENCH_WARMUP_SECONDS and HTTP_BENCH_CONNECTIONS
+ * override them); the endpoints take turns within each run (round robin), so a burst of load from elsewhere on the
+ * machine hits them alike. Rates are 2xx answers per second; latencies those of 2xx answers, per response (sub-millisecond).
+ * Endpoints, each module route reported against the baseline of its own shape:
+ *  - `GET /bench/baseline`: a bare route answering a JSON object of the status route's shape and size;
+ *  - `GET /elicit/:id/status` (throttle guard, id check, store read) against the former;
+ *  - `GET /bench/baseline/html`: a bare route answering constant HTML of the api-key page's size;
+ *  - `GET /elicit/:id/api-key` (throttle guard, store read, user check, security headers with a CSP nonce, CSRF
+ *    token and cookie, template render) against the former;
+ *  - `POST /bench/baseline/post`: a bare route parsing a urlencoded body of the form's fields and size and
+ *    answering HTML of the done page's size;
+ *  - `POST /elicit/:id/api-key` (body parse, size cap, Origin and CSRF checks, user check, validation, the store
+ *    write, the completion event, the done page) against the POST baseline, and in a second row against the HTML
+ *    GET baseline;
+ * and the p99 latency of each module route against its baseline's p99.
  *
- * Prints a table and merges its rows (names start with "http") into `bench/results/latest.json`. Targets
- * are reported, never enforced.
+ * Each POST needs its own pending elicitation and the CSRF pair of a render of its page. Rendering a page per POST
+ * would measure the GET as well; instead, before each POST run the store is emptied (`DELETE /bench/elicitations`)
+ * and elicitations are created in the app by `POST /bench/elicitations`, in batches of SEED_BATCH, which returns
+ * for each the id, the form token and the cookie that the module's own `PageSecurity.issueCsrf` issues (what a
+ * page render calls). The generator posts each once. How many: the rate of the POST baseline just measured (a bare
+ * route doing less work, so more than the module's route can post), or the previous POST run's if higher, times
+ * the run's seconds times SEED_FACTOR, plus SEED_MARGIN; should they run out all the same, the generator stops there
+ * and the rate is taken over that span. Nothing depends on the machine's speed but the number seeded.
+ *
+ * Prints a table and merges its rows (names start with "http") into bench/results/latest.json. Targets are
+ * reported, never enforced.
  */
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { relative } from 'node:path';
-import autocannon, { type Options as AutocannonOptions } from 'autocannon';
+import { fileURLToPath } from 'node:url';
 import { BENCH_MAX_BATCH } from '../examples/demo/bench.controller.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { fmt, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import type { FromGenerator, LoadResult, LoadSpec, ToGenerator } from './load-generator.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
-const CONNECTIONS = 32;
-const RUN_SECONDS = Number(process.env.HTTP_BENCH_SECONDS) || 10;
-const WARMUP_SECONDS = Number(process.env.HTTP_BENCH_WARMUP_SECONDS) || 3;
-const MEASURED_RUNS = 3;
+const CONNECTIONS = Number(process.env.HTTP_BENCH_CONNECTIONS) || 32;
+const RUN_SECONDS = Number(process.env.HTTP_BENCH_SECONDS) || (QUICK ? 3 : 5);
+const WARMUP_SECONDS = Number(process.env.HTTP_BENCH_WARMUP_SECONDS) || (QUICK ? 1 : 3);
+const MEASURED_RUNS = Number(process.env.HTTP_BENCH_RUNS) || (QUICK ? 1 : 5);
 const ADAPTERS = ['express', 'fastify'] as const;
 type Adapter = (typeof ADAPTERS)[number];
+
+/** Elicitations created per `POST /bench/elicitations` when seeding a POST run. */
+const SEED_BATCH = Math.min(20_000, BENCH_MAX_BATCH);
+/** Seeded for a POST run: SEED_FACTOR × the most it can post, plus SEED_MARGIN. */
+const SEED_FACTOR = 1.25;
+const SEED_MARGIN = 2_000;
 
 /** Gives up after this long without a finished run (a hang): two runs' time, plus starting an app and seeding. */
 const IDLE_LIMIT_MS = (2 * RUN_SECONDS + 120) * 1000;
 
-const STATUS_TARGET = 0.9; // status req/s / JSON baseline req/s, at least
-const PAGE_TARGET = 0.85; // page GET req/s / HTML baseline req/s, at least
-const POST_TARGET = 0.7; // page POST req/s / HTML baseline req/s, at least
-const P99_TARGET = 1.5; // p99 / the baseline's p99, at most
+const STATUS_TARGET = 0.95; // status req/s / JSON baseline req/s, at least
+const PAGE_TARGET = 0.93; // page GET req/s / HTML GET baseline req/s, at least
+const POST_TARGET = 0.9; // page POST req/s / POST baseline req/s, at least
+const POST_VS_GET_TARGET = 0.8; // page POST req/s / HTML GET baseline req/s, at least
+const P99_TARGET = 1.3; // p99 / the baseline's p99, at most
+
+/** Above this share of a core, the generator may be what limits the rate (it is one single-threaded process). */
+const GENERATOR_BUSY = 0.9;
+/** Above this share of a core used by other processes during a run, its figures are disturbed (they run on any CPU). */
+const OTHERS_BUSY = 0.25;
 
 const USER = 'alice';
+const USER_COOKIE = `demo_user=${USER}`;
 const API_KEY = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
-/** Latencies recorded per run at first; the array doubles when a fast machine answers more. */
-const LATENCY_SLOTS = 4_000_000;
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+/** The form post of the api-key page; the generator fills in each item's token. */
+const FORM_BODY = `_csrf={token}&apiKey=${API_KEY}&action=submit`;
 
 const DEMO_ENV = {
   ELICITATION_BENCH: '1',
   ELICITATION_THROTTLE_LIMIT: '1000000000',
+  // Also lifts limits.maxPendingPerUser and limits.maxPending to as much (examples/demo/demo-app.ts).
   ELICITATION_CREATE_PER_MINUTE: '1000000000',
   ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 };
 
+let generatorProcess: ChildProcess | undefined;
+
 function killChildren(): void {
   for (const child of liveChildren) child.kill('SIGKILL');
+  generatorProcess?.kill('SIGKILL');
 }
 
 const progress = startWatchdog('http.bench', IDLE_LIMIT_MS, () => {
@@ -87,11 +120,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     killChildren();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   });
-}
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: Float64Array, n: number, p: number): number {
-  return sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))];
 }
 
 /** Share of the machine's CPU time that was busy over `ms` (0..1), from os.cpus(). */
@@ -111,7 +139,22 @@ async function machineBusy(ms = 1_000): Promise<number> {
   return 1 - (after.idle - before.idle) / Math.max(after.total - before.total, 1);
 }
 
-/** CPU seconds (user + system) the process has used, from /proc (null where there is none). */
+/** CPU seconds the whole machine has spent busy (all CPUs; steal, idle and I/O wait left out), from /proc/stat. */
+function machineCpuSeconds(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return (user + nice + system + irq + softirq) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system, every thread) the process has used, from /proc (null where there is none). */
 function cpuSeconds(pid: number | undefined): number | null {
   if (!pid) return null;
   try {
@@ -124,13 +167,103 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
+// -------------------------------------------------------------------------------------------- pinning
+
+const TASKSET = '/usr/bin/taskset';
+
+/** "0-2,5" → [0, 1, 2, 5]. */
+function parseCpuList(list: string): number[] {
+  const out: number[] = [];
+  for (const part of list.trim().split(',')) {
+    const [lo, hi] = part.split('-').map(Number);
+    if (!Number.isInteger(lo)) continue;
+    for (let c = lo; c <= (Number.isInteger(hi) ? hi : lo); c++) out.push(c);
+  }
+  return out;
+}
+
+/** The CPUs a process may run on (`Cpus_allowed_list` of /proc/<pid>/status), or null where there is none. */
+function allowedCpus(pid: number | 'self'): number[] | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const line = /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
+    return line ? parseCpuList(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Which CPUs the server and the generator get, or why they run unpinned. */
+type Pinning = { server: number[]; generator: number[] } | { unpinned: string };
+
+function planPinning(): Pinning {
+  if (!existsSync(TASKSET)) return { unpinned: `${TASKSET} not found` };
+  const allowed = allowedCpus('self') ?? cpus().map((_, i) => i);
+  if (allowed.length < 2) return { unpinned: `only ${allowed.length} CPU available` };
+  return { server: allowed.slice(0, 1), generator: allowed.slice(1) };
+}
+
+/** Pins every thread of `pid` to `cpus` and checks it took; returns why not when it failed. */
+function pin(pid: number, list: number[]): string | null {
+  try {
+    execFileSync(TASKSET, ['-a', '-p', '-c', list.join(','), String(pid)], { stdio: 'pipe' });
+  } catch (error) {
+    return `taskset failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
+  const now = allowedCpus(pid);
+  return now && now.join(',') === list.join(',') ? null : `pid ${pid} runs on CPUs ${now?.join(',') ?? '?'} after taskset`;
+}
+
+const describeCpus = (list: number[]) => `CPU${list.length > 1 ? 's' : ''} ${list.join(',')}`;
+
+// ------------------------------------------------------------------------------------------ generator
+
+interface Generator {
+  pid: number;
+  run(spec: Omit<LoadSpec, 'url' | 'duration' | 'connections'>, url: string, duration: number): Promise<LoadResult>;
+  stop(): void;
+}
+
+/** Forks the load generator and waits until it is ready. */
+async function startGenerator(): Promise<Generator> {
+  const child = fork(fileURLToPath(new URL('./load-generator.js', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Structured clone: the POST runs' items travel faster than as JSON.
+    serialization: 'advanced',
+  });
+  generatorProcess = child;
+  let pendingReply: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code, signal) => {
+      const error = new Error(`the load generator exited (${code ?? signal})`);
+      reject(error);
+      pendingReply?.reject(error);
+    });
+    child.on('message', (message: FromGenerator) => {
+      if (message.type === 'ready') resolve();
+      else if (message.type === 'result') pendingReply?.resolve(message.result);
+      else pendingReply?.reject(new Error(`load generator: ${message.message}`));
+    });
+  });
+  await ready;
+  return {
+    pid: child.pid!,
+    run: (spec, url, duration) =>
+      new Promise<LoadResult>((resolve, reject) => {
+        pendingReply = { resolve, reject };
+        const message: ToGenerator = { type: 'run', spec: { ...spec, url, duration, connections: CONNECTIONS } };
+        child.send(message);
+      }),
+    stop: () => {
+      child.disconnect();
+      generatorProcess = undefined;
+    },
+  };
+}
+
 // ------------------------------------------------------------------------------------------ the app
 
-interface Pending {
-  id: string;
-  token: string;
-  cookie: string;
-}
+type Item = [id: string, token: string, cookie: string];
 
 async function call(url: string, init: RequestInit = {}): Promise<Response> {
   const res = await fetch(url, init);
@@ -138,21 +271,21 @@ async function call(url: string, init: RequestInit = {}): Promise<Response> {
   return res;
 }
 
-/** Creates `count` pending elicitations in the app, each with the CSRF pair of a page render. */
-async function createPending(app: DemoProcess, count: number): Promise<Pending[]> {
-  const pending: Pending[] = [];
-  while (pending.length < count) {
-    const batch = Math.min(count - pending.length, BENCH_MAX_BATCH);
+/** Creates `count` pending elicitations in the app, each with the CSRF pair of a page render, SEED_BATCH at a time. */
+async function createPending(app: DemoProcess, count: number): Promise<Item[]> {
+  const items: Item[] = [];
+  while (items.length < count) {
+    const batch = Math.min(count - items.length, SEED_BATCH);
     const res = await call(`${app.url}/bench/elicitations`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ count: batch, user: USER }),
     });
-    const { items } = (await res.json()) as { items: Array<[string, string, string]> };
-    if (items.length !== batch) throw new Error(`asked for ${batch} elicitations, got ${items.length}`);
-    for (const [id, token, cookie] of items) pending.push({ id, token, cookie });
+    const { items: created } = (await res.json()) as { items: Item[] };
+    if (created.length !== batch) throw new Error(`asked for ${batch} elicitations, got ${created.length}`);
+    for (const item of created) items.push(item);
   }
-  return pending;
+  return items;
 }
 
 async function clearStore(app: DemoProcess): Promise<void> {
@@ -161,151 +294,122 @@ async function clearStore(app: DemoProcess): Promise<void> {
 
 // ------------------------------------------------------------------------------------------ endpoints
 
-type EndpointName = 'baselineJson' | 'status' | 'baselineHtml' | 'page' | 'post';
+type EndpointName = 'baselineJson' | 'status' | 'baselineHtml' | 'page' | 'baselinePost' | 'post';
 
 interface Endpoint {
   name: EndpointName;
   label: string;
-  /** autocannon options of one run (url and connections aside); `prepare` runs first, untimed. */
-  options(): Omit<AutocannonOptions, 'url' | 'connections' | 'duration'>;
-  prepare?(seconds: number): Promise<void>;
+  /** The load of one run of `seconds` (untimed: seeds what the run needs first). */
+  load(seconds: number): Promise<Omit<LoadSpec, 'url' | 'duration' | 'connections'>>;
   /** Called with each run's result. */
   measured?(result: RunResult): void;
 }
 
-interface RunResult {
-  rps: number;
-  p99: number;
-  p50: number;
-  non2xx: number;
-  errors: number;
+interface RunResult extends LoadResult {
   /** Server CPU use during the run, in cores (1 = one core busy all the time). */
   serverCpu: number | null;
+  /** CPU the rest of the machine used meanwhile (not the server, the generator or this script), in cores. */
+  othersCpu: number | null;
 }
 
-/** One autocannon run; latencies of 2xx answers are recorded here (autocannon's own histogram has 1 ms steps). */
-async function runLoad(app: DemoProcess, endpoint: Endpoint, duration: number): Promise<RunResult> {
-  await endpoint.prepare?.(duration);
-  fullGc();
-  let latencies = new Float64Array(LATENCY_SLOTS);
-  let n = 0;
-  let non2xx = 0;
-  const cpuBefore = cpuSeconds(app.child.pid);
+async function runLoad(app: DemoProcess, generator: Generator, endpoint: Endpoint, duration: number): Promise<RunResult> {
+  const spec = await endpoint.load(duration);
+  const serverBefore = cpuSeconds(app.child.pid);
+  const machineBefore = machineCpuSeconds();
+  const selfBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
-  const instance = autocannon({ url: app.url, connections: CONNECTIONS, duration, timeout: 10, ...endpoint.options() });
-  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status >= 200 && status < 300) {
-      if (n === latencies.length) {
-        const grown = new Float64Array(2 * n);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[n++] = ms;
-    } else non2xx++;
-  });
-  const result = await instance;
+  const result = await generator.run(spec, app.url, duration);
   const elapsed = seconds(started);
-  const cpuAfter = cpuSeconds(app.child.pid);
-  const sorted = latencies.subarray(0, n).sort();
-  return {
-    rps: result['2xx'] / result.duration,
-    p99: n ? percentile(sorted, n, 99) : NaN,
-    p50: n ? percentile(sorted, n, 50) : NaN,
-    non2xx: non2xx + result.errors + result.timeouts,
-    errors: result.errors + result.timeouts,
-    serverCpu: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / elapsed,
-  };
+  const serverAfter = cpuSeconds(app.child.pid);
+  const machineAfter = machineCpuSeconds();
+  const self = process.cpuUsage(selfBefore);
+  const serverCpu = serverBefore === null || serverAfter === null ? null : (serverAfter - serverBefore) / elapsed;
+  const machineCpu = machineBefore === null || machineAfter === null ? null : (machineAfter - machineBefore) / elapsed;
+  const selfCpu = (self.user + self.system) / 1e6 / elapsed;
+  const othersCpu = serverCpu === null || machineCpu === null ? null : Math.max(0, machineCpu - serverCpu - result.cpu - selfCpu);
+  return { ...result, serverCpu, othersCpu };
 }
 
-/** Checks one request of each endpoint answers as expected, and sizes the HTML baseline like the page. */
+const get = (path: string, headers: Record<string, string> = {}) => ({ method: 'GET' as const, path, headers });
+
+/** Checks one request of each endpoint answers as expected, and sizes the baselines like the module's answers. */
 async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: string }> {
   // The elicitation whose status and page are loaded (a GET changes nothing); made again after each clear.
   let [target] = await createPending(app, 1);
-  const statusPath = () => `/elicit/${target.id}/status`;
-  const pagePath = () => `/elicit/${target.id}/api-key`;
-  const userCookie = `demo_user=${USER}`;
+  const statusPath = () => `/elicit/${target[0]}/status`;
+  const pagePath = () => `/elicit/${target[0]}/api-key`;
 
   const status = await (await call(`${app.url}${statusPath()}`)).text();
   const baselineJson = await (await call(`${app.url}/bench/baseline`)).text();
-  const page = await (await call(`${app.url}${pagePath()}`, { headers: { Cookie: userCookie } })).text();
-  const pageBytes = Buffer.byteLength(page);
+  const page = await (await call(`${app.url}${pagePath()}`, { headers: { Cookie: USER_COOKIE } })).text();
+  const [probeId, probeToken, probeCookie] = (await createPending(app, 1))[0];
+  const formBody = FORM_BODY.replace('{token}', probeToken);
+  const done = await (
+    await call(`${app.url}/elicit/${probeId}/api-key`, {
+      method: 'POST',
+      headers: { 'Content-Type': FORM_CONTENT_TYPE, Cookie: `${USER_COOKIE}; ${probeCookie}` },
+      body: formBody,
+    })
+  ).text();
+  if (!done.includes('The API key was received')) throw new Error(`the probe POST did not complete: ${done.slice(0, 300)}`);
   const sized = (await (
     await call(`${app.url}/bench/baseline/size`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ htmlBytes: pageBytes }),
+      body: JSON.stringify({ htmlBytes: Buffer.byteLength(page), doneBytes: Buffer.byteLength(done) }),
     })
-  ).json()) as { htmlBytes: number };
+  ).json()) as { htmlBytes: number; doneBytes: number };
   const baselineHtml = await (await call(`${app.url}/bench/baseline/html`)).text();
-  const [probe] = await createPending(app, 1);
-  const done = await (
-    await call(`${app.url}/elicit/${probe.id}/api-key`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: `${userCookie}; ${probe.cookie}` },
-      body: `_csrf=${probe.token}&apiKey=${API_KEY}&action=submit`,
-    })
+  // The POST baseline gets the very request the module's route got: same headers, same body.
+  const postHeaders = { 'Content-Type': FORM_CONTENT_TYPE, Cookie: `${USER_COOKIE}; ${probeCookie}` };
+  const baselinePost = await (
+    await call(`${app.url}/bench/baseline/post`, { method: 'POST', headers: postHeaders, body: formBody })
   ).text();
-  if (!done.includes('The API key was received')) throw new Error(`the probe POST did not complete: ${done.slice(0, 300)}`);
+  if (Buffer.byteLength(baselinePost) !== sized.doneBytes) {
+    throw new Error(
+      `the POST baseline answered ${Buffer.byteLength(baselinePost)} bytes, not ${sized.doneBytes}: ${baselinePost.slice(0, 300)}`,
+    );
+  }
   const sizes =
     `status JSON ${Buffer.byteLength(status)} B vs baseline ${Buffer.byteLength(baselineJson)} B; ` +
-    `api-key page ${pageBytes} B vs baseline ${sized.htmlBytes} B (${Buffer.byteLength(baselineHtml)} B served); ` +
-    `done page ${Buffer.byteLength(done)} B`;
+    `api-key page ${Buffer.byteLength(page)} B vs baseline ${Buffer.byteLength(baselineHtml)} B; ` +
+    `form post ${Buffer.byteLength(formBody)} B → done page ${Buffer.byteLength(done)} B vs baseline ${Buffer.byteLength(baselinePost)} B`;
 
-  let pending: Pending[] = [];
-  let next = 0;
-  let lastRate = 0;
-  let htmlRate = 0;
+  let lastPostRate = 0;
+  let baselinePostRate = 0;
   const endpoints: Endpoint[] = [
+    { name: 'baselineJson', label: 'GET /bench/baseline (JSON)', load: () => Promise.resolve(get('/bench/baseline')) },
+    { name: 'status', label: 'GET /elicit/:id/status', load: () => Promise.resolve(get(statusPath())) },
+    { name: 'baselineHtml', label: 'GET /bench/baseline/html', load: () => Promise.resolve(get('/bench/baseline/html')) },
+    { name: 'page', label: 'GET /elicit/:id/api-key', load: () => Promise.resolve(get(pagePath(), { Cookie: USER_COOKIE })) },
     {
-      name: 'baselineJson',
-      label: 'GET /bench/baseline (JSON)',
-      options: () => ({ requests: [{ method: 'GET', path: '/bench/baseline' }] }),
-    },
-    { name: 'status', label: 'GET /elicit/:id/status', options: () => ({ requests: [{ method: 'GET', path: statusPath() }] }) },
-    {
-      name: 'baselineHtml',
-      label: 'GET /bench/baseline/html',
-      options: () => ({ requests: [{ method: 'GET', path: '/bench/baseline/html' }] }),
-      // Sizes the first POST batch (this endpoint runs before the POST in every round).
-      measured: (r) => void (htmlRate = r.rps),
-    },
-    {
-      name: 'page',
-      label: 'GET /elicit/:id/api-key',
-      options: () => ({ requests: [{ method: 'GET', path: pagePath(), headers: { Cookie: userCookie } }] }),
+      name: 'baselinePost',
+      label: 'POST /bench/baseline/post',
+      load: () => Promise.resolve({ method: 'POST', path: '/bench/baseline/post', headers: postHeaders, body: formBody }),
+      // Sizes the POST run's seeding (this endpoint runs right before it in every round): the bare route does
+      // less work, so the module's route posts fewer, except when the load from elsewhere changed meanwhile.
+      measured: (r) => void (baselinePostRate = r.rps),
     },
     {
       name: 'post',
       label: 'POST /elicit/:id/api-key',
-      prepare: async (duration) => {
+      load: async (duration) => {
         await clearStore(app);
         [target] = await createPending(app, 1);
-        const count = Math.ceil((lastRate || htmlRate) * duration * 2) + 5_000;
+        const count = Math.ceil(Math.max(lastPostRate, baselinePostRate) * duration * SEED_FACTOR) + SEED_MARGIN;
         const t = process.hrtime.bigint();
-        pending = await createPending(app, count);
-        next = 0;
-        console.log(`    (created ${fmt(count)} pending elicitations with their CSRF pairs in ${seconds(t).toFixed(1)}s)`);
+        const items = await createPending(app, count);
+        console.log(`    (seeded ${fmt(count)} pending elicitations with their CSRF pairs in ${seconds(t).toFixed(1)}s)`);
+        return {
+          method: 'POST',
+          path: '/elicit/{id}/api-key',
+          headers: { 'Content-Type': FORM_CONTENT_TYPE, Cookie: `${USER_COOKIE}; {cookie}` },
+          body: FORM_BODY,
+          items,
+        };
       },
-      // This run's rate sizes the next run's batch.
-      measured: (r) => void (lastRate = r.rps),
-      options: () => ({
-        requests: [
-          {
-            method: 'POST',
-            path: pagePath(),
-            setupRequest: (req) => {
-              // Past the end (never expected): replays, which answer 409 and are reported as non-2xx.
-              const p = pending[next++ % pending.length];
-              return {
-                ...req,
-                path: `/elicit/${p.id}/api-key`,
-                headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: `${userCookie}; ${p.cookie}` },
-                body: `_csrf=${p.token}&apiKey=${API_KEY}&action=submit`,
-              };
-            },
-          },
-        ],
-      }),
+      // This run's rate sizes the next run's seeding too, in case it outran the baseline.
+      measured: (r) => void (lastPostRate = r.rps),
     },
   ];
   return { endpoints, sizes };
@@ -313,30 +417,41 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
 
 type Figures = Record<EndpointName, RunResult[]>;
 
-async function measureAdapter(adapter: Adapter): Promise<{ figures: Figures; sizes: string }> {
+function describeRun(label: string, r: RunResult): string {
+  return (
+    `    ${label.padEnd(27)} ${fmt(r.rps).padStart(7)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
+    `CPU cores: server ${r.serverCpu === null ? '?' : r.serverCpu.toFixed(2)}, generator ${r.cpu.toFixed(2)}, ` +
+    `others ${r.othersCpu === null ? '?' : r.othersCpu.toFixed(2)}` +
+    `${r.non2xx + r.errors ? `, ${fmt(r.non2xx)} NON-2xx, ${fmt(r.errors)} errors` : ''}` +
+    `${r.ranOutAfter === null ? '' : `, items ran out after ${r.ranOutAfter.toFixed(1)}s`}`
+  );
+}
+
+async function measureAdapter(adapter: Adapter, generator: Generator, pinning: Pinning, warnings: string[]): Promise<Figures> {
   const app = await startDemoProcess({ ...DEMO_ENV, ELICITATION_ADAPTER: adapter });
   try {
     if (!app.output().includes(`, ${adapter})`)) throw new Error(`the demo did not start on ${adapter}:\n${app.output()}`);
+    let where = 'unpinned';
+    if ('server' in pinning) {
+      const failed = pin(app.child.pid!, pinning.server);
+      if (failed) warnings.push(`${adapter} server NOT pinned: ${failed}`);
+      else where = `on ${describeCpus(pinning.server)}`;
+    }
     const { endpoints, sizes } = await setUp(app);
-    console.log(`\n  ${adapter} (pid ${app.child.pid}, ${app.url}): ${sizes}`);
+    console.log(`\n  ${adapter} (pid ${app.child.pid} ${where}, ${app.url}): ${sizes}`);
     const figures = Object.fromEntries(endpoints.map((e) => [e.name, [] as RunResult[]])) as Figures;
     for (let run = 0; run <= MEASURED_RUNS; run++) {
       const duration = run === 0 ? WARMUP_SECONDS : RUN_SECONDS;
-      const label = run === 0 ? `warm-up (${WARMUP_SECONDS}s each)` : `run ${run}/${MEASURED_RUNS}`;
-      console.log(`  ${adapter} ${label}:`);
+      console.log(`  ${adapter} ${run === 0 ? `warm-up (${WARMUP_SECONDS}s each)` : `run ${run}/${MEASURED_RUNS}`}:`);
       for (const endpoint of endpoints) {
-        const r = await runLoad(app, endpoint, duration);
+        const r = await runLoad(app, generator, endpoint, duration);
         endpoint.measured?.(r);
-        console.log(
-          `    ${endpoint.label.padEnd(27)} ${fmt(r.rps).padStart(7)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms` +
-            `${r.serverCpu === null ? '' : `, server CPU ${r.serverCpu.toFixed(2)} cores`}` +
-            `${r.non2xx ? `, ${fmt(r.non2xx)} NON-2xx/errors` : ''}`,
-        );
+        console.log(describeRun(endpoint.label, r));
         progress();
         if (run > 0) figures[endpoint.name].push(r);
       }
     }
-    return { figures, sizes };
+    return figures;
   } finally {
     await app.stop();
   }
@@ -348,102 +463,148 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
   const rps = (e: EndpointName) => median(figures[e].map((r) => r.rps));
   const p99 = (e: EndpointName) => median(figures[e].map((r) => r.p99));
   const rows: Row[] = [];
-  const baseJson = rps('baselineJson');
-  const baseHtml = rps('baselineHtml');
-  const baseJsonP99 = p99('baselineJson');
-  const baseHtmlP99 = p99('baselineHtml');
-  rows.push({
-    name: `http ${adapter} baseline: GET /bench/baseline (JSON)`,
-    value: round(baseJson, 0),
-    unit: 'req/s',
-    baseline: null,
-    ratio: null,
-  });
-  rows.push({
-    name: `http ${adapter} baseline: GET /bench/baseline (JSON) p99`,
-    value: round(baseJsonP99, 3),
-    unit: 'ms',
-    baseline: null,
-    ratio: null,
-  });
-  rows.push({
-    name: `http ${adapter} baseline: GET /bench/baseline/html`,
-    value: round(baseHtml, 0),
-    unit: 'req/s',
-    baseline: null,
-    ratio: null,
-  });
-  rows.push({
-    name: `http ${adapter} baseline: GET /bench/baseline/html p99`,
-    value: round(baseHtmlP99, 3),
-    unit: 'ms',
-    baseline: null,
-    ratio: null,
-  });
-  const module = [
-    ['status', 'GET /elicit/:id/status', baseJson, baseJsonP99, STATUS_TARGET],
-    ['page', 'GET /elicit/:id/api-key (page)', baseHtml, baseHtmlP99, PAGE_TARGET],
-    ['post', 'POST /elicit/:id/api-key (submit)', baseHtml, baseHtmlP99, POST_TARGET],
+  const baselines = [
+    ['baselineJson', 'GET /bench/baseline (JSON)'],
+    ['baselineHtml', 'GET /bench/baseline/html'],
+    ['baselinePost', 'POST /bench/baseline/post'],
   ] as const;
-  for (const [e, label, base, baseP99, target] of module) {
-    const value = rps(e);
-    const ratio = value / base;
-    rows.push({
-      name: `http ${adapter} ${label}`,
-      value: round(value, 0),
+  for (const [e, label] of baselines) {
+    rows.push({ name: `http ${adapter} baseline: ${label}`, value: round(rps(e), 0), unit: 'req/s', baseline: null, ratio: null });
+    rows.push({ name: `http ${adapter} baseline: ${label} p99`, value: round(p99(e), 3), unit: 'ms', baseline: null, ratio: null });
+  }
+  /** A module route's rate against a baseline's: at least `target`. */
+  const rateRow = (name: string, e: EndpointName, base: EndpointName, target: number): Row => {
+    const ratio = rps(e) / rps(base);
+    return {
+      name: `http ${adapter} ${name}`,
+      value: round(rps(e), 0),
       unit: 'req/s',
-      baseline: round(base, 0),
+      baseline: round(rps(base), 0),
       ratio: round(ratio, 4),
       target: `ratio >= ${target.toFixed(2)}`,
       met: ratio >= target,
-    });
-    const v99 = p99(e);
-    const r99 = v99 / baseP99;
-    rows.push({
-      name: `http ${adapter} ${label} p99`,
-      value: round(v99, 3),
+    };
+  };
+  /** A module route's p99 against its baseline's p99: at most P99_TARGET. */
+  const p99Row = (name: string, e: EndpointName, base: EndpointName): Row => {
+    const ratio = p99(e) / p99(base);
+    return {
+      name: `http ${adapter} ${name} p99`,
+      value: round(p99(e), 3),
       unit: 'ms',
-      baseline: round(baseP99, 3),
-      ratio: round(r99, 4),
+      baseline: round(p99(base), 3),
+      ratio: round(ratio, 4),
       target: `ratio <= ${P99_TARGET.toFixed(2)}`,
-      met: r99 <= P99_TARGET,
-    });
-  }
+      met: ratio <= P99_TARGET,
+    };
+  };
+  rows.push(rateRow('GET /elicit/:id/status', 'status', 'baselineJson', STATUS_TARGET));
+  rows.push(p99Row('GET /elicit/:id/status', 'status', 'baselineJson'));
+  rows.push(rateRow('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml', PAGE_TARGET));
+  rows.push(p99Row('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml'));
+  rows.push(rateRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost', POST_TARGET));
+  rows.push(rateRow('POST /elicit/:id/api-key (submit) vs the HTML GET baseline', 'post', 'baselineHtml', POST_VS_GET_TARGET));
+  rows.push(p99Row('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));
   return rows;
 }
 
-/** Rows of this script: every name starts with this. */
-const OWN = /^http\b/;
+/** Per endpoint, the median server and generator CPU of the measured runs (printed: is the server the bottleneck?). */
+function cpuSummary(adapter: Adapter, figures: Figures): string {
+  const cores = (values: Array<number | null>) => {
+    const known = values.filter((c): c is number => c !== null);
+    return known.length ? median(known).toFixed(2) : '?';
+  };
+  const parts = Object.entries(figures).map(
+    ([name, runs]) =>
+      `${name} ${cores(runs.map((r) => r.serverCpu))}/${cores(runs.map((r) => r.cpu))}/${cores(runs.map((r) => r.othersCpu))}`,
+  );
+  return `  ${adapter} median CPU in cores, server/generator/others: ${parts.join(', ')}`;
+}
+
+/** What a reader of one adapter's figures must know: failed answers, and runs the generator or others may have bound. */
+function runWarnings(adapter: Adapter, figures: Figures): string[] {
+  const out: string[] = [];
+  for (const [name, runs] of Object.entries(figures)) {
+    const bad = runs.reduce((s, r) => s + r.non2xx + r.errors, 0);
+    if (bad) out.push(`${adapter} ${name}: ${bad} non-2xx answers or errors in the measured runs`);
+    const silent = runs.filter((r) => r.ok === 0).length;
+    if (silent) out.push(`${adapter} ${name}: no 2xx answer at all in ${silent} run(s)`);
+    const ranOut = runs.filter((r) => r.ranOutAfter !== null).length;
+    if (ranOut) out.push(`${adapter} ${name}: the seeded elicitations ran out in ${ranOut} run(s) (rates taken over the shorter span)`);
+  }
+  const all = Object.values(figures).flat();
+  const busyGenerator = all.filter((r) => r.cpu >= GENERATOR_BUSY).length;
+  if (busyGenerator) {
+    out.push(
+      `${adapter}: the load generator used ${GENERATOR_BUSY}+ of a core in ${busyGenerator} of ${all.length} runs (it may be what limits)`,
+    );
+  }
+  const others = all.map((r) => r.othersCpu ?? 0);
+  const busyOthers = others.filter((c) => c >= OTHERS_BUSY).length;
+  if (busyOthers) {
+    out.push(
+      `${adapter}: other processes used ${OTHERS_BUSY}+ of a core in ${busyOthers} of ${all.length} runs ` +
+        `(median ${median(others).toFixed(2)} core; they may run on the server's CPU): figures disturbed`,
+    );
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
   console.log(
-    `http.bench: node ${process.version}, autocannon, ${CONNECTIONS} connections on 127.0.0.1, ` +
-      `${ADAPTERS.join(' and ')}; per endpoint 1 warm-up run of ${WARMUP_SECONDS}s + ${MEASURED_RUNS} runs of ${RUN_SECONDS}s, round robin`,
+    `http.bench${QUICK ? ' (QUICK)' : ''}: node ${process.version}, autocannon in its own process, ${CONNECTIONS} connections on ` +
+      `127.0.0.1, ${ADAPTERS.join(' and ')}; per endpoint 1 warm-up run of ${WARMUP_SECONDS}s + ${MEASURED_RUNS} run(s) of ` +
+      `${RUN_SECONDS}s, round robin`,
   );
+  const warnings: string[] = [];
+  const pinning = planPinning();
+  const generator = await startGenerator();
+  let pinNote: string;
+  if ('server' in pinning) {
+    // This script (which seeds between runs) stays off the server's CPU too.
+    const failed = pin(generator.pid, pinning.generator) ?? pin(process.pid, pinning.generator);
+    if (failed) warnings.push(`load generator NOT pinned: ${failed}`);
+    pinNote = failed
+      ? `pinning failed (${failed}): server and load generator shared the CPUs`
+      : `server pinned to ${describeCpus(pinning.server)}, load generator (autocannon, its own process) to ${describeCpus(pinning.generator)}`;
+  } else {
+    warnings.push(`UNPINNED (${pinning.unpinned}): the server and the load generator share the CPUs, so the ratios mean little`);
+    pinNote = `UNPINNED (${pinning.unpinned}): server and load generator shared the CPUs`;
+  }
+  console.log(`  ${cpus().length} CPUs; ${pinNote}`);
   const busy = await machineBusy();
-  console.log(`  ${cpus().length} CPUs, ${(busy * 100).toFixed(0)}% busy before the start`);
-  if (busy > 0.2) console.warn('  note: other processes are busy on this machine; they take CPU from the app and from autocannon alike');
+  console.log(`  ${(busy * 100).toFixed(0)}% of the machine busy before the start`);
+  if (busy > 0.2) warnings.push(`${(busy * 100).toFixed(0)}% of the machine was busy before the start: other processes took CPU`);
+  for (const w of warnings) console.warn(`  WARNING ${w}`);
+
   const rows: Row[] = [];
-  const nonOk: string[] = [];
-  for (const adapter of ADAPTERS) {
-    const t = process.hrtime.bigint();
-    const { figures } = await measureAdapter(adapter);
-    console.log(`  ${adapter} done in ${seconds(t).toFixed(1)}s`);
-    for (const [name, runs] of Object.entries(figures)) {
-      const bad = runs.reduce((s, r) => s + r.non2xx, 0);
-      if (bad) nonOk.push(`${adapter} ${name}: ${bad} non-2xx answers or errors in the measured runs`);
+  try {
+    for (const adapter of ADAPTERS) {
+      const t = process.hrtime.bigint();
+      const figures = await measureAdapter(adapter, generator, pinning, warnings);
+      console.log(`  ${adapter} done in ${seconds(t).toFixed(1)}s`);
+      console.log(cpuSummary(adapter, figures));
+      warnings.push(...runWarnings(adapter, figures));
+      rows.push(...buildRows(adapter, figures));
     }
-    rows.push(...buildRows(adapter, figures));
+  } finally {
+    generator.stop();
   }
   console.log(
-    `\nMedians of ${MEASURED_RUNS} runs (req/s: ratio = value / the bare route's req/s on the same adapter; ` +
+    `\nMedians of ${MEASURED_RUNS} run(s) (req/s: ratio = value / the bare route's req/s on the same adapter; ` +
       `p99: ratio = p99 / the bare route's p99):\n`,
   );
   printTable(rows);
-  for (const line of nonOk) console.warn(`  WARNING ${line}`);
-  const outFile = mergeResults(rows, OWN);
+  for (const line of warnings) console.warn(`  WARNING ${line}`);
+  const notes = [
+    pinNote,
+    `autocannon, ${CONNECTIONS} connections, medians of ${MEASURED_RUNS} run(s) of ${RUN_SECONDS}s per endpoint after a ${WARMUP_SECONDS}s warm-up`,
+    // The pinning is in the first note already.
+    ...warnings.filter((w) => !w.startsWith('UNPINNED')),
+  ];
+  const outFile = mergeResults('http.bench', rows, { quick: QUICK, seconds: seconds(started), notes });
   console.log(`\nMerged ${rows.length} rows into ${relative(process.cwd(), outFile) || outFile} in ${seconds(started).toFixed(1)}s total.`);
 }
 

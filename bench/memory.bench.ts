@@ -1,12 +1,14 @@
 /**
- * Benchmark 3: the memory store at scale, and form validation.
+ * Benchmark 2: the memory store at scale, and form validation.
  *
- *   npm run bench            (after cycle.bench and redis.bench:
- *                             `node --expose-gc --max-old-space-size=8192 dist-demo/bench/memory.bench.js`)
+ *   npm run bench            (all benchmarks; or alone, after `npm run build:demo`:
+ *                             `node --expose-gc --max-old-space-size=8192 dist-demo/bench/memory.bench.js [--quick]`)
  *
  * Everything goes through the real ElicitationService on the default MemoryElicitationStore, in a Nest
  * application context of `ElicitationModule.forRoot` (cleanup timer off, abuse limits lifted), with the
- * demo's api-key elicitation (`metadata: { service: 'github' }`). Measures:
+ * demo's api-key elicitation (`metadata: { service: 'github' }`). One process, nothing pinned. Measures (the
+ * counts of a full run; `--quick` measures the heap at 100k pending only, 100k cycles and a sweep of 100k pending,
+ * one run each, and its row names say so):
  *  1. heap bytes per pending elicitation at 100k pending (median of 3 fresh contexts) and at 1M pending
  *     (1 run), full gc before and after, next to the floor: plain objects with flat ids in a Map;
  *  2. growth after 1M create → complete cycles (1 in 10 left pending, so the sweep expires it), swept
@@ -23,8 +25,8 @@
  *     kind), compiled once; median of 3 timed runs after a warm-up.
  *
  * Prints a table and merges its rows (names start with "memory store" or "form validation") into
- * `bench/results/latest.json`: same-name rows replaced, the others kept. Targets are reported, never
- * enforced. A watchdog ends the script after IDLE_LIMIT_MS without a finished step.
+ * `bench/results/latest.json`. Targets are reported, never enforced. A watchdog ends the script after
+ * IDLE_LIMIT_MS without a finished step.
  */
 import { randomUUID } from 'node:crypto';
 import { relative } from 'node:path';
@@ -40,30 +42,32 @@ import {
 } from '../src/index.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../src/elicitation-options.interface.js';
-import { fmt, fullGc, median, mergeResults, printTable, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
 /** Pending counts of the heap measurement, and runs at each. */
-const HEAP_SIZES = [
-  { pending: 100_000, runs: 3 },
-  { pending: 1_000_000, runs: 1 },
-] as const;
+const HEAP_SIZES: ReadonlyArray<{ pending: number; runs: number }> = QUICK
+  ? [{ pending: 100_000, runs: 1 }]
+  : [
+      { pending: 100_000, runs: 3 },
+      { pending: 1_000_000, runs: 1 },
+    ];
 /** create → complete cycles of the growth measurement, after WARMUP_CYCLES, swept every SWEEP_EVERY. */
-const CYCLES = 1_000_000;
+const CYCLES = QUICK ? 100_000 : 1_000_000;
 const WARMUP_CYCLES = 10_000;
 const SWEEP_EVERY = 10_000;
 /** One cycle in this many is left pending (expired by the sweep) instead of completed. */
 const EXPIRE_ONE_IN = 10;
 /** Pending records of the sweep measurement, the share of them due, and runs. */
-const SWEEP_PENDING = 1_000_000;
+const SWEEP_PENDING = QUICK ? 100_000 : 1_000_000;
 const SWEEP_DUE_SHARE = 0.01;
-const SWEEP_RUNS = 3;
+const SWEEP_RUNS = QUICK ? 1 : 3;
 /** Least pause after a full gc before a timed sweep or scan (see settle). */
 const SETTLE_MS = 200;
 /** Form validation: timed runs (after one warm-up run) of at least FORM_RUN_MS each. */
-const FORM_RUNS = 3;
-const FORM_RUN_MS = 1_000;
+const FORM_RUNS = QUICK ? 1 : 3;
+const FORM_RUN_MS = QUICK ? 300 : 1_000;
 /** Gives up after this long without a finished step (a hang; the longest, creating 1M pending, takes well under a minute). */
 const IDLE_LIMIT_MS = 180_000;
 
@@ -550,9 +554,6 @@ function measureForm(): number[] {
 
 // ------------------------------------------------------------------------------------------- report
 
-/** Rows of this script: every name starts with one of these. */
-const OWN = /^(memory store|form validation)\b/;
-
 function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigures, smallSweep: number[], form: number[]): Row[] {
   const rows: Row[] = [];
   const k = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
@@ -566,7 +567,7 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
       unit: 'bytes',
       baseline: round(floor, 1),
       ratio: round(lib / floor, 4),
-      target: `<= ${BYTES_TARGET}`,
+      target: `<= ${BYTES_TARGET} B`,
       met: lib <= BYTES_TARGET,
     });
     rows.push({
@@ -660,7 +661,7 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
     unit: 'validations/s',
     baseline: null,
     ratio: null,
-    target: `>= ${FORM_TARGET}`,
+    target: `>= ${fmt(FORM_TARGET)} validations/s`,
     met: rate >= FORM_TARGET,
   });
   return rows;
@@ -669,7 +670,7 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   console.log(
-    `memory.bench: node ${process.version}, heap at ${HEAP_SIZES.map((h) => `${fmt(h.pending)} pending x ${h.runs}`).join(' and ')}, ` +
+    `memory.bench${QUICK ? ' (QUICK)' : ''}: node ${process.version}, heap at ${HEAP_SIZES.map((h) => `${fmt(h.pending)} pending x ${h.runs}`).join(' and ')}, ` +
       `${fmt(CYCLES)} cycles after ${fmt(WARMUP_CYCLES)} warm-up, sweep of ${fmt(SWEEP_PENDING)} pending x ${SWEEP_RUNS}, ` +
       `form validation ${FORM_RUNS} x ${FORM_RUN_MS} ms`,
   );
@@ -685,7 +686,7 @@ async function main(): Promise<void> {
       `the per-due-record baseline the full scan's cost per record):\n`,
   );
   printTable(rows);
-  const outFile = mergeResults(rows, OWN);
+  const outFile = mergeResults('memory.bench', rows, { quick: QUICK, seconds: seconds(started) });
   console.log(`\nMerged into ${relative(process.cwd(), outFile) || outFile} in ${seconds(started).toFixed(1)}s total.`);
 }
 
