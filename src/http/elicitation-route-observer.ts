@@ -18,8 +18,7 @@ import { ElicitationThrottledException } from '../errors/elicitation-throttled.e
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry, NO_SPAN, type TelemetrySpan } from '../observability/elicitation-telemetry.js';
 import { requestInfoOf, runInRequest, type ElicitationRequestInfo, type RequestInfoSource } from '../observability/request-context.js';
-import { raw, type NodeRequestPart, type PageResponse } from './page-http.js';
-import { PageSecurity } from './page-security.js';
+import { raw, type NodeRequestPart } from './page-http.js';
 
 /** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
 export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled';
@@ -77,20 +76,17 @@ export function refusalOf(exception: unknown): PageRefusal | undefined {
 }
 
 /**
- * The first guard of the module's routes (before the throttle, so a 429 is seen too): puts the security headers
- * every answer carries on the response (`PageSecurity.applyBaseHeaders`: answers without a body of their own, the
- * status JSON and the pages' redirects, carry them too; pages set their own CSP over it, errors get them from the
- * routes' filters), notes the request (its page, the client's address and agent), starts the page's span
- * (`elicitation.page.render` for a GET, `elicitation.page.submit` for a post; none for the status route) and, when
- * the answer is sent, counts `elicitation.page.requests {page, status}`, ends the span and writes the audit record
- * (`page.opened`, `page.refused`). Never refuses anything itself.
+ * The first guard of the module's routes (before the throttle, so a 429 is seen too): notes the request (its page,
+ * the client's address and agent), starts the page's span (`elicitation.page.render` for a GET,
+ * `elicitation.page.submit` for a post; none for the status route) and, when the answer is sent, counts
+ * `elicitation.page.requests {page, status}`, ends the span and writes the audit record (`page.opened`,
+ * `page.refused`). Never refuses anything itself.
  */
 @Injectable()
 export class ElicitationRouteObserver implements CanActivate {
   constructor(
     private readonly telemetry: ElicitationTelemetry,
     private readonly audit: ElicitationAudit,
-    private readonly security: PageSecurity,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -98,8 +94,6 @@ export class ElicitationRouteObserver implements CanActivate {
     const req = http.getRequest<NodeRequestPart & RequestInfoSource & { raw?: NodeRequestPart; params?: Record<string, unknown> }>();
     const node = raw(req);
     if (observations.has(node)) return true;
-    const res = http.getResponse<PageResponse & { raw?: ServerResponse }>();
-    this.security.applyBaseHeaders(res);
     const page = pageOf(context.getHandler());
     const id = req.params?.id;
     const submit = node.method === 'POST';
@@ -116,7 +110,8 @@ export class ElicitationRouteObserver implements CanActivate {
       ...(typeof id === 'string' && ELICITATION_ID_PATTERN.test(id) && { elicitationId: id }),
     };
     observations.set(node, observation);
-    const nodeRes = (res.raw ?? res) as unknown as ServerResponse;
+    const res = http.getResponse<{ raw?: ServerResponse } & Partial<ServerResponse>>();
+    const nodeRes = (res.raw ?? res) as ServerResponse;
     nodeRes.once('close', () => this.answered(observation, nodeRes.statusCode));
     return true;
   }

@@ -1,4 +1,4 @@
-import { Get, Header, Logger, Param, Req, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
@@ -7,14 +7,15 @@ import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-un
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
 import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
-import type { PageRequest } from './page-http.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { PageSecurity } from './page-security.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 
 /**
  * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any
- * submitted data; 503 while the app shuts down (`ElicitationDrainingGuard`). Every failure is JSON with the
- * routes' security headers (`ElicitationStatusFilter`). Mounted under the `routePrefix` by
+ * submitted data; 503 while the app shuts down (`ElicitationDrainingGuard`). The answer carries the routes' security
+ * headers (`PageSecurity.applyBaseHeaders`), and so does every failure, as JSON (`ElicitationStatusFilter`). Mounted under the `routePrefix` by
  * `createElicitationControllers`.
  */
 @UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
@@ -22,13 +23,21 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 export class ElicitationStatusController {
   private readonly logger = new Logger('ElicitationStatus');
 
-  constructor(private readonly service: ElicitationService) {}
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly security: PageSecurity,
+  ) {}
 
   @Get(':id/status')
   @Header('Cache-Control', 'no-store')
   @InRouteContext()
   // The request is for InRouteContext (an expiry noticed here is audited with the client's address).
-  async status(@Param('id') id: string, @Req() _req: PageRequest): Promise<ElicitationStatusView> {
+  async status(
+    @Param('id') id: string,
+    @Req() _req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<ElicitationStatusView> {
+    this.security.applyBaseHeaders(res);
     if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
     let view: ElicitationStatusView | undefined;
     try {

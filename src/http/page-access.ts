@@ -73,8 +73,10 @@ export class ElicitationPageAccess {
   async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody): Promise<ElicitationRecord> {
     if (!this.service.isValidId(id) || !this.atCanonicalPath(id, kind, req)) throw new ElicitationNotFoundException();
     const max = this.options.limits.maxBodyBytes;
-    const declared = Number(raw<NodeRequestPart>(req).headers['content-length']);
-    if (declared > max || parsedBodyBytes(body) > max) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
+    // The parser read exactly Content-Length bytes when there is one; only a body sent without one is measured.
+    const length = raw<NodeRequestPart>(req).headers['content-length'];
+    const bytes = length === undefined ? parsedBodyBytes(body) : Number(length);
+    if (!(bytes <= max)) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
     if (!this.security.verifyPost(id, req, body?._csrf)) throw new ElicitationCsrfException();
     return this.load(id, kind, req);
   }
@@ -123,10 +125,13 @@ export class ElicitationPageAccess {
     return (query < 0 ? url : url.slice(0, query)).endsWith(`/${this.options.routePrefix}/${id}/${page}`);
   }
 
-  /** Answers a redirect to a location built by the module (never from the request), never cached. */
+  /**
+   * Answers a redirect to a location built by the module (never from the request), with the security headers of an
+   * answer without a page (`applyBaseHeaders`: no-store among them).
+   */
   private redirect(res: PageResponse, status: number, location: string): void {
+    this.security.applyBaseHeaders(res);
     res.status(status);
     res.header('Location', location);
-    res.header('Cache-Control', 'no-store');
   }
 }

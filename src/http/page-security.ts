@@ -100,9 +100,9 @@ export class PageSecurity {
   }
 
   /**
-   * Sets the headers every answer of the module's routes carries, whatever its body (the status route's JSON, a
-   * redirect, an error before any page was chosen): helmet's with a CSP that allows nothing, and `no-store`;
-   * removes what helmet removes (X-Powered-By). A page's `applyHeaders` later replaces the CSP and content type.
+   * Sets the security headers of an answer of the module's routes that is not a page (the status route's JSON and
+   * its errors, a redirect): helmet's with a CSP that allows nothing, and `no-store`; removes what helmet removes
+   * (X-Powered-By). A page, error pages included, gets `applyHeaders` instead (each header is set once).
    */
   applyBaseHeaders(res: PageResponse): void {
     for (const [name, value] of this.baseHeaders) res.header(name, value);
