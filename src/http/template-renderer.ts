@@ -8,7 +8,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import type { FieldView } from './form-view.js';
-import type { PageLabels } from '../messages/page-messages.js';
+import { PAGE_MESSAGES, type PageLabels } from '../messages/page-messages.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
 export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'done', 'error'] as const;
@@ -68,17 +68,41 @@ function forDisplay<N extends TemplateName>(context: PageContexts[N]): PageConte
   return shown as PageContexts[N];
 }
 
+/** Pages kept rendered (`TemplateRenderer`): enough for the messages a busy app's tools ask at once. */
+const RENDERED_PAGES = 256;
+/** Where a render's CSRF token and nonce go in a kept page (no template text or escaped value holds a NUL). */
+const MARKS = { csrf: '\u0000csrf\u0000', nonce: '\u0000nonce\u0000' } as const;
+// eslint-disable-next-line no-control-regex -- the marks are NULs, which no page text holds
+const MARK = /\u0000(csrf|nonce)\u0000/;
+
+/** A page rendered once: its text cut at the marks, and which value goes in each cut. */
+interface RenderedPage {
+  pieces: string[];
+  slots: Array<keyof typeof MARKS>;
+}
+
 /**
  * Renders the pages with the module's own Handlebars instance (never the host's view engine), so any
  * Nest app works. Each template is compiled once, at start-up, in strict mode; only escaped `{{ }}` is
  * used, so user text can never become markup, and every text that came from the elicitation goes through
  * `displayText` first, so it cannot make the page read differently either (also in a custom template).
+ *
+ * A page differs from one render to the next only by its CSRF token and style nonce, so the last
+ * `RENDERED_PAGES` pages are kept rendered, with marks where those go, by everything else they show (their
+ * template and every text of their context): a page asked for again, or the same message on another
+ * elicitation, costs a few string joins instead of a render. A template that does anything with the token or the
+ * nonce but print them (its first kept page is compared with a render with the real values) is rendered every
+ * time.
  */
 @Injectable()
 export class TemplateRenderer {
   private readonly handlebars = Handlebars.create();
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
   private readonly theme: { title: string; primaryColor: string; logoUrl: string | null };
+  private readonly rendered = new Map<string, RenderedPage>();
+  /** Templates that print the token and nonce as they are (checked once each), and those that do not. */
+  private readonly printsMarks = new Set<string>();
+  private readonly renderedEveryTime = new Set<string>();
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions) {
     this.theme = { title: options.title, primaryColor: options.primaryColor, logoUrl: options.logoUrl ?? null };
@@ -100,6 +124,55 @@ export class TemplateRenderer {
 
   /** Renders one page with the nonce its inline style must carry (see `PageSecurity.applyHeaders`). */
   render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
+    const key = this.renderedEveryTime.has(name) ? undefined : keyOf(name, context);
+    if (key === undefined) return this.renderNow(name, context, nonce);
+    const kept = this.rendered.get(key);
+    const values = { csrf: 'csrf' in context ? context.csrf : '', nonce };
+    if (kept) return fill(kept, values);
+    const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce);
+    const [first, ...rest] = marked.split(MARK);
+    const page: RenderedPage = { pieces: [first], slots: [] };
+    for (let i = 0; i < rest.length; i += 2) {
+      page.slots.push(rest[i] as keyof typeof MARKS);
+      page.pieces.push(rest[i + 1]);
+    }
+    if (!this.printsMarks.has(name)) {
+      // A template's first kept page: rendered with the real values too, and kept only if that is what it makes.
+      const html = this.renderNow(name, context, nonce);
+      if (fill(page, values) !== html) {
+        this.renderedEveryTime.add(name);
+        return html;
+      }
+      this.printsMarks.add(name);
+    }
+    if (this.rendered.size >= RENDERED_PAGES) this.rendered.delete(this.rendered.keys().next().value!);
+    this.rendered.set(key, page);
+    return fill(page, values);
+  }
+
+  private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
     return this.compiled.get(name)!({ ...forDisplay(context), nonce, theme: this.theme });
   }
+}
+
+/**
+ * What a page shows besides its token and nonce, as one string: the template and each value of the context (the
+ * page labels are the module's own, the same object every time); `undefined` for a context holding anything else
+ * (the hosted form's fields), whose pages are rendered every time.
+ */
+function keyOf(name: string, context: object): string | undefined {
+  const parts: unknown[] = [name];
+  for (const [field, value] of Object.entries(context)) {
+    if (field === 'csrf' || (field === 'labels' && value === PAGE_MESSAGES.labels)) continue;
+    if (value !== null && typeof value === 'object') return undefined;
+    parts.push(field, value);
+  }
+  return JSON.stringify(parts);
+}
+
+/** A kept page with this render's token and nonce. */
+function fill(page: RenderedPage, values: Record<keyof typeof MARKS, string>): string {
+  let html = page.pieces[0];
+  for (let i = 0; i < page.slots.length; i++) html += values[page.slots[i]] + page.pieces[i + 1];
+  return html;
 }

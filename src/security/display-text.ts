@@ -41,6 +41,8 @@ const INVISIBLE = '\\s\\u00AD\\u115F\\u1160\\u180E\\u200B-\\u200D\\u2060-\\u2064
 const BLANK_LINE = new RegExp(`^[${INVISIBLE}]*$`, 'u');
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Printable ASCII and spaces only: none of the rules above changes such a text but the trimming and spacing. */
+const PLAIN = /^[\x20-\x7E]*$/;
 
 /**
  * `text` as a page may show it (see the rules above). Used for every text that came from the tool; never for
@@ -50,6 +52,11 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * @default shape `block`, maxLength unlimited
  */
 export function displayText(text: string, shape: DisplayShape = 'block', maxLength = Infinity): string {
+  // Most texts (a tool's English message, a label) are plain: one line, nothing to remove, no grapheme to count.
+  if (PLAIN.test(text)) {
+    if (shape === 'block') return text.trimEnd().length === 0 ? '' : text.trimEnd();
+    return capped(text.replace(/ +/g, ' ').trim(), maxLength);
+  }
   const cleaned = text
     .replace(LINE_BREAKS, '\n')
     .replace(/\t/g, ' ')

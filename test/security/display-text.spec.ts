@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_FIELD_TITLE_LENGTH, MAX_TITLE_LENGTH } from '../../src/security/display-text.js';
 
 /** The payload of issue 19: an override, NUL, BEL and 28 line feeds before the end of the question. */
@@ -123,5 +124,25 @@ describe('displayText', () => {
   it('returns an empty string for a text of controls only', () => {
     expect(displayText('\u0000\u202E\u0007\n\n', 'line')).toBe('');
     expect(displayText('\u0000\u202E\u0007\n\n')).toBe('');
+  });
+
+  it('takes plain ASCII text the short way with the same result as the full rules', () => {
+    // A bidi mark is removed by the full rules and keeps a text off the short way: with one appended, the
+    // full rules see the same text.
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(' ', ' ', 'a', 'Z', '.', '~', '!', '0'), maxLength: 60 }),
+        fc.integer({ min: 1, max: 30 }),
+        (text, max) => {
+          expect(displayText(text)).toBe(displayText(`${text}\u200E`));
+          expect(displayText(text, 'line')).toBe(displayText(`${text}\u200E`, 'line'));
+          expect(displayText(text, 'line', max)).toBe(displayText(`${text}\u200E`, 'line', max));
+        },
+      ),
+      { seed: 20261124, numRuns: 2000 },
+    );
+    expect(displayText('  Enter your key  ')).toBe('  Enter your key');
+    expect(displayText('   ')).toBe('');
+    expect(displayText('  a   b  ', 'line')).toBe('a b');
   });
 });

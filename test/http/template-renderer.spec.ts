@@ -1,0 +1,80 @@
+/**
+ * `TemplateRenderer` keeps rendered pages with marks where the CSRF token and the nonce go: a kept page must be
+ * what a fresh render makes, for the built-in templates and for custom ones, including templates that do more with
+ * the token or the nonce than print them.
+ */
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { ResolvedElicitationOptions } from '../../src/elicitation-options.interface.js';
+import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
+import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
+
+const options = (templatesDir?: string) => ({ title: 'Acme', primaryColor: '#2563eb', templatesDir }) as ResolvedElicitationOptions;
+
+const apiKey = (message: string, csrf: string): PageContexts['api-key'] => ({
+  heading: PAGE_MESSAGES.headings.apiKey,
+  message,
+  maxLength: 4096,
+  error: null,
+  csrf,
+  labels: PAGE_MESSAGES.labels,
+});
+
+/** A renderer that never keeps a page: the reference. */
+class FreshRenderer extends TemplateRenderer {
+  override render<N extends Parameters<TemplateRenderer['render']>[0]>(name: N, context: PageContexts[N], nonce: string): string {
+    // A context with an object the cache cannot key by is rendered every time.
+    return super.render(name, { ...context, unkeyable: {} } as PageContexts[N], nonce);
+  }
+}
+
+describe('kept pages', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it('are what a fresh render makes, with this render token and nonce, for every built-in page', () => {
+    const kept = new TemplateRenderer(options());
+    const fresh = new FreshRenderer(options());
+    for (let i = 0; i < 3; i++) {
+      const nonce = `nonce${i}`;
+      for (const message of ['Enter your key', 'Enter your <key> & "more"', 'Other\nlines']) {
+        expect(kept.render('api-key', apiKey(message, `k.token${i}`), nonce)).toBe(
+          fresh.render('api-key', apiKey(message, `k.token${i}`), nonce),
+        );
+        const confirm: PageContexts['confirm'] = {
+          ...apiKey(message, `k.token${i}`),
+          warning: i === 1 ? null : 'Careful',
+          confirmLabel: 'Yes',
+          cancelLabel: 'No',
+        };
+        expect(kept.render('confirm', confirm, nonce)).toBe(fresh.render('confirm', confirm, nonce));
+        const done = { heading: PAGE_MESSAGES.headings.done, text: 'Received', message, labels: PAGE_MESSAGES.labels };
+        expect(kept.render('done', done, nonce)).toBe(fresh.render('done', done, nonce));
+      }
+    }
+    const page = kept.render('api-key', apiKey('Enter your key', 'k.abc'), 'n0nce');
+    expect(page).toContain('k.abc');
+    expect(page).toContain('n0nce');
+    expect(page).not.toContain('\u0000');
+  });
+
+  it('are not kept for a custom template that does more with the token than print it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'templates-'));
+    dirs.push(dir);
+    const builtIn = readFileSync(join(builtInTemplatesDir(), 'api-key.hbs'), 'utf8');
+    // The token only when it is the one the template knows: a kept page would show it every time.
+    writeFileSync(
+      join(dir, 'api-key.hbs'),
+      builtIn.replace('{{csrf}}', '{{#with csrf}}{{#if (lookup this "length")}}{{this}}{{/if}}{{/with}}{{lookup csrf 0}}'),
+    );
+    const kept = new TemplateRenderer(options(dir));
+    const fresh = new FreshRenderer(options(dir));
+    for (const token of ['k.first', 'k.second', 'x.third']) {
+      const html = kept.render('api-key', apiKey('Enter your key', token), 'n');
+      expect(html).toBe(fresh.render('api-key', apiKey('Enter your key', token), 'n'));
+      expect(html).toContain(`${token}${token[0]}`);
+    }
+  });
+});
