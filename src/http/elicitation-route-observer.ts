@@ -164,10 +164,17 @@ function observationAmong(args: unknown[]): RouteObservation | undefined {
   return undefined;
 }
 
+/** The pages of the route handlers seen so far. */
+const pages = new WeakMap<object, string>();
+
 /** The page of a route handler: the last segment of its path (`:id/api-key` → `api-key`, `:id/status` → `status`). */
 function pageOf(handler: object): string {
-  // Nest's @Get/@Post keep the route's path under the 'path' metadata key of the handler.
-  const path: unknown = Reflect.getMetadata('path', handler);
-  const last = typeof path === 'string' ? path.split('/').pop() : undefined;
-  return last || 'unknown';
+  let page = pages.get(handler);
+  if (page === undefined) {
+    // Nest's @Get/@Post keep the route's path under the 'path' metadata key of the handler.
+    const path: unknown = Reflect.getMetadata('path', handler);
+    page = (typeof path === 'string' ? path.split('/').pop() : undefined) || 'unknown';
+    pages.set(handler, page);
+  }
+  return page;
 }
