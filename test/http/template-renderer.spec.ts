@@ -26,7 +26,7 @@ const apiKey = (message: string, csrf: string): PageContexts['api-key'] => ({
 class FreshRenderer extends TemplateRenderer {
   override render<N extends Parameters<TemplateRenderer['render']>[0]>(name: N, context: PageContexts[N], nonce: string): string {
     // A context with an object the cache cannot key by is rendered every time.
-    return super.render(name, { ...context, unkeyable: {} } as PageContexts[N], nonce);
+    return super.render(name, { ...context, unkeyable: {} }, nonce);
   }
 }
 
