@@ -139,16 +139,14 @@ async function machineBusy(ms = 1_000): Promise<number> {
   return 1 - (after.idle - before.idle) / Math.max(after.total - before.total, 1);
 }
 
-/** CPU seconds the whole machine has spent busy (all CPUs; steal, idle and I/O wait left out), from /proc/stat. */
+/**
+ * CPU seconds processes have spent on the whole machine (user + system, all CPUs), from /proc/stat. Interrupt time
+ * is left out: the loopback traffic of the run itself is handled there, and processes' own figures leave it out too.
+ */
 function machineCpuSeconds(): number | null {
   try {
-    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
-      .split('\n')[0]
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return (user + nice + system + irq + softirq) / 100;
+    const [user, nice, system] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system) / 100;
   } catch {
     return null;
   }
