@@ -83,11 +83,15 @@ function preamble(info: RunInfo, runs: ScriptRun[]): string[] {
     '',
   ];
   const runner = info.runner;
-  const source = runner
-    ? `Last \`npm run bench${runner.quick ? ' -- --quick' : ''}\`: ${when(runner.finishedAt)}, ${duration(runner.seconds)}` +
-      `${runner.scripts.length < BENCH_SCRIPTS.length ? ` (only ${runner.scripts.join(', ')})` : ''}` +
-      `${runner.failed.length ? `; failed: ${runner.failed.join(', ')} (their rows, if any, are older)` : ''}.`
-    : 'Figures from the benchmark scripts run one by one.';
+  let source = 'Figures from the benchmark scripts run one by one.';
+  if (runner) {
+    const flags = [
+      ...(runner.quick ? ['--quick'] : []),
+      ...(runner.scripts.length < BENCH_SCRIPTS.length ? ['--only', runner.scripts.map((s) => s.replace(/\.bench$/, '')).join(',')] : []),
+    ];
+    const failed = runner.failed.length ? `; failed: ${runner.failed.join(', ')} (their rows, if any, are older)` : '';
+    source = `Last \`npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}\`: ${when(runner.finishedAt)}, ${duration(runner.seconds)}${failed}.`;
+  }
   lines.push(`${source} ${runs.length ? `${machineLine(runs)}.` : ''}`.trim());
   const quick = runs.filter((r) => r.quick).length;
   if (quick) {

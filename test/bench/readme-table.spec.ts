@@ -110,6 +110,8 @@ describe('the README performance table', () => {
     ]);
     expect(md).toContain('Last `npm run bench`: 2026-11-24 05:10 UTC, 10 min 42 s. Node v20.20.2, linux x64, 2 CPUs (AMD EPYC).');
     expect(md).not.toContain('quick run');
+    const some = renderPerformanceTable([statusRow], { ...info, runner: { ...info.runner!, quick: true, scripts: ['http.bench'] } });
+    expect(some).toContain('Last `npm run bench -- --quick --only http`: 2026-11-24 05:10 UTC, 10 min 42 s.');
   });
 
   it('says so when figures come from a quick run', () => {
