@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
@@ -276,6 +276,28 @@ describe('ElicitationService', () => {
       const { elicitationId } = await createKey({ ttlMs: 30 });
       await expect(service.waitForCompletion(elicitationId)).resolves.toEqual({ status: 'expired' });
       expect(events.filter((e) => e.type === 'expired')).toHaveLength(1);
+    });
+
+    it('resolves expired only once the record expired, when its timer fires before the wall clock reaches the expiry', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      try {
+        const { elicitationId } = await createKey({ ttlMs: 1_000 });
+        let outcome: unknown;
+        const wait = service.waitForCompletion(elicitationId).then((o) => (outcome = o));
+        await jest.advanceTimersByTimeAsync(0);
+        // The wall clock falls 5 ms behind the timers (Date.now and timers run on different clocks).
+        jest.setSystemTime(Date.now() - 5);
+        await jest.advanceTimersByTimeAsync(1_000);
+        expect(outcome).toBeUndefined();
+        expect(events.filter((e) => e.type === 'expired')).toHaveLength(0);
+        await jest.advanceTimersByTimeAsync(5);
+        await wait;
+        expect(outcome).toEqual({ status: 'expired' });
+        expect(events.filter((e) => e.type === 'expired')).toHaveLength(1);
+        expect(await service.getStatus(elicitationId)).toMatchObject({ status: 'expired' });
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it('resolves timeout when timeoutMs passes first, leaving the elicitation pending', async () => {

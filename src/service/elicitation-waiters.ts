@@ -103,19 +103,27 @@ export class ElicitationWaiters {
       waiter.settle(this.deps.outcome(record));
     } else {
       const untilExpiry = record.expiresAt - Date.now();
-      const expiresFirst = timeoutMs === undefined || untilExpiry <= timeoutMs;
-      timer = setTimeout(
-        () => {
-          if (!expiresFirst) return waiter.settle({ status: 'timeout' });
+      if (timeoutMs !== undefined && timeoutMs < untilExpiry) {
+        timer = setTimeout(() => waiter.settle({ status: 'timeout' }), Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
+        // A waiting tool call must not keep the process alive on shutdown (`close` settles it).
+        timer.unref();
+      } else {
+        const atExpiry = () => {
+          // Reading the record expires it (and publishes `expired`); a timer that fired a little before the
+          // record's expiry, by the wall clock, waits for the rest.
           this.deps.current(id).then(
-            (r) => waiter.settle(r && r.status !== 'pending' ? this.deps.outcome(r) : { status: 'expired' }),
+            (r) => {
+              if (done) return;
+              if (r?.status !== 'pending') return waiter.settle(r ? this.deps.outcome(r) : { status: 'expired' });
+              timer = setTimeout(atExpiry, Math.min(Math.max(r.expiresAt - Date.now(), 1), MAX_TIMER_MS));
+              timer.unref();
+            },
             () => waiter.settle({ status: 'expired' }),
           );
-        },
-        Math.min(Math.max(expiresFirst ? untilExpiry : timeoutMs, 0), MAX_TIMER_MS),
-      );
-      // A waiting tool call must not keep the process alive on shutdown (`close` settles it).
-      timer.unref();
+        };
+        timer = setTimeout(atExpiry, Math.min(Math.max(untilExpiry, 0), MAX_TIMER_MS));
+        timer.unref();
+      }
     }
     return settled;
   }
