@@ -7,6 +7,7 @@ import {
   type OtelApi,
   type OtelContext,
   type OtelMeter,
+  type OtelObservableResult,
   type OtelSpan,
   type OtelTracer,
   type TelemetryAttributes,
@@ -21,34 +22,77 @@ export type ElicitationMode = 'url' | 'form';
 /** Buckets of `elicitation.answer.duration`, in seconds: a person answers in seconds to minutes. */
 const DURATION_BUCKETS_S = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
-/** The instruments, with the names dashboards rely on (a contract: README "Metrics and traces"). */
+/**
+ * Counts by attribute set, kept in the process and reported when the metrics are collected (through an observable
+ * instrument): counting costs a Map lookup, where a synchronous instrument's `add` has the SDK hash the attributes
+ * on every request.
+ */
+class Tally {
+  private readonly counts = new Map<string, { attributes: TelemetryAttributes; value: number }>();
+
+  /** Adds `by` to the count of the attribute set named `key` (`attributes` builds that set the first time). */
+  add(key: string, attributes: () => TelemetryAttributes, by = 1): void {
+    const count = this.counts.get(key);
+    if (count) count.value += by;
+    else this.counts.set(key, { attributes: attributes(), value: by });
+  }
+
+  report(result: OtelObservableResult): void {
+    for (const { attributes, value } of this.counts.values()) result.observe(value, attributes);
+  }
+}
+
+/**
+ * The instruments, with the names dashboards rely on (a contract: README "Metrics and traces"). The busy ones
+ * (`created`, `finished`, `pending`, `page.requests`) count in process and are observed at collection (`Tally`);
+ * exporters see the same counters and up-down counter as from synchronous instruments.
+ */
 interface Instruments {
-  created: ReturnType<OtelMeter['createCounter']>;
-  finished: ReturnType<OtelMeter['createCounter']>;
+  created: Tally;
+  finished: Tally;
   duration: ReturnType<OtelMeter['createHistogram']>;
-  pending: ReturnType<OtelMeter['createUpDownCounter']>;
-  pageRequests: ReturnType<OtelMeter['createCounter']>;
+  pending: Tally;
+  pageRequests: Tally;
   storeErrors: ReturnType<OtelMeter['createCounter']>;
   fallback: ReturnType<OtelMeter['createCounter']>;
 }
 
+/**
+ * One set of instruments per meter, shared by every module of the process that uses it: their counts add up, as they
+ * would on the same synchronous instruments (two callbacks reporting one attribute set would not).
+ */
+const instrumentsByMeter = new WeakMap<OtelMeter, Instruments>();
+
 function instruments(meter: OtelMeter): Instruments {
-  return {
-    created: meter.createCounter('elicitation.created', { description: 'Elicitations created, by kind and mode' }),
-    finished: meter.createCounter('elicitation.finished', { description: 'Elicitations finished, by kind and outcome' }),
+  const known = instrumentsByMeter.get(meter);
+  if (known) return known;
+  const observed = (create: 'createObservableCounter' | 'createObservableUpDownCounter', name: string, description: string) => {
+    const tally = new Tally();
+    meter[create](name, { description }).addCallback((result) => tally.report(result));
+    return tally;
+  };
+  const made: Instruments = {
+    created: observed('createObservableCounter', 'elicitation.created', 'Elicitations created, by kind and mode'),
+    finished: observed('createObservableCounter', 'elicitation.finished', 'Elicitations finished, by kind and outcome'),
     duration: meter.createHistogram('elicitation.answer.duration', {
       description: 'Time from creation to finish',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
     }),
-    pending: meter.createUpDownCounter('elicitation.pending', {
-      description: 'Pending elicitations: created here minus finished here (sum over instances for the total)',
-    }),
-    pageRequests: meter.createCounter('elicitation.page.requests', { description: 'Requests to the pages and the status route' }),
+    pending: observed(
+      'createObservableUpDownCounter',
+      'elicitation.pending',
+      'Pending elicitations: created here minus finished here (sum over instances for the total)',
+    ),
+    pageRequests: observed('createObservableCounter', 'elicitation.page.requests', 'Requests to the pages and the status route'),
     storeErrors: meter.createCounter('elicitation.store.errors', { description: 'Store operations that failed' }),
     fallback: meter.createCounter('elicitation.fallback', { description: 'Questions that went down the fallback ladder, by rung' }),
   };
+  instrumentsByMeter.set(meter, made);
+  return made;
 }
+
+const NO_ATTRIBUTES = (): TelemetryAttributes => ({});
 
 /** A span the module started, and the context in which it is the active one. */
 export interface TelemetrySpan {
@@ -88,21 +132,21 @@ export class ElicitationTelemetry implements OnModuleInit {
   /** An elicitation was created here: a page (`url`, now pending in the store) or a form-mode question. */
   created(kind: ElicitationKind, mode: ElicitationMode): void {
     if (!this.metrics) return;
-    this.metrics.created.add(1, { kind, mode });
-    if (mode === 'url') this.metrics.pending.add(1);
+    this.metrics.created.add(`${kind} ${mode}`, () => ({ kind, mode }));
+    if (mode === 'url') this.metrics.pending.add('', NO_ATTRIBUTES);
   }
 
   /** An elicitation this instance created or finished left `pending` here, `createdAt` → `finishedAt` (epoch ms). */
   finished(kind: ElicitationKind, outcome: FinalStatus, mode: ElicitationMode, createdAt: number, finishedAt: number): void {
     if (!this.metrics) return;
-    this.metrics.finished.add(1, { kind, outcome });
+    this.metrics.finished.add(`${kind} ${outcome}`, () => ({ kind, outcome }));
     this.metrics.duration.record(Math.max(finishedAt - createdAt, 0) / 1000, { kind, outcome });
-    if (mode === 'url') this.metrics.pending.add(-1);
+    if (mode === 'url') this.metrics.pending.add('', NO_ATTRIBUTES, -1);
   }
 
   /** A request to a page or the status route was answered with `status`. */
   pageRequest(page: string, status: number): void {
-    this.metrics?.pageRequests.add(1, { page, status });
+    this.metrics?.pageRequests.add(`${page} ${status}`, () => ({ page, status }));
   }
 
   /** A store operation (a method of `ElicitationStore`) failed. */

@@ -42,10 +42,20 @@ interface OtelInstrumentOptions {
   advice?: { explicitBucketBoundaries?: number[] };
 }
 
+/** What an observable instrument's callback reports to, at each collection. */
+export interface OtelObservableResult {
+  observe(value: number, attributes?: TelemetryAttributes): void;
+}
+
+interface OtelObservable {
+  addCallback(callback: (result: OtelObservableResult) => void): void;
+}
+
 export interface OtelMeter {
   createCounter(name: string, options?: OtelInstrumentOptions): OtelCounter;
-  createUpDownCounter(name: string, options?: OtelInstrumentOptions): OtelCounter;
   createHistogram(name: string, options?: OtelInstrumentOptions): OtelHistogram;
+  createObservableCounter(name: string, options?: OtelInstrumentOptions): OtelObservable;
+  createObservableUpDownCounter(name: string, options?: OtelInstrumentOptions): OtelObservable;
 }
 
 export interface OtelTracer {
