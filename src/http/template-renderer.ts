@@ -90,9 +90,9 @@ interface RenderedPage {
  * A page differs from one render to the next only by its CSRF token and style nonce, so the last
  * `RENDERED_PAGES` pages are kept rendered, with marks where those go, by everything else they show (their
  * template and every text of their context): a page asked for again, or the same message on another
- * elicitation, costs a few string joins instead of a render. A template that does anything with the token or the
- * nonce but print them (its first kept page is compared with a render with the real values) is rendered every
- * time.
+ * elicitation, costs a few string joins instead of a render. Only with the built-in templates, which print the
+ * token and the nonce as they are (tested): a `templatesDir` that replaces any template could do anything with
+ * them, so its pages are rendered every time.
  */
 @Injectable()
 export class TemplateRenderer {
@@ -100,16 +100,17 @@ export class TemplateRenderer {
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
   private readonly theme: { title: string; primaryColor: string; logoUrl: string | null };
   private readonly rendered = new Map<string, RenderedPage>();
-  /** Templates that print the token and nonce as they are (checked once each), and those that do not. */
-  private readonly printsMarks = new Set<string>();
-  private readonly renderedEveryTime = new Set<string>();
+  /** Whether pages are kept rendered: only when every template is a built-in one. */
+  private readonly keepsPages: boolean;
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions) {
     this.theme = { title: options.title, primaryColor: options.primaryColor, logoUrl: options.logoUrl ?? null };
     const builtIn = builtInTemplatesDir();
+    let customized = false;
     for (const name of TEMPLATE_NAMES) {
       const custom = options.templatesDir && join(options.templatesDir, `${name}.hbs`);
       const file = custom && existsSync(custom) ? custom : join(builtIn, `${name}.hbs`);
+      customized ||= file === custom;
       let source: string;
       try {
         source = readFileSync(file, 'utf8');
@@ -120,34 +121,26 @@ export class TemplateRenderer {
       if (name === 'layout') this.handlebars.registerPartial('layout', template);
       else this.compiled.set(name, template);
     }
+    this.keepsPages = !customized;
   }
 
   /** Renders one page with the nonce its inline style must carry (see `PageSecurity.applyHeaders`). */
   render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
-    const key = this.renderedEveryTime.has(name) ? undefined : keyOf(name, context);
+    const key = this.keepsPages ? keyOf(name, context) : undefined;
     if (key === undefined) return this.renderNow(name, context, nonce);
-    const kept = this.rendered.get(key);
-    const values = { csrf: 'csrf' in context ? context.csrf : '', nonce };
-    if (kept) return fill(kept, values);
-    const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce);
-    const [first, ...rest] = marked.split(MARK);
-    const page: RenderedPage = { pieces: [first], slots: [] };
-    for (let i = 0; i < rest.length; i += 2) {
-      page.slots.push(rest[i] as keyof typeof MARKS);
-      page.pieces.push(rest[i + 1]);
-    }
-    if (!this.printsMarks.has(name)) {
-      // A template's first kept page: rendered with the real values too, and kept only if that is what it makes.
-      const html = this.renderNow(name, context, nonce);
-      if (fill(page, values) !== html) {
-        this.renderedEveryTime.add(name);
-        return html;
+    let page = this.rendered.get(key);
+    if (!page) {
+      const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce);
+      const [first, ...rest] = marked.split(MARK);
+      page = { pieces: [first], slots: [] };
+      for (let i = 0; i < rest.length; i += 2) {
+        page.slots.push(rest[i] as keyof typeof MARKS);
+        page.pieces.push(rest[i + 1]);
       }
-      this.printsMarks.add(name);
+      if (this.rendered.size >= RENDERED_PAGES) this.rendered.delete(this.rendered.keys().next().value!);
+      this.rendered.set(key, page);
     }
-    if (this.rendered.size >= RENDERED_PAGES) this.rendered.delete(this.rendered.keys().next().value!);
-    this.rendered.set(key, page);
-    return fill(page, values);
+    return fill(page, { csrf: 'csrf' in context ? context.csrf : '', nonce });
   }
 
   private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
