@@ -47,14 +47,14 @@ export interface ElicitationReadOptions {
   consume?: boolean;
 }
 
+/** A completed answer as the store keeps it (`ElicitationRecord.data`): JSON text, sealed or as is. */
+type KeptAnswer = { $sealed: string } | { $json: string };
+
 /**
  * Creates elicitations, moves them through their lifecycle (`pending` → `completed` | `declined` |
  * `cancelled` | `expired`, exactly once) and lets tools wait for the outcome. Transport-agnostic: the
  * pages and the MCP binding both go through it.
  */
-/** A completed answer as the store keeps it (`ElicitationRecord.data`): JSON text, sealed or as is. */
-type KeptAnswer = { $sealed: string } | { $json: string };
-
 @Injectable()
 export class ElicitationService implements OnModuleDestroy {
   /** The `waitForCompletion` calls of this instance. */
