@@ -26,6 +26,7 @@ import { StoreKeyRing } from '../../src/security/store-key-ring.js';
 import type { ElicitationEventChannel, ElicitationStore, KeyRingEntry } from '../../src/stores/elicitation-store.js';
 import { isSharedStore } from '../../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
+import { errorOf } from '../support/error-of.js';
 
 const [K1, K2, K3] = [randomBytes(32), randomBytes(32), randomBytes(32)];
 const [ID1, ID2, ID3] = [K1, K2, K3].map(keyIdOf);
@@ -33,15 +34,6 @@ const [ID1, ID2, ID3] = [K1, K2, K3].map(keyIdOf);
 /** Every spelling of a key a message could leak: base64, base64url, hex (whole and the first 8 bytes). */
 function spellings(key: Buffer): string[] {
   return [key.toString('base64'), key.toString('base64url'), key.toString('hex'), key.subarray(0, 8).toString('hex')];
-}
-
-function errorOf(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('key ids: fingerprints derived for that purpose alone', () => {

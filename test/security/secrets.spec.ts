@@ -13,6 +13,7 @@ import { isCanonicalSealed, SecretBox } from '../../src/security/secret-box.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { compileElicitation } from '../support/testing-module.js';
+import { errorOf } from '../support/error-of.js';
 
 /** A memory store that says it keeps its records elsewhere (as a Redis or SQL store does): answers get sealed. */
 class OutOfProcessStore extends MemoryElicitationStore {
@@ -20,16 +21,6 @@ class OutOfProcessStore extends MemoryElicitationStore {
 }
 
 const SECRET = 'sk-live-PLANTED-0123456789';
-
-/** What `fn` throws (fails the test when it does not). */
-function errorOf(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('SecretBox (AES-256-GCM with a key ring)', () => {
   const k1 = randomBytes(32);
