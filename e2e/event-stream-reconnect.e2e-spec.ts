@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
+import { redisClients, type RedisClientInfo } from '../test/support/redis.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';
 import {
   describeWithRedisBinaries,
@@ -37,29 +38,9 @@ const A_PASSWORD = randomUUID();
 const A_NAME = 'instance-a';
 const B_NAME = 'instance-b';
 
-/** One client of CLIENT LIST. */
-interface RedisClientInfo {
-  addr: string;
-  name: string;
-  cmd: string;
-}
-
 /** The clients of `redis` whose name is `name` or starts with `name:`. */
 async function clientsNamed(admin: Redis, name: string): Promise<RedisClientInfo[]> {
-  const list = (await admin.call('CLIENT', 'LIST')) as string;
-  return list
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map(
-      (line) =>
-        Object.fromEntries(
-          line
-            .trim()
-            .split(' ')
-            .map((field) => field.split(/=(.*)/s).slice(0, 2)),
-        ) as unknown as RedisClientInfo,
-    )
-    .filter((c) => c.name === name || c.name.startsWith(`${name}:`));
+  return (await redisClients(admin)).filter((c) => c.name === name || c.name.startsWith(`${name}:`));
 }
 
 /** Kills exactly these connections, by address (`CLIENT KILL ADDR` answers how many it killed: one each). */

@@ -21,7 +21,7 @@ import { keySpace } from '../../src/redis/redis.key-space.js';
 import { RedisElicitationStore, type RedisElicitationStoreOptions } from '../../src/redis/redis.store.js';
 import type { ElicitationEventChannel, ElicitationEventContext } from '../../src/stores/elicitation-store.js';
 import { pendingRecord } from '../../src/testing/store-contract.js';
-import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
+import { deletePrefix, describeRedis, REDIS_URL, redisClients } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
 
 const RUN = `test-stream-${randomUUID().slice(0, 8)}`;
@@ -87,20 +87,7 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
 
   /** The clients of the shared Redis whose name is `name`. */
   async function clientsNamed(name: string): Promise<Array<{ addr: string; cmd: string }>> {
-    const list = (await admin.call('CLIENT', 'LIST')) as string;
-    return list
-      .split('\n')
-      .map(
-        (line) =>
-          Object.fromEntries(
-            line
-              .trim()
-              .split(' ')
-              .map((f) => f.split(/=(.*)/s).slice(0, 2)),
-          ) as Record<string, string>,
-      )
-      .filter((c) => c.name === name)
-      .map((c) => ({ addr: c.addr, cmd: c.cmd }));
+    return (await redisClients(admin)).filter((c) => c.name === name).map((c) => ({ addr: c.addr, cmd: c.cmd }));
   }
 
   /** Waits until the reader named `name` is connected and blocked in XREAD. */

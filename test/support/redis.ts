@@ -47,3 +47,27 @@ export async function deletePrefix(client: Redis, prefix: string): Promise<void>
   const keys = await scanKeys(client, `{${prefix}*`);
   for (let i = 0; i < keys.length; i += 1000) await client.del(...keys.slice(i, i + 1000));
 }
+
+/** One connection of `CLIENT LIST`. */
+export interface RedisClientInfo {
+  addr: string;
+  name: string;
+  cmd: string;
+}
+
+/** The connections of the Redis `admin` talks to, from `CLIENT LIST`. */
+export async function redisClients(admin: Redis): Promise<RedisClientInfo[]> {
+  const list = (await admin.call('CLIENT', 'LIST')) as string;
+  return list
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(
+      (line) =>
+        Object.fromEntries(
+          line
+            .trim()
+            .split(' ')
+            .map((field) => field.split(/=(.*)/s).slice(0, 2)),
+        ) as unknown as RedisClientInfo,
+    );
+}
