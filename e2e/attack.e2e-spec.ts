@@ -1308,14 +1308,12 @@ describe('secrets never leak', () => {
         expect(stored!.data).toEqual({
           $sealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
         });
-      const atRest = outside ? JSON.stringify(stored) : '';
-      for (const form of [
-        SECRET,
-        Buffer.from(SECRET).toString('base64'),
-        Buffer.from(SECRET).toString('base64url'),
-        Buffer.from(SECRET).toString('hex'),
-      ]) {
-        expect(atRest).not.toContain(form);
+      // Sealed, no encoding of the plaintext shows either (the memory store's copy holds it as typed, checked above).
+      if (outside) {
+        const atRest = JSON.stringify(stored);
+        for (const encoding of ['utf8', 'base64', 'base64url', 'hex'] as const) {
+          expect(atRest).not.toContain(Buffer.from(SECRET).toString(encoding));
+        }
       }
       const found = await s.service.findByUserAndType('alice', 'api-key-stripe', { consume: true });
       expect(found?.data).toEqual({ apiKey: SECRET });
