@@ -1,4 +1,5 @@
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
+import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth/oauth-options.js';
 import type { ElicitationAuditOption } from './observability/audit-record.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
@@ -173,6 +174,14 @@ export interface ElicitationModuleOptions {
    */
   externalUrlPolicy?: ExternalUrlPolicy;
   /**
+   * Connecting third-party accounts (`kind: 'oauth'`): the OAuth 2 / OpenID Connect providers by name, each
+   * `{ issuer } | { authorizationEndpoint, tokenEndpoint, userinfoEndpoint? }` with `clientId`, `clientSecret?`,
+   * `scopes` and `authorizationParams?` (see `ElicitationOAuthOptions`). Their endpoints pass `externalUrlPolicy`;
+   * register `${baseUrl}/${routePrefix}/oauth/callback` at each. Needs the `openid-client` package.
+   * @default none (kind 'oauth' is refused)
+   */
+  oauth?: ElicitationOAuthOptions;
+  /**
    * How a question reaches a client that cannot take it the first way (MCP binding): an ordered list of
    * rungs per kind of question, the first that fits the client is used (see "Clients" in the README). Each
    * ask may give its own list (`fallback` on `requireAnswer`, `requestUrl`, `elicit`).
@@ -229,6 +238,7 @@ export interface ResolvedElicitationOptions extends Required<
     | 'limits'
     | 'throttle'
     | 'externalUrlPolicy'
+    | 'oauth'
     | 'fallback'
     | 'clientPolicy'
   >
@@ -253,6 +263,8 @@ export interface ResolvedElicitationOptions extends Required<
   throttle: Required<ElicitationThrottle> | false;
   /** As given, or `{}` (the built-in policy). */
   externalUrlPolicy: ExternalUrlPolicy;
+  /** The providers, checked and defaulted; none when unset. */
+  oauth?: ResolvedOAuthOptions;
   /** `baseUrl` without a trailing slash. */
   baseUrl: string;
   /** The URL segment the routes are mounted under (from the `routePrefix` extra). */

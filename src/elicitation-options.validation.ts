@@ -17,6 +17,7 @@ import {
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
 import { isSharedStore } from './stores/elicitation-store.js';
+import { resolveOAuthOptions } from './oauth/oauth-options.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './mcp/client-ladder.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
@@ -69,6 +70,7 @@ export function resolveElicitationOptions(
   const limits = resolveLimits(raw.limits);
   const throttle = resolveThrottle(raw.throttle);
   const externalUrlPolicy = resolveExternalUrlPolicy(raw.externalUrlPolicy);
+  const oauth = resolveOAuthOptions(raw.oauth);
   const audit = resolveAudit(raw.audit);
   return {
     warnings,
@@ -83,6 +85,7 @@ export function resolveElicitationOptions(
       limits,
       throttle,
       externalUrlPolicy,
+      oauth,
       audit,
     },
   };

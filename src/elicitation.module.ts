@@ -8,6 +8,7 @@ import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
 import { ElicitationStatusFilter } from './http/elicitation-status.filter.js';
 import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
 import { ElicitationPageAccess } from './http/page-access.js';
+import { PageAnswers } from './http/page-answers.js';
 import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
 import { ChatAnswers } from './mcp/chat-answers.js';
@@ -16,6 +17,9 @@ import { LinkedQuestions } from './mcp/linked-questions.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
 import { RequestStates } from './mcp/request-states.js';
 import { McpSdkLoader } from './mcp/sdk-loader.js';
+import { OAuthFlow } from './oauth/oauth-flow.js';
+import { OAuthGrants } from './oauth/oauth-grants.js';
+import { OAuthProviders } from './oauth/oauth-providers.js';
 import { ElicitationAudit } from './observability/elicitation-audit.js';
 import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
 import { observedStoreProvider } from './observability/observed-store.js';
@@ -33,6 +37,9 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationAudit,
     observedStoreProvider,
     ElicitationEvents,
+    OAuthProviders,
+    OAuthGrants,
+    OAuthFlow,
     ElicitationService,
     ElicitationCleanupScheduler,
     TemplateRenderer,
@@ -41,6 +48,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     PageSecurity,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
+    PageAnswers,
     McpSdkLoader,
     CompletionNotifications,
     RequestStates,

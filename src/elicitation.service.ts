@@ -18,7 +18,15 @@ import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
 import { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
 import { SecretBox } from './security/secret-box.js';
 import { ElicitationEvents, lifecycleEvent } from './events/elicitation-events.js';
-import { attachKindData, buildPendingRecord, isPlainObject, type CreateUrlElicitationInput } from './service/create-input.validation.js';
+import {
+  attachKindData,
+  buildPendingRecord,
+  isPlainObject,
+  typeOfAsk,
+  type CreateUrlElicitationInput,
+} from './service/create-input.validation.js';
+import { OAuthGrants, type OAuthGrant } from './oauth/oauth-grants.js';
+import type { OAuthToken } from './oauth/oauth-options.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './service/elicitation-waiters.js';
 import { ElicitationAudit } from './observability/elicitation-audit.js';
 import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
@@ -77,6 +85,7 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly events: ElicitationEvents,
     private readonly telemetry: ElicitationTelemetry,
     private readonly audit: ElicitationAudit,
+    private readonly grants: OAuthGrants,
   ) {
     this.box = new SecretBox(options.encryptionKeys);
     this.sealAnswers = store.inProcess !== true;
@@ -138,7 +147,7 @@ export class ElicitationService implements OnModuleDestroy {
   private async create(input: CreateUrlElicitationInput): Promise<CreatedElicitation> {
     if (this.isShuttingDown) throw new ElicitationShutdownError();
     const record = buildPendingRecord(input, this.options, Date.now());
-    const attaching = attachKindData(record, input, this.options.externalUrlPolicy);
+    const attaching = attachKindData(record, input, this.options);
     if (attaching) await attaching;
     const created = await this.store.create(record, this.quota);
     if (created !== 'created') throw new ElicitationQuotaError(created);
@@ -215,6 +224,56 @@ export class ElicitationService implements OnModuleDestroy {
       if (record) this.consumed(record);
     }
     return record && { elicitationId: record.id, data: this.reveal(record) as T, completedAt: new Date(record.finishedAt!) };
+  }
+
+  /**
+   * A valid access token of `userId`'s account at `provider` (one of the `oauth.providers`), from the token vault:
+   * refreshed first when it expires within `oauth.refreshBeforeMs` (once across instances: a rotating refresh
+   * token is spent once), `undefined` when the user has not connected the account, or revoked it, or the
+   * provider refused the refresh (the grant is then forgotten, and the next `requireAnswer` asks again). Throws
+   * `ElicitationOAuthError` when the provider cannot be reached for a refresh (the grant stays), and
+   * `ElicitationInputError` for an unknown provider. Never gives the refresh token.
+   */
+  async getOAuthToken(userId: string, provider: string): Promise<OAuthToken | undefined> {
+    return (await this.grants.token(userId, provider))?.token;
+  }
+
+  /**
+   * Disconnects `userId`'s account at `provider`: revokes the grant at the provider when it has a revocation
+   * endpoint (a failure there is logged), then forgets every grant kept for it. Resolves whether there was one.
+   */
+  revokeOAuth(userId: string, provider: string): Promise<boolean> {
+    return this.grants.revoke(userId, provider);
+  }
+
+  /**
+   * The answer a `requireAnswer` would take without asking: the user's latest of the ask's type, or for `oauth`
+   * a valid token of the vault (refreshed when due). The record's id comes with it.
+   * @internal for the MCP binding
+   */
+  async keptAnswer<T extends ElicitationData = ElicitationData>(
+    userId: string,
+    ask: Pick<CreateUrlElicitationInput, 'kind' | 'type' | 'provider'>,
+  ): Promise<{ elicitationId: string; data: T } | undefined> {
+    if (ask.kind !== 'oauth') return this.findByUserAndType<T>(userId, typeOfAsk(ask));
+    const found = await this.grants.token(userId, String(ask.provider));
+    return found && { elicitationId: found.recordId, data: found.token as unknown as T };
+  }
+
+  /**
+   * Completes an `oauth` elicitation with the grant its callback obtained: sealed in every store (tokens outlive
+   * the question), kept for `oauth.retentionMs`; the user's older grants at the provider are forgotten.
+   * @internal for the OAuth callback
+   */
+  async completeOAuth(id: string, grant: OAuthGrant): Promise<TransitionResult> {
+    const result = await this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': 'completed' }, () =>
+      this.finish(id, 'completed', JSON.stringify(OAuthGrants.view(grant)), grant),
+    );
+    if (result.ok) {
+      result.record.data = { ...OAuthGrants.view(grant) };
+      await this.grants.forgetOlder(result.record.userId, grant.provider, id);
+    }
+    return result;
   }
 
   /** The retained elicitations of a user, oldest first, without submitted data. */
@@ -330,12 +389,16 @@ export class ElicitationService implements OnModuleDestroy {
     return this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': status }, () => this.finish(id, status, answerJson));
   }
 
-  /** `transition`'s work; `answerJson` is a completion's answer. */
-  private async finish(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
+  /**
+   * `transition`'s work; `answerJson` is a completion's answer as its waiters get it, `grant` an `oauth`
+   * completion's grant (what is kept then, sealed, for `oauth.retentionMs`).
+   */
+  private async finish(id: string, status: FinalStatus, answerJson?: string, grant?: OAuthGrant): Promise<TransitionResult> {
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
     const now = Date.now();
-    const data = answerJson === undefined ? undefined : this.storedAnswer(id, answerJson);
-    const result = await this.store.finish(id, { status, data, now, purgeAt: now + this.options.retentionMs });
+    const data = grant ? this.grants.seal(id, grant) : answerJson === undefined ? undefined : this.storedAnswer(id, answerJson);
+    const retentionMs = grant ? this.options.oauth!.retentionMs : this.options.retentionMs;
+    const result = await this.store.finish(id, { status, data, now, purgeAt: now + retentionMs });
     if (result.ok) {
       this.finished(status, result.record, now, answerJson);
     } else if (result.reason === 'expired') {
@@ -385,6 +448,11 @@ export class ElicitationService implements OnModuleDestroy {
    * `ElicitationKeyError` when it was sealed under a key this instance's `encryptionKey` ring lacks.
    */
   private reveal(record: ElicitationRecord): ElicitationData {
+    if (record.kind === 'oauth') {
+      // A grant: the tool's part only (never the refresh token).
+      const grant = this.grants.open(record);
+      return grant ? { ...OAuthGrants.view(grant) } : {};
+    }
     const data = record.data ?? {};
     const { $json, $sealed } = data as Partial<Record<'$json' | '$sealed', unknown>>;
     if (typeof $json === 'string') return JSON.parse($json) as ElicitationData;

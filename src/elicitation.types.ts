@@ -1,8 +1,9 @@
 /**
  * The page a URL-mode elicitation sends the user to: `api-key`, `confirm`, `form` (a hosted form built from
- * a restricted schema) or `external` (a third-party page, e.g. OAuth consent).
+ * a restricted schema), `oauth` (connect an account at one of the `oauth.providers`: the built-in OAuth 2 / OpenID
+ * Connect flow) or `external` (a third-party page; your own callback completes it).
  */
-export type ElicitationKind = 'api-key' | 'confirm' | 'form' | 'external';
+export type ElicitationKind = 'api-key' | 'confirm' | 'form' | 'oauth' | 'external';
 
 /** Every state an elicitation can be in. `pending` is the only state a record ever leaves. */
 export type ElicitationStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';

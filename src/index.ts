@@ -44,6 +44,9 @@ export type * from './elicitation.types.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
 
+// Connecting accounts (kind 'oauth'): the providers and the token vault's answers
+export type { ElicitationOAuthOptions, OAuthProviderOptions, OAuthToken } from './oauth/oauth-options.js';
+
 // Stores
 export {
   ElicitationStore,
@@ -131,6 +134,7 @@ export { ElicitationIdentityError } from './errors/elicitation-identity.error.js
 export { ElicitationInputError } from './errors/elicitation-input.error.js';
 export { ElicitationKeyError } from './errors/elicitation-key.error.js';
 export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
+export { ElicitationOAuthError } from './errors/elicitation-oauth.error.js';
 export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
 export { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';

@@ -3,13 +3,14 @@ import type { Server } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ElicitationModule } from '../../src/index.js';
+import { ElicitationModule, type OAuthProviderOptions } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
 import { DemoMetricsController, demoMetricsReader } from './demo-metrics.js';
 import { freePort, limitSlowClients } from './http-server.js';
-import { DemoToolsService } from './demo-tools.service.js';
+import { createDemoOidc, DEMO_OIDC_PATH } from './demo-oidc.js';
+import { DEMO_OIDC_PROVIDER, DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
 import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS, type McpSessionOptions } from './mcp-sessions.js';
 
@@ -61,6 +62,13 @@ interface DemoAppOptions {
   maxSessionsPerUser?: number;
   /** Open 2025-11-25 sessions in the process; the oldest idle one makes room, else 503. @default 1000 */
   maxSessions?: number;
+  /**
+   * The OAuth provider `connect-account` connects to (`oauth.providers.demo`): by default the development OpenID
+   * provider mounted at `/demo/oidc`, when the public URL is a loopback host (it trusts anyone who types a name);
+   * `{ accessTokenTtlS }` shortens its access tokens; `{ provider }` uses another (tests: one provider shared by
+   * several instances); `false`: none. @default the mounted development provider, 1-hour tokens, on loopback
+   */
+  oidc?: false | { accessTokenTtlS?: number } | { provider: OAuthProviderOptions };
   /** CONFORMANCE SUITE ONLY (its client sends no credentials): 2025-11-25 sessions without a bearer user. @default false */
   anonymousSessions?: boolean;
 }
@@ -116,6 +124,18 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         })
       : undefined;
 
+  // DEMO ONLY: the development authorization server `connect-account` connects to, on loopback origins only.
+  const shared = options.oidc && 'provider' in options.oidc ? options.oidc.provider : undefined;
+  const mounted =
+    options.oidc !== false && !shared && isLoopbackOrigin(url)
+      ? await createDemoOidc({
+          issuer: `${url}${DEMO_OIDC_PATH}`,
+          redirectUris: [`${url}/elicit/oauth/callback`],
+          accessTokenTtlS: options.oidc && 'accessTokenTtlS' in options.oidc ? options.oidc.accessTokenTtlS : undefined,
+        })
+      : undefined;
+  const oauthProvider = shared ?? mounted?.provider;
+
   @Module({
     imports: [
       ElicitationModule.forRoot({
@@ -139,6 +159,11 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
           : undefined,
         resolvePageUser: userFromCookie,
         loginUrl: '/demo/login',
+        ...(oauthProvider && {
+          oauth: { providers: { [DEMO_OIDC_PROVIDER]: oauthProvider } },
+          // The development provider is served over plain http on this loopback origin.
+          externalUrlPolicy: { allowHttpLoopback: true },
+        }),
       }),
     ],
     controllers: [McpController, DemoLoginController, DemoMetricsController, ...(options.bench ? [BenchController] : [])],
@@ -168,7 +193,14 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   } else {
     app = await NestFactory.create(DemoAppModule, { logger: options.logger });
   }
+  if (mounted) app.use(DEMO_OIDC_PATH, mounted.handler);
   await app.listen(port, host);
   limitSlowClients(app.getHttpServer() as Server);
   return { app, url, mcpUrl: `${url}/mcp` };
+}
+
+/** Whether the demo's public origin is this machine (the development provider is mounted only there). */
+function isLoopbackOrigin(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpServer as Sdk2McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { defineForm, McpElicitation, type ElicitingToolHandler } from '../../src/index.js';
+import { defineForm, McpElicitation, type ElicitingToolHandler, type OAuthToken } from '../../src/index.js';
 import { profileForm } from './profile-form.js';
 import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
 
@@ -36,6 +36,9 @@ export const connectService = z.object({
 export const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
 export const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
 
+/** The development provider's name in the demo's `oauth.providers` (`demo-oidc.ts`). */
+export const DEMO_OIDC_PROVIDER = 'demo';
+
 export const DEMO_TOOLS: readonly DemoTool[] = [
   {
     name: 'connect-service',
@@ -52,6 +55,21 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
         metadata: { service },
       });
       return text(`Connected to ${service}`);
+    },
+  },
+  {
+    name: 'connect-account',
+    description:
+      'Connects your account at an OAuth / OpenID provider (the demo one at /demo/oidc): you sign in there in the browser; the tokens stay on the server.',
+    // The first call asks on the oauth page (URL mode, or the ladder's fallbacks); later calls reuse the stored
+    // grant, refreshed when its access token has expired. Only the subject and scopes are shown, never a token.
+    run: async (_args, elicitation) => {
+      const token = await elicitation.requireAnswer<OAuthToken>({
+        kind: 'oauth',
+        provider: DEMO_OIDC_PROVIDER,
+        message: 'Connect your account at the demo provider so the assistant can use it for you.',
+      });
+      return text(`Connected account ${token.subject ?? '(unknown)'} with scopes ${token.scopes.join(' ')}`);
     },
   },
   {

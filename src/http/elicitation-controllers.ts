@@ -1,9 +1,10 @@
 import { Controller, type Type } from '@nestjs/common';
+import { ElicitationOAuthController } from './elicitation-oauth.controller.js';
 import { ElicitationPagesController } from './elicitation-pages.controller.js';
 import { ElicitationStatusController } from './elicitation-status.controller.js';
 
 /**
- * The module's controllers, mounted under `routePrefix`: the status route and the pages, every answer with the
+ * The module's controllers, mounted under `routePrefix`: the status route, the pages and the OAuth page and callback, every answer with the
  * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, their first guard), each handler in its
  * request's context for the audit log and the page's span (`InRouteContext`). Neither uses an interceptor: Nest
  * runs a handler with interceptors through an RxJS pipeline, a measurable share of a page's time. Each call makes
@@ -13,8 +14,8 @@ import { ElicitationStatusController } from './elicitation-status.controller.js'
 export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationStatusController extends ElicitationStatusController {}
   class MountedElicitationPagesController extends ElicitationPagesController {}
-  for (const mounted of [MountedElicitationStatusController, MountedElicitationPagesController]) {
-    Controller(routePrefix)(mounted);
-  }
-  return [MountedElicitationStatusController, MountedElicitationPagesController];
+  class MountedElicitationOAuthController extends ElicitationOAuthController {}
+  const mounted = [MountedElicitationStatusController, MountedElicitationPagesController, MountedElicitationOAuthController];
+  for (const controller of mounted) Controller(routePrefix)(controller);
+  return mounted;
 }

@@ -17,7 +17,8 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
-import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
+import { PageAnswers } from './page-answers.js';
+import type { PageContexts, TemplateName } from './template-renderer.js';
 
 const messages = PAGE_MESSAGES;
 
@@ -33,7 +34,7 @@ export class ElicitationPagesController {
   constructor(
     private readonly service: ElicitationService,
     private readonly access: ElicitationPageAccess,
-    private readonly renderer: TemplateRenderer,
+    private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
@@ -148,8 +149,7 @@ export class ElicitationPagesController {
 
   /** The done page of a transition that happened; otherwise its 404/409/410 page. */
   private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
-    if (!result.ok) throw this.access.notDone(result);
-    return this.page(res, 200, 'done', { heading: messages.headings.done, text, message: record.message, labels: messages.labels });
+    return this.answers.done(res, record, result, text);
   }
 
   /** The api-key or confirm page, with a CSRF token for the browser's nonce (kept from `req`'s cookie, or fresh). */
@@ -192,9 +192,7 @@ export class ElicitationPagesController {
   }
 
   private page<N extends TemplateName>(res: PageResponse, status: number, name: N, context: PageContexts[N]): string {
-    const nonce = this.security.applyHeaders(res);
-    res.status(status);
-    return this.renderer.render(name, context, nonce);
+    return this.answers.page(res, status, name, context);
   }
 }
 

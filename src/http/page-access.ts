@@ -81,6 +81,16 @@ export class ElicitationPageAccess {
     return this.load(id, kind, req);
   }
 
+  /**
+   * The pending `oauth` record a provider's callback completes: checks 4 to 6 (the record and its kind, the
+   * browser user, expiry, still pending). The path is fixed and the post checks do not apply: the callback is a
+   * GET from the provider, and its sealed single-use `state` stands in for the CSRF token.
+   */
+  openCallback(id: string, req: PageRequest): Promise<ElicitationRecord> {
+    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    return this.load(id, 'oauth', req);
+  }
+
   /** The page for a change a page asked for that did not happen: 404, 410, or 409 naming how the record ended. */
   notDone(result: Exclude<TransitionResult, { ok: true }>): Error {
     if (result.reason === 'not-found') return new ElicitationNotFoundException();

@@ -88,10 +88,17 @@ export class PageSecurity {
     this.baseHeaders.push(...recordHelmet({ defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] }, this.secure).set);
   }
 
-  /** Sets every page header; returns the nonce the page's inline style must carry. */
-  applyHeaders(res: PageResponse): string {
+  /**
+   * Sets every page header; returns the nonce the page's inline style must carry. `formTarget`: one more origin
+   * the page's form may lead to (the `oauth` page's post is answered with a redirect to the provider, and
+   * browsers hold redirects after a post to `form-action` too).
+   */
+  applyHeaders(res: PageResponse, formTarget?: string): string {
     const nonce = randomPool.take(16).toString('base64url');
-    for (const [name, value] of this.fixedHeaders) res.header(name, value.replace(NONCE_PLACEHOLDER, nonce));
+    for (const [name, value] of this.fixedHeaders) {
+      const withNonce = value.replace(NONCE_PLACEHOLDER, nonce);
+      res.header(name, formTarget === undefined ? withNonce : withNonce.replace("form-action 'self'", `form-action 'self' ${formTarget}`));
+    }
     const nodeRes = raw<NodeResponsePart>(res);
     for (const name of this.removedHeaders) nodeRes.removeHeader?.(name);
     res.header('Content-Type', 'text/html; charset=utf-8');

@@ -11,7 +11,7 @@ import type { FieldView } from './form-view.js';
 import { PAGE_MESSAGES, type PageLabels } from '../messages/page-messages.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
-export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'done', 'error'] as const;
+export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'oauth', 'done', 'error'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** What the api-key and confirm pages read (both get every field, so a custom template may use any). */
@@ -33,6 +33,18 @@ export interface PageContexts {
     message: string;
     fields: FieldView[];
     hasRequired: boolean;
+    error: string | null;
+    csrf: string;
+    labels: PageLabels;
+  };
+  oauth: {
+    heading: string;
+    message: string;
+    intro: string;
+    scopesLabel: string;
+    scopes: string[];
+    note: string;
+    continueLabel: string;
     error: string | null;
     csrf: string;
     labels: PageLabels;

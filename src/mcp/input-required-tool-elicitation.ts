@@ -37,6 +37,7 @@ import {
   type ToolElicitation,
   type UrlElicitationAsk,
 } from './tool-elicitation.js';
+import { typeOfAsk } from '../service/create-input.validation.js';
 
 /** What a 2026-07-28 tool call brings: everything comes from this one request. */
 export interface InputRequiredCall {
@@ -180,10 +181,10 @@ export class InputRequiredElicitation implements ToolElicitation {
   }
 
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
-    const type = ask.type ?? ask.kind;
+    const type = typeOfAsk(ask);
     const withType = { ...ask, type };
     const outcome = await this.pageQuestion<T>(withType, this.next(pageQuestionDigest(withType)), async () => {
-      const found = await this.deps.service.findByUserAndType<T>(this.userId, type);
+      const found = await this.deps.service.keptAnswer<T>(this.userId, withType);
       return found?.elicitationId;
     });
     if (outcome.status === 'completed') return outcome.data;

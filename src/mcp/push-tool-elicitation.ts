@@ -41,6 +41,7 @@ import {
   type UrlElicitationAsk,
   type UrlElicitationRequest,
 } from './tool-elicitation.js';
+import { typeOfAsk } from '../service/create-input.validation.js';
 
 /** What a push-mechanism elicitation needs from the module. */
 export interface PushDeps {
@@ -128,8 +129,8 @@ export class PushElicitation implements PushToolElicitation {
    */
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     const position = this.asked++;
-    const type = ask.type ?? ask.kind;
-    const found = await this.deps.service.findByUserAndType<T>(this.userId, type);
+    const type = typeOfAsk(ask);
+    const found = await this.deps.service.keptAnswer<T>(this.userId, ask);
     if (found) return found.data;
     const outcome = await this.pageQuestion<T>({ ...ask, type }, position, { suspend: true });
     if (outcome.status === 'completed') return outcome.data;
@@ -248,7 +249,7 @@ export class PushElicitation implements PushToolElicitation {
   /** A retry before the user answered shows the same page again rather than a new one (this session's, same type). */
   private async openPage(ask: UrlElicitationAsk): Promise<UrlElicitationRequest | undefined> {
     const service = this.deps.service;
-    const type = ask.type ?? ask.kind;
+    const type = typeOfAsk(ask);
     const pending = (await service.list({ userId: this.userId, status: 'pending' }))
       .reverse()
       .find((p) => p.type === type && p.kind === ask.kind && this.deps.notifications.tracks(p.elicitationId, this.call.server));

@@ -1,5 +1,5 @@
 import type { CreatedElicitation } from '../elicitation.service.js';
-import type { CreateUrlElicitationInput } from '../service/create-input.validation.js';
+import { typeOfAsk, type CreateUrlElicitationInput } from '../service/create-input.validation.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
@@ -182,7 +182,7 @@ export function hostedFormResult<T>(definition: FormDefinition<T>, outcome: Page
 
 /** The digest a page question is recognised by (position-independent: what is asked). */
 export function pageQuestionDigest(ask: UrlElicitationAsk): string {
-  return digestOf({ url: ask.kind, type: ask.type ?? ask.kind, message: ask.message });
+  return digestOf({ url: ask.kind, type: typeOfAsk(ask), message: ask.message });
 }
 
 /** The digest a form question is recognised by. */

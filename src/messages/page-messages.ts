@@ -50,6 +50,8 @@ export interface PageMessages {
   /** The done page's text per outcome. */
   readonly done: {
     readonly declined: string;
+    /** An `oauth` elicitation completed: the account is connected. */
+    readonly accountConnected: (provider: string) => string;
     readonly apiKeyReceived: string;
     readonly confirmationReceived: string;
     readonly answersReceived: string;
@@ -60,6 +62,30 @@ export interface PageMessages {
     readonly unknownAction: string;
     /** When a failed check carries no message of its own. */
     readonly checkInput: string;
+  };
+  /** The `oauth` page (connect an account) and its callback's refusals. */
+  readonly oauth: {
+    readonly heading: (provider: string) => string;
+    /** What Continue does. */
+    readonly intro: (provider: string) => string;
+    /** Above the list of scopes. */
+    readonly scopesLabel: string;
+    /** Where the tokens go. */
+    readonly note: string;
+    readonly continueLabel: (provider: string) => string;
+    readonly chooseAction: string;
+    /** The callback's `state` is not one of ours, was changed, or belongs to another request: 400. */
+    readonly stateInvalid: string;
+    /** The callback's `state` is past its expiry: 410. */
+    readonly stateExpired: string;
+    /** The callback's `state` was presented before: 400. */
+    readonly stateUsed: string;
+    /** The provider answered with an error (other than the user's refusal): 502. */
+    readonly providerError: (provider: string, code: string | undefined) => string;
+    /** The provider refused the code exchange: 502. */
+    readonly exchangeRefused: (provider: string) => string;
+    /** The provider could not be reached: 503. */
+    readonly providerUnavailable: (provider: string) => string;
   };
   readonly confirm: {
     /** The confirm button when the elicitation sets no `confirmLabel`. */
@@ -146,6 +172,7 @@ export const PAGE_MESSAGES: PageMessages = {
       413: 'Too much data',
       415: 'Form not accepted',
       429: 'Too many requests',
+      502: 'The other service refused',
       503: 'Temporarily unavailable',
     },
     finished: (status) => {
@@ -164,6 +191,7 @@ export const PAGE_MESSAGES: PageMessages = {
   },
   done: {
     declined: 'You declined the request.',
+    accountConnected: (provider) => `Thank you. Your ${provider} account is connected.`,
     apiKeyReceived: 'Thank you. The API key was received.',
     confirmationReceived: 'Thank you. Your confirmation was received.',
     answersReceived: 'Thank you. Your answers were received.',
@@ -173,6 +201,23 @@ export const PAGE_MESSAGES: PageMessages = {
     tooLong: (maxLength) => `The API key is longer than ${maxLength} characters.`,
     unknownAction: 'Unknown action.',
     checkInput: 'Check what you entered.',
+  },
+  oauth: {
+    heading: (provider) => `Connect your ${provider} account`,
+    intro: (provider) => `Continue to sign in at ${provider} and allow access. You will come back here afterwards.`,
+    scopesLabel: 'Access asked for:',
+    note: 'Your password and the access tokens stay between this server and the provider. They are never shown to the AI assistant.',
+    continueLabel: (provider) => `Continue to ${provider}`,
+    chooseAction: 'Choose continue or cancel.',
+    stateInvalid: 'This sign-in answer is not valid for this request. Nothing was saved. Start again from the link the assistant gave you.',
+    stateExpired: 'This sign-in took too long and has expired. Nothing was saved. Start again from the link the assistant gave you.',
+    stateUsed: 'This sign-in answer was already used. Nothing was changed. Start again from the link the assistant gave you.',
+    providerError: (provider, code) =>
+      `${provider} did not grant access${code ? ` (${code})` : ''}. Nothing was saved. You can try again from the link the assistant gave you.`,
+    exchangeRefused: (provider) =>
+      `${provider} refused to complete the sign-in. Nothing was saved. You can try again from the link the assistant gave you.`,
+    providerUnavailable: (provider) =>
+      `${provider} could not be reached just now. Nothing was saved. Please try again in a moment from the link the assistant gave you.`,
   },
   confirm: {
     confirmLabel: 'Confirm',

@@ -7,10 +7,11 @@ import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import type { ZodFormSchema } from '../forms/zod-form.js';
 import { rememberHostedChecks } from '../forms/zod-hosted-checks.js';
+import { isScopeList, oauthGrantType } from '../oauth/oauth-options.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
 
 /** The kinds `createUrlElicitation` accepts. */
-const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'external'];
+const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'oauth', 'external'];
 /** Largest hosted-form schema, as JSON, in bytes (kept apart from the metadata cap). */
 const MAX_FORM_SCHEMA_BYTES = 32 * 1024;
 /** Longest `message`, in characters. */
@@ -25,11 +26,19 @@ const CONFIRM_METADATA_KEYS = ['title', 'warning', 'confirmLabel', 'cancelLabel'
 /** Arguments of `createUrlElicitation`. */
 export interface CreateUrlElicitationInput {
   /**
-   * Which page collects the answer: `api-key` (a secret), `confirm` (yes/no), or `external`: our page checks
-   * the browser user, then sends them on to `url` (e.g. a third party's OAuth consent page); your callback
-   * route completes the elicitation with `complete(id, data)`.
+   * Which page collects the answer: `api-key` (a secret), `confirm` (yes/no), `form` (a hosted form), `oauth`
+   * (connect an account at `provider`: the answer is the grant, kept sealed in the token vault), or `external`:
+   * our page checks the browser user, then sends them on to `url`; your callback route completes the elicitation
+   * with `complete(id, data)`.
    */
   kind: ElicitationKind;
+  /**
+   * For `kind: 'oauth'`: the provider's name in the `oauth.providers` option. The elicitation's `type` is
+   * `oauth:<provider>` (a `type` given must be that).
+   */
+  provider?: string;
+  /** For `kind: 'oauth'`: scopes to ask for beyond the provider's own `scopes`. */
+  scopes?: string[];
   /** For `kind: 'external'`: the third-party URL, checked against the `externalUrlPolicy` (UnsafeUrlError). */
   url?: string;
   /**
@@ -64,14 +73,18 @@ export interface CreateUrlElicitationInput {
 /** The resolved options the creation checks read. */
 export type CreateInputOptions = Pick<ResolvedElicitationOptions, 'ttlMs' | 'retentionMs' | 'limits'>;
 
+/** The resolved options the kind-specific checks read. */
+export type KindDataOptions = Pick<ResolvedElicitationOptions, 'externalUrlPolicy' | 'oauth'>;
+
 /**
  * Checks the caller's arguments (throwing `ElicitationInputError` naming the field) and builds the pending
  * record with a fresh id. The kind-specific data is checked and attached by `attachKindData`.
  */
 export function buildPendingRecord(input: CreateUrlElicitationInput, options: CreateInputOptions, now: number): ElicitationRecord {
   if (!input || typeof input !== 'object') throw new ElicitationInputError('input', 'must be an object');
-  const { kind, message, userId, type = kind, metadata = {}, session, askKey } = input;
+  const { kind, message, userId, metadata = {}, session, askKey } = input;
   if (!KINDS.includes(kind)) throw new ElicitationInputError('kind', `must be one of ${KINDS.join(', ')}`);
+  const type = typeOfAsk(input);
   if (typeof message !== 'string' || !message.trim() || message.length > MAX_MESSAGE_LENGTH) {
     throw new ElicitationInputError('message', `must be a non-empty string of at most ${MAX_MESSAGE_LENGTH} characters`);
   }
@@ -114,6 +127,12 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
   };
 }
 
+/** The type an ask's answer is kept under: its `type`, else `oauth:<provider>` for `oauth`, else its kind. */
+export function typeOfAsk(input: Pick<CreateUrlElicitationInput, 'kind' | 'type' | 'provider'>): string {
+  if (input.type !== undefined) return input.type;
+  return input.kind === 'oauth' && typeof input.provider === 'string' ? oauthGrantType(input.provider) : input.kind;
+}
+
 /** `metadata`: a plain, JSON-serialisable object within `limits.maxMetadataBytes`, with well-typed page keys. */
 function checkMetadata(kind: ElicitationKind, metadata: unknown, maxMetadataBytes: number): asserts metadata is Record<string, unknown> {
   if (!isPlainObject(metadata)) throw new ElicitationInputError('metadata', 'must be a plain object');
@@ -148,7 +167,7 @@ function checkMetadata(kind: ElicitationKind, metadata: unknown, maxMetadataByte
 export function attachKindData(
   record: ElicitationRecord,
   input: CreateUrlElicitationInput,
-  externalUrlPolicy: ResolvedElicitationOptions['externalUrlPolicy'],
+  options: KindDataOptions,
 ): Promise<void> | undefined {
   if ((input.url !== undefined) !== (record.kind === 'external')) {
     throw new ElicitationInputError('url', record.kind === 'external' ? 'is required for kind "external"' : 'is only for kind "external"');
@@ -156,10 +175,14 @@ export function attachKindData(
   if ((input.form !== undefined) !== (record.kind === 'form')) {
     throw new ElicitationInputError('form', record.kind === 'form' ? 'is required for kind "form"' : 'is only for kind "form"');
   }
+  if ((input.provider !== undefined || input.scopes !== undefined) && record.kind !== 'oauth') {
+    throw new ElicitationInputError(input.provider !== undefined ? 'provider' : 'scopes', 'is only for kind "oauth"');
+  }
   if (record.kind === 'external') {
     if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'must be a URL string');
-    return attachTargetUrl(record, input.url, externalUrlPolicy);
+    return attachTargetUrl(record, input.url, options.externalUrlPolicy);
   }
+  if (record.kind === 'oauth') attachOAuthAsk(record, input, options.oauth);
   if (record.kind === 'form') {
     const form = asFormDefinition(input.form!);
     if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
@@ -169,6 +192,30 @@ export function attachKindData(
     rememberHostedChecks(record.id, form, record.expiresAt);
   }
   return undefined;
+}
+
+/**
+ * An `oauth` elicitation's provider (one of `oauth.providers`) and scopes (the provider's, then the ask's), in
+ * its metadata; its type must be the provider's grant type, where the token vault looks grants up.
+ */
+function attachOAuthAsk(record: ElicitationRecord, input: CreateUrlElicitationInput, oauth: KindDataOptions['oauth']): void {
+  const provider = typeof input.provider === 'string' ? oauth?.providers.get(input.provider) : undefined;
+  if (!provider) {
+    const known = oauth ? [...oauth.providers.keys()].join(', ') : '';
+    throw new ElicitationInputError(
+      'provider',
+      known ? `must be one of the oauth.providers (${known})` : 'needs the module option oauth.providers',
+    );
+  }
+  if (input.scopes !== undefined && !isScopeList(input.scopes)) {
+    throw new ElicitationInputError('scopes', 'must be an array of at most 50 scope names (no spaces)');
+  }
+  if (record.type !== oauthGrantType(provider.name)) {
+    throw new ElicitationInputError('type', `must be "${oauthGrantType(provider.name)}" (or left out) for kind "oauth"`);
+  }
+  const scopes = [...new Set([...provider.scopes, ...(input.scopes ?? [])])];
+  record.metadata.provider = provider.name;
+  record.metadata.scopes = scopes;
 }
 
 /** An external elicitation's target, once the URL policy passed it (a DNS lookup may be on the way). */

@@ -1,0 +1,168 @@
+import { Body, Get, HttpException, HttpStatus, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecord } from '../elicitation.types.js';
+import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { OAuthCallbackError, OAuthFlow } from '../oauth/oauth-flow.js';
+import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
+import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { ElicitationPageAccess, type FormBody } from './page-access.js';
+import { PageAnswers } from './page-answers.js';
+import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
+import { PageSecurity } from './page-security.js';
+
+const messages = PAGE_MESSAGES;
+
+/**
+ * Connecting an account (`kind: 'oauth'`): the page `/:id/oauth` (the provider and the scopes, Continue / Cancel;
+ * the same identity, expiry and CSRF checks as every page), whose Continue is answered with a redirect to the
+ * provider, and the one callback `/oauth/callback` every provider sends the browser back to. Mounted under the
+ * `routePrefix` with the pages, behind the same guards and filter.
+ */
+@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
+@UseFilters(ElicitationPageFilter)
+export class ElicitationOAuthController {
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly access: ElicitationPageAccess,
+    private readonly answers: PageAnswers,
+    private readonly security: PageSecurity,
+    private readonly flow: OAuthFlow,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  /**
+   * The provider's answer: the `state` opened (400 not ours or changed, 410 expired), the elicitation checked as a
+   * page is (its browser user included), the state spent (400 when used before), then `error=access_denied`
+   * declines, another error is a 502 page, and a code is exchanged (502 refused, 503 unreachable: nothing stored,
+   * the elicitation still pending) and completes the elicitation with the grant.
+   */
+  @Get('oauth/callback')
+  @InRouteContext()
+  async callback(
+    @Query() query: Record<string, unknown>,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const state = this.refusing(undefined, () => this.flow.openState(query.state));
+    const record = await this.access.openCallback(state.elicitationId, req);
+    const provider = this.flow.displayName(record);
+    if (state.user !== this.stateUser(record)) throw new HttpException(messages.oauth.stateInvalid, HttpStatus.BAD_REQUEST);
+    await this.refusingAsync(provider, () => this.flow.spend(state));
+    if (query.error !== undefined) {
+      if (query.error === 'access_denied')
+        return this.answers.done(res, record, await this.service.decline(record.id), messages.done.declined);
+      const code = typeof query.error === 'string' && /^[\x20-\x7E]{1,64}$/.test(query.error) ? query.error : undefined;
+      throw new HttpException(messages.oauth.providerError(provider, code), HttpStatus.BAD_GATEWAY);
+    }
+    const grant = await this.refusingAsync(provider, () => this.flow.exchange(record, state, this.callbackUrl(req)));
+    const done = await this.service.completeOAuth(record.id, grant);
+    return this.answers.done(res, record, done, messages.done.accountConnected(provider));
+  }
+
+  /** The page: which provider, which scopes, Continue / Cancel. */
+  @Get(':id/oauth')
+  @InRouteContext()
+  async oauthPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'oauth', req, res);
+    if (!record) return '';
+    return this.page(req, res, 200, record);
+  }
+
+  /** Continue: a 303 to the provider's authorization endpoint (PKCE, sealed state, nonce); Cancel: declined. */
+  @Post(':id/oauth')
+  @InRouteContext()
+  async submitOAuth(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const record = await this.access.openPost(id, 'oauth', req, body);
+    const action = body?.action;
+    if (action === 'cancel') return this.answers.done(res, record, await this.service.decline(id), messages.done.declined);
+    if (action !== 'continue') return this.page(req, res, 400, record, messages.oauth.chooseAction);
+    const provider = this.flow.displayName(record);
+    const location = await this.refusingAsync(provider, () => this.flow.authorizationUrl(record, this.stateUser(record)));
+    return this.answers.redirect(res, HttpStatus.SEE_OTHER, location);
+  }
+
+  private async page(
+    req: PageRequest,
+    res: PageResponse,
+    status: number,
+    record: ElicitationRecord,
+    error: string | null = null,
+  ): Promise<string> {
+    const provider = this.flow.displayName(record);
+    const target = await this.refusingAsync(provider, () => this.flow.authorizationOrigin(record));
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
+    const ask = OAuthFlow.askOf(record);
+    return this.answers.page(
+      res,
+      status,
+      'oauth',
+      {
+        heading: messages.oauth.heading(provider),
+        message: record.message,
+        intro: messages.oauth.intro(provider),
+        scopesLabel: messages.oauth.scopesLabel,
+        scopes: ask.scopes,
+        note: messages.oauth.note,
+        continueLabel: messages.oauth.continueLabel(provider),
+        error,
+        csrf,
+        labels: messages.labels,
+      },
+      target,
+    );
+  }
+
+  /** The browser user a state is bound to: the record's user once the page checked it, '' when pages are not checked. */
+  private stateUser(record: ElicitationRecord): string {
+    return this.options.resolvePageUser ? record.userId : '';
+  }
+
+  /** The callback URL as the provider sent the browser to it: the registered redirect URI with the request's query. */
+  private callbackUrl(req: PageRequest): URL {
+    const target = raw<NodeRequestPart>(req).url ?? '';
+    const query = target.indexOf('?');
+    const url = new URL(this.flow.redirectUri);
+    url.search = query < 0 ? '' : target.slice(query);
+    return url;
+  }
+
+  private refusing<T>(provider: string | undefined, step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      throw refusal(error, provider);
+    }
+  }
+
+  private async refusingAsync<T>(provider: string, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      throw refusal(error, provider);
+    }
+  }
+}
+
+/** The page of a refused callback step (`OAuthCallbackError`); anything else as it is. */
+function refusal(error: unknown, provider = 'The provider'): unknown {
+  if (!(error instanceof OAuthCallbackError)) return error;
+  const text = {
+    'state-malformed': messages.oauth.stateInvalid,
+    'state-user': messages.oauth.stateInvalid,
+    'state-expired': messages.oauth.stateExpired,
+    'state-used': messages.oauth.stateUsed,
+    'provider-error': messages.oauth.providerError(provider, error.code),
+    'exchange-refused': messages.oauth.exchangeRefused(provider),
+    'provider-unavailable': messages.oauth.providerUnavailable(provider),
+  }[error.reason];
+  return new HttpException(text, error.status);
+}

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import { SecretBox } from '../security/secret-box.js';
+import type { ElicitationStore } from '../stores/elicitation-store.js';
+import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from './oauth-options.js';
+import { describeFailure, oauthErrorCode, providerUnreachable } from './oauth-failures.js';
+import { OAuthProviders, type OAuthProvider } from './oauth-providers.js';
+
+/** A grant as it is kept, sealed, as the answer of a completed `oauth` record. */
+export interface OAuthGrant {
+  provider: string;
+  accessToken: string;
+  refreshToken?: string;
+  tokenType?: string;
+  /** Epoch milliseconds. */
+  expiresAt?: number;
+  scopes: string[];
+  subject?: string;
+}
+
+/** The token endpoint's answer, as `openid-client` gives it. */
+interface TokenResponse {
+  access_token: string;
+  refresh_token?: string;
+  token_type?: string;
+  scope?: string;
+  expiresIn(): number | undefined;
+}
+
+/** How long another caller waits for the instance that refreshes a grant. */
+const REFRESH_WAIT_MS = 15_000;
+/** The lifetime of the short pending step a refreshed grant's record goes through. */
+const GRANT_RECORD_TTL_MS = 60_000;
+
+/**
+ * The token vault: each user's grant per provider, kept as the sealed answer of a completed `oauth` record (type
+ * `oauth:<provider>`) in the configured store, under `oauth.retentionMs`. Sealed in every store, the memory store
+ * included: tokens outlive the question they answered.
+ *
+ * A refresh is single-flight per user and provider across instances: the caller that takes the grant out of the
+ * store (`consume`, the store's compare-and-set) refreshes it and stores the new grant; everyone else waits for
+ * that grant to appear. So a rotating refresh token is spent once. A refresh the provider refuses (`invalid_grant`:
+ * revoked, expired) leaves the grant forgotten, and the next `requireAnswer` asks again; a provider that cannot be
+ * reached leaves it as it was and fails with `ElicitationOAuthError`.
+ */
+@Injectable()
+export class OAuthGrants {
+  private readonly logger = new Logger('ElicitationOAuth');
+  private readonly box: SecretBox;
+  /** This process's refreshes in flight, by user and provider: callers here share one. */
+  private readonly inFlight = new Map<string, Promise<OAuthTokenFound | undefined>>();
+
+  constructor(
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
+    private readonly providers: OAuthProviders,
+  ) {
+    this.box = new SecretBox(options.encryptionKeys);
+  }
+
+  private get oauth(): ResolvedOAuthOptions {
+    return this.options.oauth!;
+  }
+
+  /** The grant's public part. */
+  static view(grant: OAuthGrant): OAuthToken {
+    return {
+      accessToken: grant.accessToken,
+      expiresAt: grant.expiresAt,
+      scopes: [...grant.scopes],
+      subject: grant.subject,
+    };
+  }
+
+  /** A grant from the token endpoint's answer; `before` is the grant a refresh replaces. */
+  static grantOf(provider: string, tokens: TokenResponse, now: number, requested: readonly string[], before?: OAuthGrant): OAuthGrant {
+    const expiresIn = tokens.expiresIn();
+    return {
+      provider,
+      accessToken: tokens.access_token,
+      refreshToken: tokens.refresh_token ?? before?.refreshToken,
+      tokenType: tokens.token_type,
+      expiresAt: expiresIn === undefined ? undefined : now + expiresIn * 1000,
+      scopes: tokens.scope !== undefined ? tokens.scope.split(' ').filter(Boolean) : [...(before?.scopes ?? requested)],
+      subject: before?.subject,
+    };
+  }
+
+  /** A grant kept as an answer: sealed, bound to its record's id. */
+  seal(recordId: string, grant: OAuthGrant): { $sealed: string } {
+    return { $sealed: this.box.seal(JSON.stringify(grant), recordId) };
+  }
+
+  /** The grant a completed `oauth` record keeps (undefined once consumed, or for anything else). */
+  open(record: ElicitationRecord): OAuthGrant | undefined {
+    const sealed = (record.data as { $sealed?: unknown } | undefined)?.$sealed;
+    return typeof sealed === 'string' ? (JSON.parse(this.box.open(sealed, record.id)) as OAuthGrant) : undefined;
+  }
+
+  /**
+   * A valid access token of `userId` at `provider`, refreshed first when it expires within `oauth.refreshBeforeMs`;
+   * `undefined` when there is no grant (never given, revoked, refused at refresh, forgotten). The grant's record id
+   * comes with it.
+   */
+  async token(userId: string, provider: string): Promise<OAuthTokenFound | undefined> {
+    this.providers.settings(provider);
+    const type = oauthGrantType(provider);
+    const record = await this.store.findLatestCompleted(userId, type, Date.now());
+    const grant = record && this.open(record);
+    if (!record || !grant) return undefined;
+    if (!this.due(grant)) return { recordId: record.id, token: OAuthGrants.view(grant) };
+    const key = `${userId}\n${provider}`;
+    let refreshing = this.inFlight.get(key);
+    if (!refreshing) {
+      refreshing = this.refresh(record, grant).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, refreshing);
+    }
+    return refreshing;
+  }
+
+  /**
+   * Revokes the grant of `userId` at `provider` at the provider (when it has a revocation endpoint; the refresh
+   * token, else the access token) and forgets every grant kept for them. Resolves whether there was one.
+   */
+  async revoke(userId: string, provider: string): Promise<boolean> {
+    this.providers.settings(provider);
+    const now = Date.now();
+    const type = oauthGrantType(provider);
+    const kept = (await this.store.listByUser(userId, now)).filter(
+      (r) => r.kind === 'oauth' && r.type === type && r.status === 'completed' && r.consumedAt === undefined,
+    );
+    let revoked = false;
+    for (const record of kept.reverse()) {
+      const taken = await this.store.consume(record.id, now);
+      const grant = taken && this.open(taken);
+      if (!grant) continue;
+      if (!revoked) await this.revokeAtProvider(provider, grant);
+      revoked = true;
+    }
+    return revoked;
+  }
+
+  /** Forgets the grants of `userId` at `provider` older than the record `keep` (a new connection replaced them). */
+  async forgetOlder(userId: string, provider: string, keep: string): Promise<void> {
+    const now = Date.now();
+    const type = oauthGrantType(provider);
+    for (const record of await this.store.listByUser(userId, now)) {
+      if (
+        record.id !== keep &&
+        record.kind === 'oauth' &&
+        record.type === type &&
+        record.status === 'completed' &&
+        record.consumedAt === undefined
+      ) {
+        await this.store.consume(record.id, now);
+      }
+    }
+  }
+
+  /** Whether the access token expires within `refreshBeforeMs` (a grant without an expiry never does). */
+  private due(grant: OAuthGrant): boolean {
+    return grant.expiresAt !== undefined && grant.expiresAt - this.oauth.refreshBeforeMs <= Date.now();
+  }
+
+  /**
+   * Takes the grant out of the store and refreshes it; when another caller took it first, waits for the grant that
+   * caller stores.
+   */
+  private async refresh(record: ElicitationRecord, grant: OAuthGrant): Promise<OAuthTokenFound | undefined> {
+    const taken = await this.store.consume(record.id, Date.now());
+    if (!taken) return this.awaitRefreshed(record);
+    const provider = grant.provider;
+    if (grant.refreshToken === undefined) return undefined;
+    let fresh: OAuthGrant;
+    try {
+      const { client, config, settings } = await this.providers.provider(provider);
+      const tokens = await client.refreshTokenGrant(config, grant.refreshToken);
+      fresh = OAuthGrants.grantOf(provider, tokens, Date.now(), settings.scopes, grant);
+    } catch (error) {
+      if (!providerUnreachable(error)) {
+        // Revoked or expired at the provider: forgotten (already out of the store); the next ask connects again.
+        this.logger.log(`A ${provider} grant was refused at refresh (${oauthErrorCode(error)}): forgotten, the user is asked again.`);
+        return undefined;
+      }
+      // The provider could not answer: the grant goes back as it was, for a later try.
+      await this.keep(record.userId, grant);
+      throw new ElicitationOAuthError(provider, `the token endpoint could not refresh the access token (${describeFailure(error)})`);
+    }
+    const recordId = await this.keep(record.userId, fresh);
+    return { recordId, token: OAuthGrants.view(fresh) };
+  }
+
+  /** Stores `grant` for `userId` as a new completed `oauth` record; resolves its id. */
+  private async keep(userId: string, grant: OAuthGrant): Promise<string> {
+    const now = Date.now();
+    const id = randomUUID();
+    const settings = this.providers.settings(grant.provider);
+    const record: ElicitationRecord = {
+      id,
+      kind: 'oauth',
+      userId,
+      type: oauthGrantType(grant.provider),
+      message: `Connected ${settings.displayName} account`,
+      metadata: { provider: grant.provider, scopes: [...grant.scopes] },
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + GRANT_RECORD_TTL_MS,
+      purgeAt: now + GRANT_RECORD_TTL_MS,
+    };
+    await this.store.create(record);
+    const finished = await this.store.finish(id, {
+      status: 'completed',
+      data: this.seal(id, grant),
+      now,
+      purgeAt: now + this.oauth.retentionMs,
+    });
+    if (!finished.ok) throw new ElicitationOAuthError(grant.provider, 'the refreshed grant could not be stored');
+    return id;
+  }
+
+  /** Another caller is refreshing `before`: the grant it stores, once it appears (none if it never does in time). */
+  private async awaitRefreshed(before: ElicitationRecord): Promise<OAuthTokenFound | undefined> {
+    const deadline = Date.now() + REFRESH_WAIT_MS;
+    const since = before.finishedAt ?? before.createdAt;
+    for (let pause = 20; Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      const found = await this.store.findLatestCompleted(before.userId, before.type, Date.now());
+      const grant = found && found.id !== before.id && (found.finishedAt ?? 0) >= since ? this.open(found) : undefined;
+      if (found && grant) return { recordId: found.id, token: OAuthGrants.view(grant) };
+    }
+    return undefined;
+  }
+
+  /** Revocation at the provider, when it has an endpoint; a failure there is logged, and the grant forgotten anyway. */
+  private async revokeAtProvider(name: string, grant: OAuthGrant): Promise<void> {
+    let provider: OAuthProvider;
+    try {
+      provider = await this.providers.provider(name);
+    } catch (error) {
+      this.logger.warn(`Could not revoke a ${name} grant at the provider (${describeFailure(error)}); it is forgotten here.`);
+      return;
+    }
+    if (provider.config.serverMetadata().revocation_endpoint === undefined) return;
+    const token = grant.refreshToken ?? grant.accessToken;
+    const hint = grant.refreshToken !== undefined ? 'refresh_token' : 'access_token';
+    try {
+      await provider.client.tokenRevocation(provider.config, token, { token_type_hint: hint });
+    } catch (error) {
+      this.logger.warn(`Could not revoke a ${name} grant at the provider (${describeFailure(error)}); it is forgotten here.`);
+    }
+  }
+}
+
+/** A token found in the vault, with the id of the record that keeps its grant. */
+export interface OAuthTokenFound {
+  recordId: string;
+  token: OAuthToken;
+}
