@@ -122,7 +122,7 @@ export interface ElicitationModuleOptions {
   logoUrl?: string;
   /**
    * A folder with your own `.hbs` templates; any file there replaces the built-in one of the same name
-   * (`layout`, `api-key`, `confirm`, `form`, `done`, `error`).
+   * (`layout`, `api-key`, `confirm`, `form`, `oauth`, `done`, `error`).
    * @default the package's `templates/` folder
    */
   templatesDir?: string;
