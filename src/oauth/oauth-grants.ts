@@ -114,6 +114,12 @@ export class OAuthGrants {
     const grant = record && this.open(record);
     if (!record || !grant) return undefined;
     if (!this.due(grant)) return { recordId: record.id, token: OAuthGrants.view(grant) };
+    if (grant.refreshToken === undefined) {
+      // Nothing to refresh with: the token serves until it expires, then the grant is forgotten (asked again).
+      if (grant.expiresAt! > Date.now()) return { recordId: record.id, token: OAuthGrants.view(grant) };
+      await this.store.consume(record.id, Date.now());
+      return undefined;
+    }
     const key = `${userId}\n${provider}`;
     let refreshing = this.inFlight.get(key);
     if (!refreshing) {
@@ -175,11 +181,10 @@ export class OAuthGrants {
     const taken = await this.store.consume(record.id, Date.now());
     if (!taken) return this.awaitRefreshed(record);
     const provider = grant.provider;
-    if (grant.refreshToken === undefined) return undefined;
     let fresh: OAuthGrant;
     try {
       const { client, config, settings } = await this.providers.provider(provider);
-      const tokens = await client.refreshTokenGrant(config, grant.refreshToken);
+      const tokens = await client.refreshTokenGrant(config, grant.refreshToken!);
       fresh = OAuthGrants.grantOf(provider, tokens, Date.now(), settings.scopes, grant);
     } catch (error) {
       if (!providerUnreachable(error)) {
