@@ -55,13 +55,14 @@ export class OAuthStateCodec {
   /** The state, or the problem: tampered, sealed under another key, not ours at all (`malformed`), or past its expiry. */
   open(value: unknown, now: number): OAuthState | OAuthStateProblem {
     if (typeof value !== 'string' || value.length === 0 || value.length > MAX_STATE_LENGTH) return 'malformed';
-    let raw: Record<string, unknown>;
+    let raw: unknown;
     try {
-      raw = JSON.parse(this.box.open(value, PURPOSE)) as Record<string, unknown>;
+      raw = JSON.parse(this.box.open(value, PURPOSE));
     } catch {
       return 'malformed';
     }
-    const { i, e, u, t, x, v, n } = raw;
+    if (typeof raw !== 'object' || raw === null) return 'malformed';
+    const { i, e, u, t, x, v, n } = raw as Record<string, unknown>;
     if (
       typeof i !== 'string' ||
       typeof e !== 'string' ||

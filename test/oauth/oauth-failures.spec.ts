@@ -51,10 +51,9 @@ describe('providerUnreachable', () => {
     expect(providerUnreachable(error)).toBe(false);
   });
 
-  // KNOWN SRC BUG (reported, not fixed here): openid-client 6 rethrows its timeout and abort DOMExceptions wrapped in a
-  // ClientError (code OAUTH_TIMEOUT / OAUTH_ABORT, the DOMException as cause); providerUnreachable only looks at the
-  // top-level name, so a provider that times out is treated as one that refused. Turn into `it` once fixed.
-  it.failing('true for openid-client’s wrapped timeout (fails today)', () => {
+  // openid-client 6 rethrows its timeout and abort DOMExceptions wrapped in a ClientError (code OAUTH_TIMEOUT /
+  // OAUTH_ABORT, the DOMException as cause): a provider that times out did not refuse anything.
+  it('true for openid-client’s wrapped timeout', () => {
     // As openid-client's errorHandler builds it (its constructor takes `code` in the options; not in its types).
     const wrapped = new ClientError('operation timed out', {
       cause: new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
@@ -119,11 +118,8 @@ describe('describeFailure', () => {
     expect(told.length).toBeLessThanOrEqual(80);
   });
 
-  // KNOWN SRC BUG (minor hardening, reported, not fixed here): src/oauth/oauth-failures.ts `describeFailure` returns
-  // `cause.code` as it is, unlike the OAuth error code (printable, at most 64) and the name (\w, at most 64): a
-  // string put in a cause's `code` is repeated whole. openid-client's own causes carry fixed codes (ECONNREFUSED,
-  // OAUTH_*), so this is defence in depth. Turn into `it` once the code is bounded.
-  it.failing('never repeats a token-like cause code (fails today)', () => {
+  // A cause's `code` is told only when it has the shape of an error code (ECONNREFUSED, OAUTH_*): never a value.
+  it('never repeats a token-like cause code', () => {
     expect(describeFailure({ cause: { code: `access_token=${SECRET}` } })).not.toContain(SECRET);
   });
 });

@@ -337,12 +337,9 @@ describe('a provider that does not answer in time', () => {
     expect(describeFailure(error)).not.toMatch(/SECRET/);
   });
 
-  // KNOWN SRC BUG (reported, not fixed here): src/oauth/oauth-failures.ts `providerUnreachable` looks for a
-  // top-level name 'TimeoutError'/'AbortError', but openid-client 6 wraps both in a ClientError (code OAUTH_TIMEOUT /
-  // OAUTH_ABORT, the DOMException as its cause). So a provider that times out counts as having refused: a refresh
-  // forgets the grant (oauth-grants.ts refresh) and a callback answers 502 exchange-refused instead of 503
-  // (oauth-flow.ts exchangeFailure). `it.failing` until fixed; then turn it into `it`.
-  it.failing('counts that timeout as unreachable (fails today)', async () => {
+  // openid-client 6 wraps a timeout in a ClientError (code OAUTH_TIMEOUT, the DOMException as its cause): a refresh
+  // that times out keeps the grant, and a callback answers 503 rather than 502.
+  it('counts that timeout as unreachable', async () => {
     expect(providerUnreachable(await timedOutRefresh(client))).toBe(true);
   });
 });

@@ -196,10 +196,8 @@ describe('OAuthStateCodec', () => {
     expect(codec.open(new SecretBox([keyA], PURPOSE).seal(plaintext, PURPOSE), NOW)).toBe('malformed');
   });
 
-  // KNOWN SRC BUG (reported, not fixed here): src/oauth/oauth-state.ts `open` destructures the parsed JSON without
-  // checking it is an object, so an authentic seal of `null` throws a TypeError instead of returning 'malformed'.
-  // Only someone holding the encryptionKey can seal one, hence `it.failing`: turn it into `it` once fixed.
-  it.failing('refuses an authentic seal of JSON null as malformed (fails today: throws a TypeError)', () => {
+  // Only someone holding the encryptionKey can seal one; still a refusal, never a TypeError.
+  it('refuses an authentic seal of JSON null as malformed', () => {
     expect(codec.open(new SecretBox([keyA], PURPOSE).seal('null', PURPOSE), NOW)).toBe('malformed');
   });
 
