@@ -8,7 +8,7 @@ import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { SecretBox } from '../security/secret-box.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from './oauth-options.js';
-import { describeFailure, oauthErrorCode, providerUnreachable } from './oauth-failures.js';
+import { describeFailure, providerUnreachable } from './oauth-failures.js';
 import { OAuthProviders, type OAuthProvider } from './oauth-providers.js';
 
 /** A grant as it is kept, sealed, as the answer of a completed `oauth` record. */
@@ -32,8 +32,15 @@ interface TokenResponse {
   expiresIn(): number | undefined;
 }
 
-/** How long another caller waits for the instance that refreshes a grant. */
-const REFRESH_WAIT_MS = 15_000;
+/**
+ * How long another caller waits for the instance that refreshes a grant before taking the grant over (that
+ * instance stopped): longer than a refresh can take (`openid-client`'s timeout is 10 s).
+ */
+const REFRESH_WAIT_MS = 20_000;
+/** The window of the counter that elects the one caller that refreshes a grant (Redis keeps it twice as long). */
+const REFRESH_LOCK_MS = 60_000;
+/** Metadata mark of a grant put back as it was after a refresh the provider could not answer. */
+const REFRESH_FAILED = 'refreshFailed';
 /** The lifetime of the short pending step a refreshed grant's record goes through. */
 const GRANT_RECORD_TTL_MS = 60_000;
 
@@ -42,11 +49,11 @@ const GRANT_RECORD_TTL_MS = 60_000;
  * `oauth:<provider>`) in the configured store, under `oauth.retentionMs`. Sealed in every store, the memory store
  * included: tokens outlive the question they answered.
  *
- * A refresh is single-flight per user and provider across instances: the caller that takes the grant out of the
- * store (`consume`, the store's compare-and-set) refreshes it and stores the new grant; everyone else waits for
- * that grant to appear. So a rotating refresh token is spent once. A refresh the provider refuses (`invalid_grant`:
- * revoked, expired) leaves the grant forgotten, and the next `requireAnswer` asks again; a provider that cannot be
- * reached leaves it as it was and fails with `ElicitationOAuthError`.
+ * A refresh is single-flight per grant across instances: a counter in the store elects the caller that refreshes
+ * (`refreshOnce`); the grant stays readable until the new one is stored, and everyone else waits for that one. So
+ * a rotating refresh token is spent once. A refresh the provider refuses (`invalid_grant`: revoked, expired) leaves
+ * the grant forgotten, and the next `requireAnswer` asks again; a provider that cannot be reached leaves it as it
+ * was and fails with `ElicitationOAuthError`.
  */
 @Injectable()
 export class OAuthGrants {
@@ -123,7 +130,7 @@ export class OAuthGrants {
     const key = `${userId}\n${provider}`;
     let refreshing = this.inFlight.get(key);
     if (!refreshing) {
-      refreshing = this.refresh(record, grant).finally(() => this.inFlight.delete(key));
+      refreshing = this.refreshOnce(record, grant).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, refreshing);
     }
     return refreshing;
@@ -174,13 +181,27 @@ export class OAuthGrants {
   }
 
   /**
-   * Takes the grant out of the store and refreshes it; when another caller took it first, waits for the grant that
-   * caller stores.
+   * One refresh per grant across instances: a counter in the store, keyed by the grant's record and counted in
+   * the window of its own finish time (so every caller counts in the same one), elects the caller that
+   * refreshes; the others wait for what it stores. The grant stays in the store meanwhile, so a lookup during
+   * the refresh finds it (and waits too) rather than finding nothing.
    */
-  private async refresh(record: ElicitationRecord, grant: OAuthGrant): Promise<OAuthTokenFound | undefined> {
-    const taken = await this.store.consume(record.id, Date.now());
-    if (!taken) return this.awaitRefreshed(record);
+  private async refreshOnce(record: ElicitationRecord, grant: OAuthGrant): Promise<OAuthTokenFound | undefined> {
+    const { count } = await this.store.hit(`oauth-refresh:${record.id}`, REFRESH_LOCK_MS, record.finishedAt ?? record.createdAt);
+    return count === 1 ? this.refresh(record, grant) : this.awaitRefreshed(record, grant);
+  }
+
+  /**
+   * Refreshes `grant` (kept by `record`) at the provider. Refreshed: the new grant is stored, then the old one
+   * forgotten. Refused (revoked, expired): forgotten. Not answered: put back as it was under a new record (marked,
+   * so that callers waiting for this refresh fail too rather than take it for a refreshed one), and
+   * `ElicitationOAuthError`. `taken`: the record is already out of the store.
+   */
+  private async refresh(record: ElicitationRecord, grant: OAuthGrant, taken = false): Promise<OAuthTokenFound | undefined> {
     const provider = grant.provider;
+    const forget = async () => {
+      if (!taken) await this.store.consume(record.id, Date.now());
+    };
     let fresh: OAuthGrant;
     try {
       const { client, config, settings } = await this.providers.provider(provider);
@@ -188,20 +209,21 @@ export class OAuthGrants {
       fresh = OAuthGrants.grantOf(provider, tokens, Date.now(), settings.scopes, grant);
     } catch (error) {
       if (!providerUnreachable(error)) {
-        // Revoked or expired at the provider: forgotten (already out of the store); the next ask connects again.
-        this.logger.log(`A ${provider} grant was refused at refresh (${oauthErrorCode(error)}): forgotten, the user is asked again.`);
+        await forget();
+        this.logger.log(`A ${provider} grant was refused at refresh (${describeFailure(error)}): forgotten, the user is asked again.`);
         return undefined;
       }
-      // The provider could not answer: the grant goes back as it was, for a later try.
-      await this.keep(record.userId, grant);
+      await this.keep(record.userId, grant, { [REFRESH_FAILED]: true });
+      await forget();
       throw new ElicitationOAuthError(provider, `the token endpoint could not refresh the access token (${describeFailure(error)})`);
     }
     const recordId = await this.keep(record.userId, fresh);
+    await forget();
     return { recordId, token: OAuthGrants.view(fresh) };
   }
 
-  /** Stores `grant` for `userId` as a new completed `oauth` record; resolves its id. */
-  private async keep(userId: string, grant: OAuthGrant): Promise<string> {
+  /** Stores `grant` for `userId` as a new completed `oauth` record (with `marks` in its metadata); resolves its id. */
+  private async keep(userId: string, grant: OAuthGrant, marks: Record<string, unknown> = {}): Promise<string> {
     const now = Date.now();
     const id = randomUUID();
     const settings = this.providers.settings(grant.provider);
@@ -211,7 +233,7 @@ export class OAuthGrants {
       userId,
       type: oauthGrantType(grant.provider),
       message: `Connected ${settings.displayName} account`,
-      metadata: { provider: grant.provider, scopes: [...grant.scopes] },
+      metadata: { provider: grant.provider, scopes: [...grant.scopes], ...marks },
       status: 'pending',
       createdAt: now,
       expiresAt: now + GRANT_RECORD_TTL_MS,
@@ -228,17 +250,31 @@ export class OAuthGrants {
     return id;
   }
 
-  /** Another caller is refreshing `before`: the grant it stores, once it appears (none if it never does in time). */
-  private async awaitRefreshed(before: ElicitationRecord): Promise<OAuthTokenFound | undefined> {
+  /**
+   * Another caller refreshes `before` (keeping `grant`): the grant it stores once it appears; `undefined` when it
+   * was forgotten (refused); `ElicitationOAuthError` when that caller could not reach the provider. A caller that
+   * never finishes (its instance stopped) is taken over after `REFRESH_WAIT_MS`, through the store's `consume`.
+   */
+  private async awaitRefreshed(before: ElicitationRecord, grant: OAuthGrant): Promise<OAuthTokenFound | undefined> {
     const deadline = Date.now() + REFRESH_WAIT_MS;
     const since = before.finishedAt ?? before.createdAt;
     for (let pause = 20; Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
       await new Promise((resolve) => setTimeout(resolve, pause));
-      const found = await this.store.findLatestCompleted(before.userId, before.type, Date.now());
-      const grant = found && found.id !== before.id && (found.finishedAt ?? 0) >= since ? this.open(found) : undefined;
-      if (found && grant) return { recordId: found.id, token: OAuthGrants.view(grant) };
+      const latest = await this.store.findLatestCompleted(before.userId, before.type, Date.now());
+      if (latest?.id === before.id) continue;
+      if (!latest || (latest.finishedAt ?? 0) < since) return undefined;
+      const found = this.open(latest);
+      if (!found) continue;
+      if (latest.metadata[REFRESH_FAILED] === true) {
+        throw new ElicitationOAuthError(grant.provider, 'the token endpoint could not refresh the access token (tried just now)');
+      }
+      return { recordId: latest.id, token: OAuthGrants.view(found) };
     }
-    return undefined;
+    const taken = await this.store.consume(before.id, Date.now());
+    if (taken) return this.refresh(before, grant, true);
+    const latest = await this.store.findLatestCompleted(before.userId, before.type, Date.now());
+    const found = latest && latest.id !== before.id ? this.open(latest) : undefined;
+    return found && latest ? { recordId: latest.id, token: OAuthGrants.view(found) } : undefined;
   }
 
   /** Revocation at the provider, when it has an endpoint; a failure there is logged, and the grant forgotten anyway. */
