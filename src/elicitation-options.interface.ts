@@ -1,6 +1,7 @@
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth/oauth-options.js';
 import type { ElicitationAuditOption } from './observability/audit-record.js';
+import type { PageMessagesOverride } from './messages/locales.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';
 
@@ -59,6 +60,14 @@ export type ResolvePageUser = (req: any) => string | undefined | null | Promise<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ResolveMcpUser = (extra: any) => string | undefined | null;
 
+/**
+ * Chooses the language of a page from its request (`req` is Express's or Fastify's), e.g. from the user's profile
+ * or a cookie: a locale tag such as `de` or `de-CH`. `undefined`, `null` or a locale without a catalog: the
+ * `Accept-Language` header decides. Synchronous: it runs for error pages too.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResolveLocale = (req: any) => string | undefined | null;
+
 /** Options of `ElicitationModule.forRoot()` / `forRootAsync()`. */
 export interface ElicitationModuleOptions {
   /**
@@ -86,6 +95,12 @@ export interface ElicitationModuleOptions {
    * @default 60000 (1 minute)
    */
   cleanupIntervalMs?: number;
+  /**
+   * How much time "Need more time?" adds to a pending elicitation, once, in milliseconds; never past twice its
+   * original lifetime.
+   * @default the elicitation's own lifetime
+   */
+  extendMs?: number;
   /**
    * Lifetime of a sealed `requestState` (protocol 2026-07-28): how long a client may take to retry a
    * tool call that answered `input_required`. Each retry gets a fresh state, so this bounds one round,
@@ -126,6 +141,25 @@ export interface ElicitationModuleOptions {
    * @default the package's `templates/` folder
    */
   templatesDir?: string;
+  /**
+   * The language of pages when neither `resolveLocale` nor the browser's `Accept-Language` names one with a
+   * catalog: `en`, `de`, `ar` (built in) or a locale `messages` adds.
+   * @default 'en'
+   */
+  defaultLocale?: string;
+  /**
+   * Picks a page's language from the request (see `ResolveLocale`); without it, or when it names none with a
+   * catalog, the `Accept-Language` header decides, then `defaultLocale`.
+   * @default none (Accept-Language)
+   */
+  resolveLocale?: ResolveLocale;
+  /**
+   * Texts of the pages per locale, laid over the built-in catalogs (`en`, `de`, `ar`) key by key, or adding a
+   * locale (its missing texts come from `defaultLocale`'s catalog). The keys are those of `PageMessages`; a key
+   * that is not there, or a text where the catalog has a function, fails start-up naming it.
+   * @default none
+   */
+  messages?: Record<string, PageMessagesOverride>;
   /**
    * Identifies the browser user on every page request. Pages refuse (403) a user who is not the one
    * the elicitation was created for, and (401) a browser without a user. Without this option pages
@@ -232,6 +266,8 @@ export interface ResolvedElicitationOptions extends Required<
     | 'store'
     | 'logoUrl'
     | 'templatesDir'
+    | 'resolveLocale'
+    | 'messages'
     | 'resolvePageUser'
     | 'loginUrl'
     | 'encryptionKey'
@@ -241,8 +277,11 @@ export interface ResolvedElicitationOptions extends Required<
     | 'oauth'
     | 'fallback'
     | 'clientPolicy'
+    | 'extendMs'
   >
 > {
+  /** As given; each elicitation's own lifetime when unset. */
+  extendMs?: number;
   /** Both ladders, defaulted. */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** As given; the declared capabilities are used as they are when unset. */
@@ -251,6 +290,10 @@ export interface ResolvedElicitationOptions extends Required<
   logoUrl?: string;
   /** As given; the package's `templates/` folder when unset. */
   templatesDir?: string;
+  /** As given; the `Accept-Language` header decides when unset. */
+  resolveLocale?: ResolveLocale;
+  /** As given (checked); none by default. */
+  messages: Readonly<Record<string, PageMessagesOverride>>;
   /** As given; pages are not identity-checked when unset. */
   resolvePageUser?: ResolvePageUser;
   /** As given; a browser without a user gets 401 when unset. */

@@ -18,6 +18,7 @@ import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './eli
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
 import { isSharedStore } from './stores/elicitation-store.js';
 import { resolveOAuthOptions } from './oauth/oauth-options.js';
+import { BUILT_IN_CATALOGS, canonicalLocale, overrideProblem } from './messages/locales.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './mcp/client-ladder.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
@@ -64,6 +65,7 @@ export function resolveElicitationOptions(
   const lifetimes = resolveLifetimes(raw);
   const mcp = resolveMcp(raw);
   const look = resolvePageLook(raw);
+  const language = resolveLanguage(raw);
   checkPlugIns(raw);
   const identity = resolveIdentity(raw, production, warnings);
   const encryptionKeys = resolveKeys(raw, production, warnings);
@@ -80,6 +82,7 @@ export function resolveElicitationOptions(
       ...lifetimes,
       ...mcp,
       ...look,
+      ...language,
       ...identity,
       encryptionKeys,
       limits,
@@ -114,13 +117,14 @@ function resolveUrls(raw: ElicitationModuleOptions, warnings: string[]): Resolve
   return { baseUrl: base.href.replace(/\/+$/, '') };
 }
 
-/** How long records live and how often the sweep runs. */
-function resolveLifetimes(raw: ElicitationModuleOptions): Resolved<'ttlMs' | 'retentionMs' | 'cleanupIntervalMs'> {
+/** How long records live, how much "Need more time?" adds (optional) and how often the sweep runs. */
+function resolveLifetimes(raw: ElicitationModuleOptions): Resolved<'ttlMs' | 'retentionMs' | 'cleanupIntervalMs' | 'extendMs'> {
   const ttlMs = positiveMs('ttlMs', raw.ttlMs, DEFAULT_TTL_MS);
   return {
     ttlMs,
     retentionMs: positiveMs('retentionMs', raw.retentionMs, ttlMs),
     cleanupIntervalMs: positiveMs('cleanupIntervalMs', raw.cleanupIntervalMs, DEFAULT_CLEANUP_INTERVAL_MS, true),
+    extendMs: raw.extendMs === undefined ? undefined : positiveMs('extendMs', raw.extendMs, 0),
   };
 }
 
@@ -172,6 +176,38 @@ function resolvePageLook(raw: ElicitationModuleOptions): Resolved<'title' | 'pri
     throw new ElicitationConfigError('templatesDir', 'must be the path of a folder holding .hbs templates');
   }
   return { title, primaryColor, logoUrl: raw.logoUrl, templatesDir: raw.templatesDir };
+}
+
+/** The pages' languages: the default locale (one with a catalog), the locale hook, the catalogs' overrides. */
+function resolveLanguage(raw: ElicitationModuleOptions): Resolved<'defaultLocale' | 'resolveLocale' | 'messages'> {
+  const messages = raw.messages ?? {};
+  if (typeof messages !== 'object' || messages === null || Array.isArray(messages)) {
+    throw new ElicitationConfigError('messages', 'must be an object of catalogs by locale, e.g. { de: { labels: { submit: "Senden" } } }');
+  }
+  for (const [tag, catalog] of Object.entries(messages)) {
+    if (!canonicalLocale(tag)) throw new ElicitationConfigError(`messages.${tag}`, 'is not a locale tag such as "de" or "pt-BR"');
+    const problem = overrideProblem(catalog, `messages.${tag}`);
+    if (problem) {
+      const [field, ...rest] = problem.split(' ');
+      throw new ElicitationConfigError(field, rest.join(' '));
+    }
+  }
+  const defaultLocale = raw.defaultLocale ?? 'en';
+  const known = new Set([...Object.keys(BUILT_IN_CATALOGS), ...Object.keys(messages).map((t) => canonicalLocale(t)!.split('-')[0])]);
+  const canonical = canonicalLocale(defaultLocale);
+  if (
+    !canonical ||
+    !(known.has(canonical) || known.has(canonical.split('-')[0]) || Object.keys(messages).some((t) => canonicalLocale(t) === canonical))
+  ) {
+    throw new ElicitationConfigError(
+      'defaultLocale',
+      `must be a locale with a catalog: ${[...known].join(', ')} (or one added through messages)`,
+    );
+  }
+  if (raw.resolveLocale !== undefined && typeof raw.resolveLocale !== 'function') {
+    throw new ElicitationConfigError('resolveLocale', 'must be a function (req) => locale tag');
+  }
+  return { defaultLocale: canonical, resolveLocale: raw.resolveLocale, messages };
 }
 
 /** What the app plugs in is of the right kind: the identity hooks are functions, the store is a store. */
