@@ -1,7 +1,13 @@
+import type { FieldRule } from '../forms/field-rule.js';
 /** One problem with an answer: the field and what is wrong with it (never the value itself). */
 export interface FieldIssue {
   field: string;
   message: string;
+  /**
+   * Which rule was broken, on the form validator's own issues (not enumerated: an issue's JSON is `field` and
+   * `message`), for a page that says the problem in its own language.
+   */
+  readonly rule?: FieldRule;
 }
 
 /**

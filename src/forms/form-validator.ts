@@ -1,10 +1,19 @@
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
+import { englishProblem, type FieldRule } from './field-rule.js';
 import type { FieldSchema, FormSchema, FormValue, StringFormat, TitledOption } from './form-schema.js';
 
 /** What validating an answer gives: the content (defaults applied) or the field problems. */
 export type ElicitationValidationResult<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
 
-type Check = (value: unknown) => string | undefined;
+type Check = (value: unknown) => FieldRule | undefined;
+
+/**
+ * A problem with a field: the rule's English text, and the rule itself as a property that is not enumerated, so that
+ * an issue's JSON (tool errors, results) keeps its two fields while a page can say the problem in its own language.
+ */
+function issue(field: string, rule: FieldRule): FieldIssue {
+  return Object.defineProperty({ field, message: englishProblem(rule) }, 'rule', { value: rule, enumerable: false });
+}
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:.]{2,}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -37,13 +46,6 @@ export const FORMAT_CHECKS: Record<StringFormat, (s: string) => boolean> = {
   },
 };
 
-const FORMAT_MESSAGES: Record<StringFormat, string> = {
-  email: 'must be an e-mail address',
-  uri: 'must be a URL',
-  date: 'must be a date (YYYY-MM-DD)',
-  'date-time': 'must be a date and time (ISO 8601 with a time zone)',
-};
-
 /** The options of a select field (single or multi), or undefined for other fields. */
 export function optionsOf(field: FieldSchema): string[] | undefined {
   if ('enum' in field) return [...field.enum];
@@ -56,16 +58,16 @@ function compileField(field: FieldSchema): Check {
   const options = optionsOf(field);
   switch (field.type) {
     case 'boolean':
-      return (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
+      return (v) => (typeof v === 'boolean' ? undefined : { code: 'boolean' });
     case 'number':
     case 'integer': {
       const { minimum, maximum } = field;
       const integer = field.type === 'integer';
       return (v) => {
-        if (typeof v !== 'number' || !Number.isFinite(v)) return 'must be a number';
-        if (integer && !Number.isInteger(v)) return 'must be a whole number';
-        if (minimum !== undefined && v < minimum) return `must be at least ${minimum}`;
-        if (maximum !== undefined && v > maximum) return `must be at most ${maximum}`;
+        if (typeof v !== 'number' || !Number.isFinite(v)) return { code: 'number' };
+        if (integer && !Number.isInteger(v)) return { code: 'integer' };
+        if (minimum !== undefined && v < minimum) return { code: 'minimum', limit: minimum };
+        if (maximum !== undefined && v > maximum) return { code: 'maximum', limit: maximum };
         return undefined;
       };
     }
@@ -73,30 +75,30 @@ function compileField(field: FieldSchema): Check {
       const allowed = new Set(options);
       const { minItems, maxItems } = field;
       return (v) => {
-        if (!Array.isArray(v)) return 'must be a list of options';
+        if (!Array.isArray(v)) return { code: 'list' };
         const seen = new Set<unknown>();
         for (const item of v) {
-          if (typeof item !== 'string' || !allowed.has(item)) return 'contains an option that is not offered';
-          if (seen.has(item)) return 'contains an option twice';
+          if (typeof item !== 'string' || !allowed.has(item)) return { code: 'not-offered' };
+          if (seen.has(item)) return { code: 'twice' };
           seen.add(item);
         }
-        if (minItems !== undefined && v.length < minItems) return `needs at least ${minItems} option(s)`;
-        if (maxItems !== undefined && v.length > maxItems) return `allows at most ${maxItems} option(s)`;
+        if (minItems !== undefined && v.length < minItems) return { code: 'min-items', limit: minItems };
+        if (maxItems !== undefined && v.length > maxItems) return { code: 'max-items', limit: maxItems };
         return undefined;
       };
     }
     default: {
       if (options) {
         const allowed = new Set(options);
-        return (v) => (typeof v === 'string' && allowed.has(v) ? undefined : 'must be one of the offered options');
+        return (v) => (typeof v === 'string' && allowed.has(v) ? undefined : { code: 'option' });
       }
       const { minLength, maxLength, format } = field as { minLength?: number; maxLength?: number; format?: StringFormat };
       const formatCheck = format && FORMAT_CHECKS[format];
       return (v) => {
-        if (typeof v !== 'string') return 'must be text';
-        if (minLength !== undefined && v.length < minLength) return `must be at least ${minLength} character(s)`;
-        if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} character(s)`;
-        if (formatCheck && !formatCheck(v)) return FORMAT_MESSAGES[format];
+        if (typeof v !== 'string') return { code: 'text' };
+        if (minLength !== undefined && v.length < minLength) return { code: 'min-length', limit: minLength };
+        if (maxLength !== undefined && v.length > maxLength) return { code: 'max-length', limit: maxLength };
+        if (formatCheck && !formatCheck(v)) return { code: 'format', format };
         return undefined;
       };
     }
@@ -120,23 +122,23 @@ export function compileValidator<T>(schema: FormSchema): (content: unknown, appl
   }));
   return (content, applyDefaults = true) => {
     if (content === null || typeof content !== 'object' || Array.isArray(content)) {
-      return { ok: false, issues: [{ field: '(answer)', message: 'must be an object of field values' }] };
+      return { ok: false, issues: [issue('(answer)', { code: 'object' })] };
     }
     const input = content as Record<string, unknown>;
     const issues: FieldIssue[] = [];
     const value: Record<string, unknown> = {};
     for (const key in input) {
-      if (!known.has(key)) issues.push({ field: key, message: 'is not a field of this form' });
+      if (!known.has(key)) issues.push(issue(key, { code: 'unknown-field' }));
     }
     for (const c of checks) {
       const v = input[c.name];
       if (v === undefined) {
-        if (c.required) issues.push({ field: c.name, message: 'is required' });
+        if (c.required) issues.push(issue(c.name, { code: 'required' }));
         else if (applyDefaults && c.default !== undefined) value[c.name] = Array.isArray(c.default) ? [...c.default] : c.default;
         continue;
       }
       const problem = c.check(v);
-      if (problem) issues.push({ field: c.name, message: problem });
+      if (problem) issues.push(issue(c.name, problem));
       else value[c.name] = v;
     }
     return issues.length ? { ok: false, issues } : { ok: true, value: value as T };
