@@ -30,10 +30,11 @@ export interface TestOidcProvider {
  * instance). `accessTokenTtlS` short makes access tokens expire within a test (refreshes).
  */
 export async function startTestOidcProvider(options: { redirectUris: string[]; accessTokenTtlS?: number }): Promise<TestOidcProvider> {
-  let handler: DemoOidc['handler'] | undefined;
-  const state = { down: false };
+  // The provider is built once the port is known (its issuer names it); requests before that get 404.
+  const state: { down: boolean; handler?: DemoOidc['handler'] } = { down: false };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
+    const handler = state.handler;
     if (!handler || !url.startsWith(DEMO_OIDC_PATH)) {
       res.statusCode = 404;
       res.end();
@@ -54,7 +55,7 @@ export async function startTestOidcProvider(options: { redirectUris: string[]; a
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}${DEMO_OIDC_PATH}`;
   const demo = await createDemoOidc({ issuer, redirectUris: options.redirectUris, accessTokenTtlS: options.accessTokenTtlS });
-  handler = demo.handler;
+  state.handler = demo.handler;
   const grants: Record<string, number> = {};
   const grantErrors: Record<string, number> = {};
   demo.oidc.on('grant.success', (ctx: { oidc: { params?: { grant_type?: unknown } } }) => {
