@@ -126,7 +126,8 @@ export interface ElicitationModuleOptions {
    */
   title?: string;
   /**
-   * Accent colour of the pages: a CSS hex colour (`#rgb`, `#rrggbb`) or a CSS colour name.
+   * Accent colour of the pages: a CSS hex colour (`#rgb`, `#rrggbb`) or a CSS colour name. Button text on it is
+   * white or near black, whichever reaches WCAG AA's 4.5:1; a colour that reaches it with neither fails start-up.
    * @default '#2563eb'
    */
   primaryColor?: string;
@@ -290,6 +291,8 @@ export interface ResolvedElicitationOptions extends Required<
   logoUrl?: string;
   /** As given; the package's `templates/` folder when unset. */
   templatesDir?: string;
+  /** The text colour drawn on `primaryColor` (white or near black, whichever reaches 4.5:1). */
+  primaryTextColor: string;
   /** As given; the `Accept-Language` header decides when unset. */
   resolveLocale?: ResolveLocale;
   /** As given (checked); none by default. */

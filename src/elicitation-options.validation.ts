@@ -18,6 +18,7 @@ import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './eli
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
 import { isSharedStore } from './stores/elicitation-store.js';
 import { resolveOAuthOptions } from './oauth/oauth-options.js';
+import { bestContrastOn, rgbOf, textColorOn } from './theme/accent-contrast.js';
 import { BUILT_IN_CATALOGS, canonicalLocale, overrideProblem } from './messages/locales.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './mcp/client-ladder.js';
 
@@ -160,14 +161,23 @@ function resolveMcp(
 }
 
 /** What the pages look like: title, accent colour, logo and template folder. */
-function resolvePageLook(raw: ElicitationModuleOptions): Resolved<'title' | 'primaryColor' | 'logoUrl' | 'templatesDir'> {
+function resolvePageLook(
+  raw: ElicitationModuleOptions,
+): Resolved<'title' | 'primaryColor' | 'primaryTextColor' | 'logoUrl' | 'templatesDir'> {
   const title = raw.title ?? DEFAULT_TITLE;
   if (typeof title !== 'string' || !title.trim() || title.length > MAX_TITLE_LENGTH) {
     throw new ElicitationConfigError('title', `must be a non-empty string of at most ${MAX_TITLE_LENGTH} characters`);
   }
   const primaryColor = raw.primaryColor ?? DEFAULT_PRIMARY_COLOR;
-  if (typeof primaryColor !== 'string' || !CSS_COLOR.test(primaryColor)) {
-    throw new ElicitationConfigError('primaryColor', 'must be a CSS hex colour such as "#2563eb" or a colour name');
+  if (typeof primaryColor !== 'string' || !CSS_COLOR.test(primaryColor) || !rgbOf(primaryColor)) {
+    throw new ElicitationConfigError('primaryColor', 'must be a CSS hex colour such as "#2563eb" or a CSS colour name');
+  }
+  const onPrimary = textColorOn(primaryColor);
+  if (!onPrimary) {
+    throw new ElicitationConfigError(
+      'primaryColor',
+      `"${primaryColor}" reaches only ${bestContrastOn(primaryColor).toFixed(2)}:1 with white or near-black button text (WCAG AA needs 4.5:1): choose a darker or a lighter colour`,
+    );
   }
   if (raw.logoUrl !== undefined && !(typeof raw.logoUrl === 'string' && (/^\/(?!\/)/.test(raw.logoUrl) || HTTP_URL.test(raw.logoUrl)))) {
     throw new ElicitationConfigError('logoUrl', 'must be an http(s) URL or a path starting with "/"');
@@ -175,7 +185,7 @@ function resolvePageLook(raw: ElicitationModuleOptions): Resolved<'title' | 'pri
   if (raw.templatesDir !== undefined && (typeof raw.templatesDir !== 'string' || !raw.templatesDir)) {
     throw new ElicitationConfigError('templatesDir', 'must be the path of a folder holding .hbs templates');
   }
-  return { title, primaryColor, logoUrl: raw.logoUrl, templatesDir: raw.templatesDir };
+  return { title, primaryColor, primaryTextColor: onPrimary.color, logoUrl: raw.logoUrl, templatesDir: raw.templatesDir };
 }
 
 /** The pages' languages: the default locale (one with a catalog), the locale hook, the catalogs' overrides. */

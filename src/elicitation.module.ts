@@ -9,6 +9,7 @@ import { ElicitationStatusFilter } from './http/elicitation-status.filter.js';
 import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
 import { ElicitationPageAccess } from './http/page-access.js';
 import { PageAnswers } from './http/page-answers.js';
+import { PageLocales } from './http/page-locales.js';
 import { PageSecurity } from './http/page-security.js';
 import { TemplateRenderer } from './http/template-renderer.js';
 import { ChatAnswers } from './mcp/chat-answers.js';
@@ -48,6 +49,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     PageSecurity,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
+    PageLocales,
     PageAnswers,
     McpSdkLoader,
     CompletionNotifications,

@@ -1,5 +1,6 @@
 import { ForbiddenException } from '@nestjs/common';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { withPageText } from './page-text.js';
 
 /**
  * HTTP 403 for a page post that failed the origin or CSRF check: its page says the form has to be loaded again
@@ -9,5 +10,6 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 export class ElicitationCsrfException extends ForbiddenException {
   constructor() {
     super(PAGE_MESSAGES.errors.forgedPost);
+    withPageText(this, (m) => m.errors.forgedPost);
   }
 }

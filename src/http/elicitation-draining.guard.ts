@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { pageError } from '../errors/page-text.js';
 import type { PageResponse } from './page-http.js';
 
 /** The `Retry-After` of a page or status request refused while the app shuts down, in seconds. */
@@ -21,6 +21,6 @@ export class ElicitationDrainingGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<PageResponse>();
     res.header('Retry-After', String(DRAINING_RETRY_AFTER_S));
     res.header('Connection', 'close');
-    throw new ServiceUnavailableException(PAGE_MESSAGES.errors.shuttingDown);
+    throw pageError(ServiceUnavailableException, (m) => m.errors.shuttingDown);
   }
 }

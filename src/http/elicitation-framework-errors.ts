@@ -16,6 +16,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { pageError, withPageText } from '../errors/page-text.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
 import { raw, type PageResponse } from './page-http.js';
@@ -176,7 +177,7 @@ export class ElicitationFrameworkErrors implements OnModuleInit {
       try {
         decodeURIComponent(segment);
       } catch {
-        return new BadRequestException(PAGE_MESSAGES.errors.unreadable);
+        return pageError(BadRequestException, (m) => m.errors.unreadable);
       }
     }
     // No elicitation has such an id: the same 404 as a malformed id gets from the routes.
@@ -227,24 +228,25 @@ export class ElicitationFrameworkErrors implements OnModuleInit {
   private translate(kind: RouteKind, error: unknown): unknown {
     const status = statusOf(error);
     if (status === undefined || status >= 500) return error;
-    const messages = PAGE_MESSAGES.errors;
     switch (status) {
       case 400:
-        return new BadRequestException(messages.unreadable);
+        return pageError(BadRequestException, (m) => m.errors.unreadable);
       case 404:
         return this.notFound(kind);
       case 413:
-        return new PayloadTooLargeException(messages.tooMuchData);
+        return pageError(PayloadTooLargeException, (m) => m.errors.tooMuchData);
       case 415:
-        return new UnsupportedMediaTypeException(messages.unsupportedBody);
+        return pageError(UnsupportedMediaTypeException, (m) => m.errors.unsupportedBody);
       default:
-        return error instanceof HttpException ? error : new HttpException(messages.unreadable, status);
+        return error instanceof HttpException
+          ? error
+          : withPageText(new HttpException(PAGE_MESSAGES.errors.unreadable, status), (m) => m.errors.unreadable);
     }
   }
 
   /** The 404 of a path under the prefix that is not a route: the status route's own, or the pages'. */
   private notFound(kind: RouteKind): HttpException {
-    return kind === 'status' ? new ElicitationNotFoundException() : new NotFoundException(PAGE_MESSAGES.errors.noSuchPage);
+    return kind === 'status' ? new ElicitationNotFoundException() : pageError(NotFoundException, (m) => m.errors.noSuchPage);
   }
 
   private answer(kind: RouteKind, exception: unknown, req: unknown, res: unknown): void {

@@ -3,6 +3,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
+import { withPageText, type PageText } from '../errors/page-text.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { OAuthCallbackError, OAuthFlow } from '../oauth/oauth-flow.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
@@ -13,8 +14,6 @@ import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import { PageAnswers } from './page-answers.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
-
-const messages = PAGE_MESSAGES;
 
 /**
  * Connecting an account (`kind: 'oauth'`): the page `/:id/oauth` (the provider and the scopes, Continue / Cancel;
@@ -50,17 +49,19 @@ export class ElicitationOAuthController {
     const state = this.refusing(undefined, () => this.flow.openState(query.state));
     const record = await this.access.openCallback(state.elicitationId, req);
     const provider = this.flow.displayName(record);
-    if (state.user !== this.stateUser(record)) throw new HttpException(messages.oauth.stateInvalid, HttpStatus.BAD_REQUEST);
+    const { messages } = this.answers.localeOf(req);
+    if (state.user !== this.stateUser(record)) throw refusal(new OAuthCallbackError('state-user', HttpStatus.BAD_REQUEST), provider);
     await this.refusingAsync(provider, () => this.flow.spend(state));
     if (query.error !== undefined) {
-      if (query.error === 'access_denied')
-        return this.answers.done(res, record, await this.service.decline(record.id), messages.done.declined);
+      if (query.error === 'access_denied') {
+        return this.answers.done(req, res, record, await this.service.decline(record.id), messages.done.declined);
+      }
       const code = typeof query.error === 'string' && /^[\x20-\x7E]{1,64}$/.test(query.error) ? query.error : undefined;
-      throw new HttpException(messages.oauth.providerError(provider, code), HttpStatus.BAD_GATEWAY);
+      throw refusal(new OAuthCallbackError('provider-error', HttpStatus.BAD_GATEWAY, code), provider);
     }
     const grant = await this.refusingAsync(provider, () => this.flow.exchange(record, state, this.callbackUrl(req)));
     const done = await this.service.completeOAuth(record.id, grant);
-    return this.answers.done(res, record, done, messages.done.accountConnected(provider));
+    return this.answers.done(req, res, record, done, messages.done.accountConnected(provider));
   }
 
   /** The page: which provider, which scopes, Continue / Cancel. */
@@ -82,8 +83,9 @@ export class ElicitationOAuthController {
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
     const record = await this.access.openPost(id, 'oauth', req, body);
+    const { messages } = this.answers.localeOf(req);
     const action = body?.action;
-    if (action === 'cancel') return this.answers.done(res, record, await this.service.decline(id), messages.done.declined);
+    if (action === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
     if (action !== 'continue') return this.page(req, res, 400, record, messages.oauth.chooseAction);
     const provider = this.flow.displayName(record);
     const location = await this.refusingAsync(provider, () => this.flow.authorizationUrl(record, this.stateUser(record)));
@@ -101,7 +103,9 @@ export class ElicitationOAuthController {
     const target = await this.refusingAsync(provider, () => this.flow.authorizationOrigin(record));
     const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
     const ask = OAuthFlow.askOf(record);
+    const { messages } = this.answers.localeOf(req);
     return this.answers.page(
+      req,
       res,
       status,
       'oauth',
@@ -117,7 +121,7 @@ export class ElicitationOAuthController {
         csrf,
         labels: messages.labels,
       },
-      target,
+      { record, formTarget: target },
     );
   }
 
@@ -152,17 +156,19 @@ export class ElicitationOAuthController {
   }
 }
 
-/** The page of a refused callback step (`OAuthCallbackError`); anything else as it is. */
+/** The page of a refused callback step (`OAuthCallbackError`), in the page's language; anything else as it is. */
 function refusal(error: unknown, provider = 'The provider'): unknown {
   if (!(error instanceof OAuthCallbackError)) return error;
-  const text = {
-    'state-malformed': messages.oauth.stateInvalid,
-    'state-user': messages.oauth.stateInvalid,
-    'state-expired': messages.oauth.stateExpired,
-    'state-used': messages.oauth.stateUsed,
-    'provider-error': messages.oauth.providerError(provider, error.code),
-    'exchange-refused': messages.oauth.exchangeRefused(provider),
-    'provider-unavailable': messages.oauth.providerUnavailable(provider),
-  }[error.reason];
-  return new HttpException(text, error.status);
+  const { code } = error;
+  const texts: Record<OAuthCallbackError['reason'], PageText> = {
+    'state-malformed': (m) => m.oauth.stateInvalid,
+    'state-user': (m) => m.oauth.stateInvalid,
+    'state-expired': (m) => m.oauth.stateExpired,
+    'state-used': (m) => m.oauth.stateUsed,
+    'provider-error': (m) => m.oauth.providerError(provider, code),
+    'exchange-refused': (m) => m.oauth.exchangeRefused(provider),
+    'provider-unavailable': (m) => m.oauth.providerUnavailable(provider),
+  };
+  const text = texts[error.reason];
+  return withPageText(new HttpException(text(PAGE_MESSAGES), error.status), text);
 }

@@ -6,7 +6,8 @@ import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { pageTextOf } from '../errors/page-text.js';
+import { PageLocales } from './page-locales.js';
 import { firstReportOf } from '../security/key-ids.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
@@ -31,12 +32,16 @@ export class ElicitationPageFilter implements ExceptionFilter {
   constructor(
     private readonly renderer: TemplateRenderer,
     private readonly security: PageSecurity,
+    private readonly locales: PageLocales,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<PageResponse>();
-    observeRefusal(host.switchToHttp().getRequest<PageRequest>(), refusalOf(exception));
-    const messages = PAGE_MESSAGES;
+    const req = host.switchToHttp().getRequest<PageRequest | undefined>();
+    if (req) observeRefusal(req, refusalOf(exception));
+    // The page speaks the request's language (a request the framework could not read: the default locale's).
+    const locale = this.locales.of(req);
+    const { messages } = locale;
     let status: number = HttpStatus.INTERNAL_SERVER_ERROR;
     let text = messages.errors.unexpected;
     if (exception instanceof ElicitationInputError && exception.field === 'data') {
@@ -57,7 +62,7 @@ export class ElicitationPageFilter implements ExceptionFilter {
       else this.logger.debug(exception.message);
     } else if (exception instanceof HttpException) {
       status = exception.getStatus();
-      text = messageOf(exception) ?? text;
+      text = pageTextOf(exception)?.(messages) ?? messageOf(exception) ?? text;
     } else {
       this.logger.error('Elicitation page failed', exception instanceof Error ? exception.stack : String(exception));
     }
@@ -69,6 +74,7 @@ export class ElicitationPageFilter implements ExceptionFilter {
         : exception instanceof ElicitationCsrfException
           ? messages.headings.forgedPost
           : (messages.headings.byStatus[status] ?? messages.headings.otherError);
-    res.send(this.renderer.render('error', { heading, text, statusCode: status, statusLine: messages.errors.statusLine(status) }, nonce));
+    const context = { heading, text, statusCode: status, statusLine: messages.errors.statusLine(status) };
+    res.send(this.renderer.render('error', context, nonce, { locale }));
   }
 }

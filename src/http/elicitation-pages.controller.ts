@@ -13,14 +13,12 @@ import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './for
 import { fieldViews, initialInput } from './form-view.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import type { PageMessages } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
 import { PageAnswers } from './page-answers.js';
-import type { PageContexts, TemplateName } from './template-renderer.js';
-
-const messages = PAGE_MESSAGES;
+import type { PageContexts } from './template-renderer.js';
 
 /**
  * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
@@ -56,10 +54,11 @@ export class ElicitationPagesController {
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
     const record = await this.access.openPost(id, 'api-key', req, body);
-    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
-    const submitted = readApiKeySubmission(body);
+    const { messages } = this.answers.localeOf(req);
+    if (body?.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
+    const submitted = readApiKeySubmission(body, messages);
     if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'api-key', record, submitted.message);
-    return this.finished(res, record, await this.service.complete(id, submitted.value), messages.done.apiKeyReceived);
+    return this.finished(req, res, record, await this.service.complete(id, submitted.value), messages.done.apiKeyReceived);
   }
 
   @Get(':id/confirm')
@@ -79,10 +78,11 @@ export class ElicitationPagesController {
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
     const record = await this.access.openPost(id, 'confirm', req, body);
-    const submitted = readConfirmSubmission(body);
+    const { messages } = this.answers.localeOf(req);
+    const submitted = readConfirmSubmission(body, messages);
     if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, submitted.message);
-    if (submitted.value.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
-    return this.finished(res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
+    if (submitted.value.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
+    return this.finished(req, res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
   }
 
   /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
@@ -110,11 +110,12 @@ export class ElicitationPagesController {
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
     const record = await this.access.openPost(id, 'form', req, body);
-    if (body?.action === 'cancel') return this.finished(res, record, await this.service.decline(id), messages.done.declined);
+    const { messages } = this.answers.localeOf(req);
+    if (body?.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
     const plan = formPlanOf(record.metadata);
     const { content, kept } = readSubmission(plan, body ?? {});
     const result = recheckHostedAnswer(record.id, plan.validate(content));
-    if (result.ok) return this.finished(res, record, await this.service.complete(id, result.value), messages.done.answersReceived);
+    if (result.ok) return this.finished(req, res, record, await this.service.complete(id, result.value), messages.done.answersReceived);
     const { attemptsLeft, declined } = await this.service.recordInvalidFormAttempt(record);
     if (!declined) {
       const summary = messages.form.summary(result.issues.length, attemptsLeft);
@@ -123,7 +124,7 @@ export class ElicitationPagesController {
     // Finished meanwhile (answered in another tab, expired): the usual 409/410 page.
     if (!declined.ok) throw this.access.notDone(declined);
     const statusCode = 400;
-    return this.page(res, statusCode, 'error', {
+    return this.answers.page(req, res, statusCode, 'error', {
       heading: messages.headings.tooManyAttempts,
       text: messages.form.declinedAfter(this.options.limits.maxFormAttempts),
       statusCode,
@@ -148,8 +149,8 @@ export class ElicitationPagesController {
   }
 
   /** The done page of a transition that happened; otherwise its 404/409/410 page. */
-  private finished(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
-    return this.answers.done(res, record, result, text);
+  private finished(req: PageRequest, res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
+    return this.answers.done(req, res, record, result, text);
   }
 
   /** The api-key or confirm page, with a CSRF token for the browser's nonce (kept from `req`'s cookie, or fresh). */
@@ -162,9 +163,10 @@ export class ElicitationPagesController {
     error: string | null = null,
   ): string {
     const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
+    const { messages } = this.answers.localeOf(req);
     const context = { message: record.message, maxLength: MAX_API_KEY_LENGTH, error, csrf, labels: messages.labels };
-    if (name === 'api-key') return this.page(res, status, name, { heading: messages.headings.apiKey, ...context });
-    return this.page(res, status, name, { ...context, ...confirmSettings(record) });
+    if (name === 'api-key') return this.answers.page(req, res, status, name, { heading: messages.headings.apiKey, ...context }, { record });
+    return this.answers.page(req, res, status, name, { ...context, ...confirmSettings(record, messages) }, { record });
   }
 
   /** The hosted form page: a CSRF token (as on the api-key page), the prepared fields, and the summary of a failed post. */
@@ -179,25 +181,32 @@ export class ElicitationPagesController {
     error: string | null = null,
   ): string {
     const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
-    const fields = fieldViews(plan, input, issues);
-    return this.page(res, status, 'form', {
-      heading: messages.headings.form,
-      message: record.message,
-      fields,
-      hasRequired: fields.some((f) => f.required),
-      error,
-      csrf,
-      labels: messages.labels,
-    });
-  }
-
-  private page<N extends TemplateName>(res: PageResponse, status: number, name: N, context: PageContexts[N]): string {
-    return this.answers.page(res, status, name, context);
+    const { messages } = this.answers.localeOf(req);
+    const fields = fieldViews(plan, input, messages, issues);
+    return this.answers.page(
+      req,
+      res,
+      status,
+      'form',
+      {
+        heading: messages.headings.form,
+        message: record.message,
+        fields,
+        hasRequired: fields.some((f) => f.required),
+        error,
+        csrf,
+        labels: messages.labels,
+      },
+      { record },
+    );
   }
 }
 
 /** The confirm page's settings from the record's metadata (optional strings, checked at creation), or their defaults. */
-function confirmSettings(record: ElicitationRecord): Pick<PageContexts['confirm'], 'heading' | 'warning' | 'confirmLabel' | 'cancelLabel'> {
+function confirmSettings(
+  record: ElicitationRecord,
+  messages: PageMessages,
+): Pick<PageContexts['confirm'], 'heading' | 'warning' | 'confirmLabel' | 'cancelLabel'> {
   // A text that shows nothing once made safe to show (only controls, say) counts as absent: no empty button.
   const text = (key: string): string | undefined => {
     const value = record.metadata[key];

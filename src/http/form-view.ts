@@ -1,7 +1,7 @@
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { StringFormat } from '../forms/form-schema.js';
 import type { FormPlan, KeptInput, PlannedField } from './form-plan.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import type { PageMessages } from '../messages/page-messages.js';
 import { displayText, MAX_FIELD_TITLE_LENGTH } from '../security/display-text.js';
 
 /**
@@ -62,9 +62,9 @@ export function initialInput(plan: FormPlan): KeptInput {
   return kept;
 }
 
-function hints(f: PlannedField, again: boolean): string[] {
+function hints(f: PlannedField, again: boolean, catalog: PageMessages): string[] {
   const out: string[] = [];
-  const messages = PAGE_MESSAGES.form;
+  const messages = catalog.form;
   if (again && f.secret) out.push(messages.enterSecretAgain);
   if (f.format === 'date-time') out.push(messages.timeInUtc);
   if (f.kind === 'multi') {
@@ -83,9 +83,11 @@ const titleText = (title: string): string => displayText(title, 'line', MAX_FIEL
  * The fields as the template renders them, with `input` shown (the defaults on a fresh form, what the
  * user entered on a failed post; never a secret) and the validator's `issues` next to their fields.
  */
-export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly FieldIssue[] = []): FieldView[] {
+export function fieldViews(plan: FormPlan, input: KeptInput, messages: PageMessages, issues: readonly FieldIssue[] = []): FieldView[] {
   const errors = new Map<string, string>();
-  for (const issue of issues) if (!errors.has(issue.field)) errors.set(issue.field, issue.message);
+  // The validator's rule in the page's language; a message without a rule (a Zod refinement's own) as it is.
+  for (const issue of issues)
+    if (!errors.has(issue.field)) errors.set(issue.field, issue.rule ? messages.validation.problem(issue.rule) : issue.message);
   return plan.fields.map((f) => {
     const id = `f${f.index}`;
     const schema = f.schema as Partial<Record<'minLength' | 'maxLength' | 'minimum' | 'maximum', number>>;
@@ -96,8 +98,8 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
     // A title that shows nothing falls back to the field name, then its position (each field needs a label).
     const label = titleText(f.label) || titleText(f.name) || String(f.index + 1);
     const description = f.schema.description && displayText(f.schema.description, 'line');
-    const help = [description, ...hints(f, issues.length > 0)].filter(Boolean).join(' ') || null;
-    const error = problem ? PAGE_MESSAGES.form.fieldError(label, problem) : null;
+    const help = [description, ...hints(f, issues.length > 0, messages)].filter(Boolean).join(' ') || null;
+    const error = problem ? messages.form.fieldError(label, problem) : null;
     const describedBy = [help && `${id}-help`, error && `${id}-error`].filter(Boolean).join(' ') || null;
     const isInput = f.kind === 'text' || f.kind === 'number';
     const secretInput = f.secret && isInput;
@@ -118,7 +120,7 @@ export function fieldViews(plan: FormPlan, input: KeptInput, issues: readonly Fi
         options.unshift({
           id: `${id}-none`,
           value: '',
-          title: f.required ? PAGE_MESSAGES.form.choosePlaceholder : PAGE_MESSAGES.form.noChoice,
+          title: f.required ? messages.form.choosePlaceholder : messages.form.noChoice,
           selected: !options.some((o) => o.selected),
           checked: false,
         });

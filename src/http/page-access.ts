@@ -9,7 +9,7 @@ import { ElicitationFinishedException } from '../errors/elicitation-finished.exc
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
 import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { pageError } from '../errors/page-text.js';
 import { PageSecurity } from './page-security.js';
 
 /** A page post's parsed urlencoded body (Express and Fastify give an object, or nothing without a body). */
@@ -76,7 +76,7 @@ export class ElicitationPageAccess {
     // The parser read exactly Content-Length bytes when there is one; only a body sent without one is measured.
     const length = raw<NodeRequestPart>(req).headers['content-length'];
     const bytes = length === undefined ? parsedBodyBytes(body) : Number(length);
-    if (!(bytes <= max)) throw new PayloadTooLargeException(PAGE_MESSAGES.errors.tooMuchData);
+    if (!(bytes <= max)) throw pageError(PayloadTooLargeException, (m) => m.errors.tooMuchData);
     if (!this.security.verifyPost(id, req, body?._csrf)) throw new ElicitationCsrfException();
     return this.load(id, kind, req);
   }
@@ -110,12 +110,12 @@ export class ElicitationPageAccess {
       const user = await resolve(req);
       if (user === undefined || user === null || user === '') {
         const login = res && raw<NodeRequestPart>(req).method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
-        if (!res || !login) throw new UnauthorizedException(PAGE_MESSAGES.errors.signIn);
+        if (!res || !login) throw pageError(UnauthorizedException, (m) => m.errors.signIn);
         observeRefusal(req, 'identity');
         this.redirect(res, HttpStatus.SEE_OTHER, login);
         return undefined;
       }
-      if (user !== record.userId) throw new ForbiddenException(PAGE_MESSAGES.errors.otherAccount);
+      if (user !== record.userId) throw pageError(ForbiddenException, (m) => m.errors.otherAccount);
     }
     if (record.status === 'expired') throw new ElicitationExpiredException();
     if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);

@@ -1,36 +1,60 @@
 import { Injectable } from '@nestjs/common';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import type { PageLocale } from '../messages/locales.js';
 import { ElicitationPageAccess } from './page-access.js';
-import type { PageResponse } from './page-http.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { PageLocales } from './page-locales.js';
 import { PageSecurity } from './page-security.js';
-import { TemplateRenderer, type PageContexts, type TemplateName } from './template-renderer.js';
+import { TemplateRenderer, type ExpiryView, type PageContexts, type TemplateName } from './template-renderer.js';
 
-/** How the page routes answer: a rendered page with its security headers, or the done page of a transition. */
+/** What a page may add to its answer: the pending record (its expiry line) and another origin its form leads to. */
+export interface PageExtras {
+  record?: ElicitationRecord;
+  /** See `PageSecurity.applyHeaders`. */
+  formTarget?: string;
+}
+
+/**
+ * How the page routes answer: a rendered page in the request's language with its security headers (and, for a
+ * pending request, when it expires), the done page of a transition, or a redirect.
+ */
 @Injectable()
 export class PageAnswers {
+  private readonly formats = new Map<string, { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat }>();
+
   constructor(
     private readonly access: ElicitationPageAccess,
     private readonly renderer: TemplateRenderer,
     private readonly security: PageSecurity,
+    private readonly locales: PageLocales,
   ) {}
 
-  /** A page: its headers (`formTarget`: see `PageSecurity.applyHeaders`), status and rendered template. */
-  page<N extends TemplateName>(res: PageResponse, status: number, name: N, context: PageContexts[N], formTarget?: string): string {
-    const nonce = this.security.applyHeaders(res, formTarget);
+  /** The request's language: its catalog, locale and direction. */
+  localeOf(req: PageRequest): PageLocale {
+    return this.locales.of(req);
+  }
+
+  /** A page: its headers, status and rendered template, in the request's language. */
+  page<N extends TemplateName>(
+    req: PageRequest,
+    res: PageResponse,
+    status: number,
+    name: N,
+    context: PageContexts[N],
+    extras: PageExtras = {},
+  ): string {
+    const locale = this.locales.of(req);
+    const nonce = this.security.applyHeaders(res, extras.formTarget);
     res.status(status);
-    return this.renderer.render(name, context, nonce);
+    const expiry = extras.record?.status === 'pending' ? this.expiry(extras.record, locale) : null;
+    return this.renderer.render(name, context, nonce, { locale, expiry });
   }
 
   /** The done page of a transition that happened; otherwise its 404/409/410 page. */
-  done(res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
+  done(req: PageRequest, res: PageResponse, record: ElicitationRecord, result: TransitionResult, text: string): string {
     if (!result.ok) throw this.access.notDone(result);
-    return this.page(res, 200, 'done', {
-      heading: PAGE_MESSAGES.headings.done,
-      text,
-      message: record.message,
-      labels: PAGE_MESSAGES.labels,
-    });
+    const { messages } = this.locales.of(req);
+    return this.page(req, res, 200, 'done', { heading: messages.headings.done, text, message: record.message, labels: messages.labels });
   }
 
   /** A redirect to `location` (a URL the module built, never one from the request), with the headers of an answer without a page. */
@@ -39,5 +63,52 @@ export class PageAnswers {
     res.status(status);
     res.header('Location', location);
     return '';
+  }
+
+  /**
+   * The expiry line: relative ("in 9 minutes", `Intl.RelativeTimeFormat`) and absolute (date and time in UTC, the
+   * time zone the hosted form documents: the same whatever the browser's), in the page's locale.
+   */
+  private expiry(record: ElicitationRecord, locale: PageLocale): ExpiryView {
+    const formats = this.formatsOf(locale.locale);
+    const left = Math.max(record.expiresAt - Date.now(), 0);
+    const relative =
+      left >= 3_600_000
+        ? formats.relative.format(Math.round(left / 3_600_000), 'hour')
+        : left >= 60_000
+          ? formats.relative.format(Math.ceil(left / 60_000), 'minute')
+          : formats.relative.format(Math.ceil(left / 1000), 'second');
+    const absolute = formats.absolute.format(record.expiresAt);
+    const [before, after = ''] = locale.messages.time.expiresAt('\u0000', absolute).split('\u0000');
+    return {
+      before,
+      relative,
+      after,
+      absolute,
+      iso: new Date(record.expiresAt).toISOString(),
+      soon: locale.messages.time.expiresSoon,
+      expired: locale.messages.time.expiredNow,
+      extend: null,
+    };
+  }
+
+  private formatsOf(locale: string): { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat } {
+    let formats = this.formats.get(locale);
+    if (!formats) {
+      formats = {
+        relative: new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }),
+        absolute: new Intl.DateTimeFormat(locale, {
+          year: 'numeric',
+          month: 'short',
+          day: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          timeZone: 'UTC',
+          timeZoneName: 'short',
+        }),
+      };
+      this.formats.set(locale, formats);
+    }
+    return formats;
   }
 }

@@ -76,6 +76,8 @@ export class PageSecurity {
       {
         defaultSrc: ["'none'"],
         styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
+        // The page's one script (the countdown, the focus on an error summary) carries the same nonce.
+        scriptSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
         imgSrc: ["'self'", 'https:', 'data:'],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
@@ -89,14 +91,14 @@ export class PageSecurity {
   }
 
   /**
-   * Sets every page header; returns the nonce the page's inline style must carry. `formTarget`: one more origin
+   * Sets every page header; returns the nonce the page's inline style and script must carry. `formTarget`: one more origin
    * the page's form may lead to (the `oauth` page's post is answered with a redirect to the provider, and
    * browsers hold redirects after a post to `form-action` too).
    */
   applyHeaders(res: PageResponse, formTarget?: string): string {
     const nonce = randomPool.take(16).toString('base64url');
     for (const [name, value] of this.fixedHeaders) {
-      const withNonce = value.replace(NONCE_PLACEHOLDER, nonce);
+      const withNonce = value.replaceAll(NONCE_PLACEHOLDER, nonce);
       res.header(name, formTarget === undefined ? withNonce : withNonce.replace("form-action 'self'", `form-action 'self' ${formTarget}`));
     }
     const nodeRes = raw<NodeResponsePart>(res);

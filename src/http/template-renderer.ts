@@ -8,7 +8,8 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import type { FieldView } from './form-view.js';
-import { PAGE_MESSAGES, type PageLabels } from '../messages/page-messages.js';
+import type { PageLabels } from '../messages/page-messages.js';
+import type { PageLocale } from '../messages/locales.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
 export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'oauth', 'done', 'error'] as const;
@@ -51,6 +52,29 @@ export interface PageContexts {
   };
   done: { heading: string; text: string; message: string; labels: PageLabels };
   error: { heading: string; text: string; statusCode: number; statusLine: string };
+}
+
+/**
+ * The expiry line of a pending request's page: the sentence around the relative time (so that the countdown can
+ * replace just that), the absolute time, the moment itself for the script, its texts for the last minute and the
+ * end, and the form that asks for more time when the request can still have it.
+ */
+export interface ExpiryView {
+  before: string;
+  relative: string;
+  after: string;
+  absolute: string;
+  /** ISO 8601 (the `<time datetime>` and the countdown's end). */
+  iso: string;
+  soon: string;
+  expired: string;
+  extend: { action: string; hint: string; csrf: string } | null;
+}
+
+/** What every page gets besides its own context: its language, and the expiry line of a pending request. */
+export interface PageFrame {
+  locale: PageLocale;
+  expiry?: ExpiryView | null;
 }
 
 /** The package's own `templates/` folder, found from this file whether run from `src/` or `dist/`. */
@@ -110,13 +134,18 @@ interface RenderedPage {
 export class TemplateRenderer {
   private readonly handlebars = Handlebars.create();
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
-  private readonly theme: { title: string; primaryColor: string; logoUrl: string | null };
+  private readonly theme: { title: string; primaryColor: string; onPrimary: string; logoUrl: string | null };
   private readonly rendered = new Map<string, RenderedPage>();
   /** Whether pages are kept rendered: only when every template is a built-in one. */
   private readonly keepsPages: boolean;
 
   constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions) {
-    this.theme = { title: options.title, primaryColor: options.primaryColor, logoUrl: options.logoUrl ?? null };
+    this.theme = {
+      title: options.title,
+      primaryColor: options.primaryColor,
+      onPrimary: options.primaryTextColor,
+      logoUrl: options.logoUrl ?? null,
+    };
     const builtIn = builtInTemplatesDir();
     let customized = false;
     for (const name of TEMPLATE_NAMES) {
@@ -136,13 +165,19 @@ export class TemplateRenderer {
     this.keepsPages = !customized;
   }
 
-  /** Renders one page with the nonce its inline style must carry (see `PageSecurity.applyHeaders`). */
-  render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
-    const key = this.keepsPages ? keyOf(name, context) : undefined;
-    if (key === undefined) return this.renderNow(name, context, nonce);
+  /**
+   * Renders one page in `frame`'s language (`lang`, `dir`, the catalog's labels) with the nonce its inline style and
+   * script must carry (see `PageSecurity.applyHeaders`), and, on a page of a pending request, its expiry line.
+   */
+  render<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string, frame: PageFrame): string {
+    const key = this.keepsPages ? keyOf(name, context, frame) : undefined;
+    if (key === undefined) return this.renderNow(name, context, nonce, frame);
     let page = this.rendered.get(key);
     if (!page) {
-      const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce);
+      const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce, {
+        ...frame,
+        expiry: frame.expiry && { ...frame.expiry, ...(frame.expiry.extend && { extend: { ...frame.expiry.extend, csrf: MARKS.csrf } }) },
+      });
       const [first, ...rest] = marked.split(MARK);
       page = { pieces: [first], slots: [] };
       for (let i = 0; i < rest.length; i += 2) {
@@ -155,8 +190,9 @@ export class TemplateRenderer {
     return fill(page, { csrf: 'csrf' in context ? context.csrf : '', nonce });
   }
 
-  private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string): string {
-    return this.compiled.get(name)!({ ...forDisplay(context), nonce, theme: this.theme });
+  private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string, frame: PageFrame): string {
+    const { locale, expiry = null } = frame;
+    return this.compiled.get(name)!({ ...forDisplay(context), nonce, theme: this.theme, lang: locale.locale, dir: locale.dir, expiry });
   }
 }
 
@@ -165,10 +201,11 @@ export class TemplateRenderer {
  * page labels are the module's own, the same object every time); `undefined` for a context holding anything else
  * (the hosted form's fields), whose pages are rendered every time.
  */
-function keyOf(name: string, context: object): string | undefined {
-  const parts: unknown[] = [name];
+function keyOf(name: string, context: object, frame: PageFrame): string | undefined {
+  const { expiry } = frame;
+  const parts: unknown[] = [name, frame.locale.locale, expiry?.relative, expiry?.absolute, expiry?.extend?.hint];
   for (const [field, value] of Object.entries(context)) {
-    if (field === 'csrf' || (field === 'labels' && value === PAGE_MESSAGES.labels)) continue;
+    if (field === 'csrf' || (field === 'labels' && value === frame.locale.messages.labels)) continue;
     if (value !== null && typeof value === 'object') return undefined;
     parts.push(field, value);
   }

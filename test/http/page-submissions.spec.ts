@@ -7,9 +7,9 @@ const { apiKey: keyMessages, confirm: confirmMessages } = PAGE_MESSAGES;
 
 describe('readApiKeySubmission', () => {
   it('takes one non-empty key, trimmed, with action absent or submit', () => {
-    expect(readApiKeySubmission({ apiKey: '  ghp_abc  ' })).toEqual({ ok: true, value: { apiKey: 'ghp_abc' } });
-    expect(readApiKeySubmission({ apiKey: 'k', action: 'submit' })).toEqual({ ok: true, value: { apiKey: 'k' } });
-    expect(readApiKeySubmission({ apiKey: 'k'.repeat(MAX_API_KEY_LENGTH) })).toEqual({
+    expect(readApiKeySubmission({ apiKey: '  ghp_abc  ' }, PAGE_MESSAGES)).toEqual({ ok: true, value: { apiKey: 'ghp_abc' } });
+    expect(readApiKeySubmission({ apiKey: 'k', action: 'submit' }, PAGE_MESSAGES)).toEqual({ ok: true, value: { apiKey: 'k' } });
+    expect(readApiKeySubmission({ apiKey: 'k'.repeat(MAX_API_KEY_LENGTH) }, PAGE_MESSAGES)).toEqual({
       ok: true,
       value: { apiKey: 'k'.repeat(MAX_API_KEY_LENGTH) },
     });
@@ -25,17 +25,17 @@ describe('readApiKeySubmission', () => {
     ['an unknown action (before the key is looked at)', { action: 'delete', apiKey: '' }, keyMessages.unknownAction],
     ['a repeated action', { action: ['submit', 'cancel'], apiKey: 'k' }, keyMessages.unknownAction],
   ])('refuses %s with the page message', (_label, body, message) => {
-    expect(readApiKeySubmission(body as Record<string, unknown> | undefined)).toEqual({ ok: false, message });
+    expect(readApiKeySubmission(body as Record<string, unknown> | undefined, PAGE_MESSAGES)).toEqual({ ok: false, message });
   });
 });
 
 describe('readConfirmSubmission', () => {
   it('takes confirm or cancel', () => {
-    expect(readConfirmSubmission({ action: 'confirm' })).toEqual({ ok: true, value: { action: 'confirm' } });
-    expect(readConfirmSubmission({ action: 'cancel' })).toEqual({ ok: true, value: { action: 'cancel' } });
+    expect(readConfirmSubmission({ action: 'confirm' }, PAGE_MESSAGES)).toEqual({ ok: true, value: { action: 'confirm' } });
+    expect(readConfirmSubmission({ action: 'cancel' }, PAGE_MESSAGES)).toEqual({ ok: true, value: { action: 'cancel' } });
   });
 
   it.each([[undefined], [{}], [{ action: 'submit' }], [{ action: ['confirm'] }]])('refuses %j', (body) => {
-    expect(readConfirmSubmission(body)).toEqual({ ok: false, message: confirmMessages.chooseAction });
+    expect(readConfirmSubmission(body, PAGE_MESSAGES)).toEqual({ ok: false, message: confirmMessages.chooseAction });
   });
 });

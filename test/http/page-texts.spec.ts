@@ -10,6 +10,10 @@ import { fieldViews, initialInput } from '../../src/http/form-view.js';
 import { TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
 import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
 import { MAX_BUTTON_LABEL_LENGTH, MAX_FIELD_TITLE_LENGTH, MAX_TITLE_LENGTH } from '../../src/security/display-text.js';
+import { PageCatalogs } from '../../src/messages/locales.js';
+
+/** Every page in the default locale, English. */
+const FRAME = { locale: new PageCatalogs().defaultLocale };
 
 const SPOOF = 'Deploy web\u202Eyrtnomem\u202C\u0000\u0007' + '\n'.repeat(28) + 'to production?';
 /** Controls but the line feed, and the bidi formatting characters. */
@@ -41,7 +45,7 @@ function elementText(html: string, open: string, close: string): string {
 
 describe('page texts from the elicitation', () => {
   describe('the confirm page', () => {
-    const html = renderer.render('confirm', confirmContext({}), 'nonce');
+    const html = renderer.render('confirm', confirmContext({}), 'nonce', FRAME);
 
     it('shows no control or bidi character anywhere', () => {
       expect(html).not.toMatch(FORBIDDEN);
@@ -66,20 +70,20 @@ describe('page texts from the elicitation', () => {
 
     it('caps the title and the button labels', () => {
       const long = confirmContext({ heading: 'T'.repeat(500), confirmLabel: 'C'.repeat(500), cancelLabel: 'N'.repeat(500) });
-      const page = renderer.render('confirm', long, 'nonce');
+      const page = renderer.render('confirm', long, 'nonce', FRAME);
       expect(elementText(page, '<h1', '</h1>')).toBe(`${'T'.repeat(MAX_TITLE_LENGTH - 1)}…`);
       expect(elementText(page, 'value="confirm"', '</button>')).toBe(`${'C'.repeat(MAX_BUTTON_LABEL_LENGTH - 1)}…`);
       expect(elementText(page, 'value="cancel"', '</button>')).toBe(`${'N'.repeat(MAX_BUTTON_LABEL_LENGTH - 1)}…`);
     });
 
     it('renders no warning box without a warning', () => {
-      expect(renderer.render('confirm', confirmContext({ warning: null }), 'nonce')).not.toContain('class="warning"');
+      expect(renderer.render('confirm', confirmContext({ warning: null }), 'nonce', FRAME)).not.toContain('class="warning"');
     });
   });
 
   it('quotes the api-key page message the same way', () => {
     const { warning: _w, confirmLabel: _c, cancelLabel: _n, ...context } = confirmContext({ heading: 'An API key is needed' });
-    const html = renderer.render('api-key', context, 'nonce');
+    const html = renderer.render('api-key', context, 'nonce', FRAME);
     expect(html).not.toMatch(FORBIDDEN);
     expect(html).toContain('<p class="message" dir="auto" tabindex="0">Deploy webyrtnomem\n\nto production?</p>');
   });
@@ -100,7 +104,7 @@ describe('page texts from the elicitation', () => {
         },
       },
     });
-    const fields = fieldViews(plan, initialInput(plan), [{ field: 'target', message: 'is required' }]);
+    const fields = fieldViews(plan, initialInput(plan), PAGE_MESSAGES, [{ field: 'target', message: 'is required' }]);
 
     it('shows every title, description and option title on one line, without controls', () => {
       for (const field of fields.slice(0, 4)) expect(field.label).toBe('Deploy webyrtnomem to production?');
@@ -133,6 +137,7 @@ describe('page texts from the elicitation', () => {
           labels: PAGE_MESSAGES.labels,
         },
         'nonce',
+        FRAME,
       );
       expect(html).not.toMatch(FORBIDDEN);
       expect(html).toContain('<label for="f0"><bdi>Deploy webyrtnomem to production?</bdi> <span class="required"');

@@ -10,6 +10,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ResolvedElicitationOptions } from '../../src/elicitation-options.interface.js';
 import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
 import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
+import { PageCatalogs } from '../../src/messages/locales.js';
+import type { PageFrame } from '../../src/http/template-renderer.js';
+
+/** Every page in the default locale, English. */
+const FRAME = { locale: new PageCatalogs().defaultLocale };
 
 const options = (templatesDir?: string) => ({ title: 'Acme', primaryColor: '#2563eb', templatesDir }) as ResolvedElicitationOptions;
 
@@ -24,9 +29,14 @@ const apiKey = (message: string, csrf: string): PageContexts['api-key'] => ({
 
 /** A renderer that never keeps a page: the reference. */
 class FreshRenderer extends TemplateRenderer {
-  override render<N extends Parameters<TemplateRenderer['render']>[0]>(name: N, context: PageContexts[N], nonce: string): string {
+  override render<N extends Parameters<TemplateRenderer['render']>[0]>(
+    name: N,
+    context: PageContexts[N],
+    nonce: string,
+    frame: PageFrame,
+  ): string {
     // A context with an object the cache cannot key by is rendered every time.
-    return super.render(name, { ...context, unkeyable: {} }, nonce);
+    return super.render(name, { ...context, unkeyable: {} }, nonce, frame);
   }
 }
 
@@ -40,8 +50,8 @@ describe('kept pages', () => {
     for (let i = 0; i < 3; i++) {
       const nonce = `nonce${i}`;
       for (const message of ['Enter your key', 'Enter your <key> & "more"', 'Other\nlines']) {
-        expect(kept.render('api-key', apiKey(message, `k.token${i}`), nonce)).toBe(
-          fresh.render('api-key', apiKey(message, `k.token${i}`), nonce),
+        expect(kept.render('api-key', apiKey(message, `k.token${i}`), nonce, FRAME)).toBe(
+          fresh.render('api-key', apiKey(message, `k.token${i}`), nonce, FRAME),
         );
         const confirm: PageContexts['confirm'] = {
           ...apiKey(message, `k.token${i}`),
@@ -49,12 +59,12 @@ describe('kept pages', () => {
           confirmLabel: 'Yes',
           cancelLabel: 'No',
         };
-        expect(kept.render('confirm', confirm, nonce)).toBe(fresh.render('confirm', confirm, nonce));
+        expect(kept.render('confirm', confirm, nonce, FRAME)).toBe(fresh.render('confirm', confirm, nonce, FRAME));
         const done = { heading: PAGE_MESSAGES.headings.done, text: 'Received', message, labels: PAGE_MESSAGES.labels };
-        expect(kept.render('done', done, nonce)).toBe(fresh.render('done', done, nonce));
+        expect(kept.render('done', done, nonce, FRAME)).toBe(fresh.render('done', done, nonce, FRAME));
       }
     }
-    const page = kept.render('api-key', apiKey('Enter your key', 'k.abc'), 'n0nce');
+    const page = kept.render('api-key', apiKey('Enter your key', 'k.abc'), 'n0nce', FRAME);
     expect(page).toContain('k.abc');
     expect(page).toContain('n0nce');
     expect(page).not.toContain('\u0000');
@@ -69,8 +79,8 @@ describe('kept pages', () => {
     const kept = new TemplateRenderer(options(dir));
     const fresh = new FreshRenderer(options(dir));
     for (const token of ['k.first', 'k.second', 'x.third']) {
-      const html = kept.render('api-key', apiKey('Enter your key', token), 'n');
-      expect(html).toBe(fresh.render('api-key', apiKey('Enter your key', token), 'n'));
+      const html = kept.render('api-key', apiKey('Enter your key', token), 'n', FRAME);
+      expect(html).toBe(fresh.render('api-key', apiKey('Enter your key', token), 'n', FRAME));
       expect(html).toContain(`${token}${token[0]}`);
     }
   });
