@@ -158,6 +158,13 @@ export class TemplateRenderer {
       } catch {
         throw new ElicitationConfigError('templatesDir', `points at an unreadable template ${file}`);
       }
+      // Handlebars compiles lazily, at the first render: a broken template fails start-up here instead, by name.
+      try {
+        this.handlebars.precompile(source, { strict: true });
+      } catch (error) {
+        const problem = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new ElicitationConfigError('templatesDir', `holds a template ${name}.hbs (${file}) that does not compile: ${problem}`);
+      }
       const template = this.handlebars.compile(source, { strict: true, noEscape: false });
       if (name === 'layout') this.handlebars.registerPartial('layout', template);
       else this.compiled.set(name, template);
