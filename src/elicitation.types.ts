@@ -44,6 +44,16 @@ export interface ElicitationRecord {
   data?: ElicitationData;
   /** When a read-once delivery consumed the data (then `data` is gone), epoch milliseconds. */
   consumedAt?: number;
+  /**
+   * When the pending record was given more time ("Need more time?", `ElicitationService.extend`), epoch
+   * milliseconds; absent until then. A record is extended at most once.
+   */
+  extendedAt?: number;
+  /**
+   * Its `expiresAt` before that extension, epoch milliseconds (so its original lifetime stays known:
+   * `extendedFrom - createdAt`); absent until then.
+   */
+  extendedFrom?: number;
   /** The MCP session that asked, if any (kept for routing the completion notification). */
   sessionId?: string;
   /**
@@ -60,6 +70,20 @@ export type TransitionResult =
   | { ok: false; reason: 'not-found' }
   | { ok: false; reason: 'already-finished'; status: FinalStatus; record: ElicitationRecord }
   | { ok: false; reason: 'expired'; record: ElicitationRecord };
+
+/**
+ * What a store's `extend` tells the caller: the record with its new `expiresAt`, or why it was not extended (the
+ * refusals of `TransitionResult`, and `already-extended`: a record is extended once).
+ */
+export type ExtendResult =
+  | { ok: true; record: ElicitationRecord }
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'already-finished'; status: FinalStatus; record: ElicitationRecord }
+  | { ok: false; reason: 'expired'; record: ElicitationRecord }
+  | { ok: false; reason: 'already-extended'; record: ElicitationRecord };
+
+/** What `ElicitationService.extend` tells the caller: the store's answer, or `unsupported` for a store without `extend`. */
+export type ElicitationExtendResult = ExtendResult | { ok: false; reason: 'unsupported' };
 
 /** How an elicitation ended, as a tool sees it. */
 export type ElicitationOutcome<T extends ElicitationData = ElicitationData> =
@@ -92,9 +116,12 @@ export interface ElicitationSummary {
   finishedAt?: number;
 }
 
-/** A lifecycle event. Events never carry submitted data. */
+/**
+ * A lifecycle event. Events never carry submitted data. `extended` is no transition: the elicitation is still
+ * pending, with a later `expiresAt` ("Need more time?").
+ */
 export interface ElicitationEvent {
-  type: 'created' | FinalStatus;
+  type: 'created' | 'extended' | FinalStatus;
   elicitationId: string;
   userId: string;
   kind: ElicitationKind;
@@ -102,4 +129,6 @@ export interface ElicitationEvent {
   sessionId?: string;
   /** Epoch milliseconds. */
   at: number;
+  /** The new expiry of an `extended` event, epoch milliseconds (only there). */
+  expiresAt?: number;
 }

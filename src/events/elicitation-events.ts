@@ -4,9 +4,12 @@ import type { ElicitationEvent, ElicitationRecord } from '../elicitation.types.j
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ElicitationStore, type ElicitationEventChannel, type ElicitationEventContext } from '../stores/elicitation-store.js';
 
-/** The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. */
+/**
+ * The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. An
+ * `extended` event also carries the record's new `expiresAt`.
+ */
 export function lifecycleEvent(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): ElicitationEvent {
-  return {
+  const event: ElicitationEvent = {
     type,
     elicitationId: record.id,
     userId: record.userId,
@@ -15,6 +18,8 @@ export function lifecycleEvent(type: ElicitationEvent['type'], record: Elicitati
     sessionId: record.sessionId,
     at,
   };
+  if (type === 'extended') event.expiresAt = record.expiresAt;
+  return event;
 }
 
 /** A function called for every lifecycle event. */
@@ -22,7 +27,8 @@ export type ElicitationEventListener = (event: ElicitationEvent) => void;
 
 /**
  * The event bus: every lifecycle transition (`created`, `completed`, `declined`, `cancelled`,
- * `expired`) is published here once, by the instance that made it. Listeners run synchronously; one
+ * `expired`) is published here once, by the instance that made it, and so is `extended` (a pending elicitation
+ * given more time: still pending, with the new `expiresAt`). Listeners run synchronously; one
  * that throws is logged and never disturbs the others or the request that caused the event.
  *
  * When the store is shared between instances (it offers `openEventChannel`, as the Redis store does),

@@ -76,7 +76,8 @@ export class CompletionNotifications implements OnModuleInit, OnModuleDestroy {
   }
 
   private onEvent(event: ElicitationEvent): void {
-    if (event.type === 'created') return;
+    // Only a final status ends the elicitation: `extended` leaves it pending.
+    if (event.type === 'created' || event.type === 'extended') return;
     const entry = this.notifiers.get(event.elicitationId);
     if (!entry) return;
     this.notifiers.delete(event.elicitationId);

@@ -9,6 +9,7 @@ import type { ElicitationKind } from '../elicitation.types.js';
  * - `page.refused`: a page or status request was refused; `reason` says why (`identity`, `csrf`, `expired`,
  *   `finished`, `not-found`, `too-large`, `throttled`);
  * - `answered`, `declined`, `cancelled`, `expired`: the elicitation left `pending` that way, on this instance;
+ * - `extended`: the pending elicitation was given more time ("Need more time?"), on this instance;
  * - `answer.consumed`: a read-once read (`consume: true`) took the answer out of the store;
  * - `request-state.refused`: a 2026-07-28 `requestState` was refused; `reason` is its `RequestStateRejection`.
  */
@@ -20,6 +21,7 @@ export type ElicitationAuditEvent =
   | 'declined'
   | 'cancelled'
   | 'expired'
+  | 'extended'
   | 'answer.consumed'
   | 'request-state.refused';
 

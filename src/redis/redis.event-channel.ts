@@ -32,7 +32,7 @@ const SEEN_GENERATION = 5_000;
 const retryDelayMs = (failures: number) => Math.min(100 * failures, 1_000);
 
 /**
- * Events whose append a script already made (CREATE, FINISH, SWEEP), so that the channel does not send them
+ * Events whose append a script already made (CREATE, FINISH, EXTEND_EXPIRY, SWEEP), so that the channel does not send them
  * again when the service publishes them right after (by `tag`). Entries live one to two rotations (a second
  * or two), so an event that is never published through the channel costs nothing for long; one published
  * later than that goes out again and the readers drop it by its id.
@@ -192,16 +192,17 @@ export class RedisEventChannel implements ElicitationEventChannel {
   }
 
   /**
-   * The five arguments with which the CREATE, FINISH or SWEEP script appends the event of a record it makes a
-   * `type` transition of at `at`, so that the event is written in the same step (see EventScriptArgs).
+   * The five arguments with which the CREATE, FINISH, EXTEND_EXPIRY or SWEEP script appends the event of a record it
+   * makes a `type` transition of at `at` (`extended`: with the new `expiresAt`), so that the event is written in the
+   * same step (see EventScriptArgs).
    */
-  scriptEventArgs(type: ElicitationEvent['type'], at: number): EventScriptArgs {
+  scriptEventArgs(type: ElicitationEvent['type'], at: number, expiresAt?: number): EventScriptArgs {
     return [
       this.deps.stream,
       this.deps.maxLength,
       this.deps.maxAgeMs,
       eventMessageStart(this.head, type),
-      eventMessageEnd(at, this.trace()),
+      eventMessageEnd(at, this.trace(), expiresAt),
     ];
   }
 

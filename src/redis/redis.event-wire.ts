@@ -5,10 +5,10 @@ import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
  * The one definition of a lifecycle event on the Redis event stream. Each event is one stream entry with one
  * field, `EVENT_FIELD`, holding the message:
  *
- *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…},"trace":…}
+ *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…,"expiresAt":…},"trace":…}
  *
  * `origin` names the sending channel (so it can skip its own messages). In clear are only the transition
- * (`type`), the record's random id and the time; `sealed` holds the rest of the `ElicitationEvent`, the
+ * (`type`), the record's random id, the time and, for `extended` only, the new expiry (`expiresAt`); `sealed` holds the rest of the `ElicitationEvent`, the
  * record's part (`EventRecordPart`: user id, kind, elicitation type, session id), as JSON sealed with the
  * store's keys (AES-256-GCM bound to the id), so that a reader without `encryptionKey` learns no user.
  * A receiving instance opens it and hands its listeners the whole `ElicitationEvent`, as the sender had it.
@@ -45,8 +45,8 @@ export interface EventWireMessage {
 
 /**
  * The event's identity on every instance: a record makes each transition at most once (`created` once, then
- * one final status, by an atomic compare-and-set), so its id and the transition name the event without a
- * counter. Readers drop a second message with the same identity (a resent append, a publish the script had
+ * one final status, by an atomic compare-and-set; `extended` at most once too), so its id and the transition
+ * name the event without a counter. Readers drop a second message with the same identity (a resent append, a publish the script had
  * already made).
  */
 export function eventId(event: Pick<ElicitationEvent, 'type' | 'elicitationId'>): string {
@@ -63,9 +63,13 @@ export function eventMessageStart(head: string, type: ElicitationEvent['type']):
   return `${head}${JSON.stringify(type)},`;
 }
 
-/** The piece after the record part: the event's time, the trace when there is one (see `sendableTrace`), and the closing braces. */
-export function eventMessageEnd(at: number, trace?: string): string {
-  return `,"at":${JSON.stringify(at)}}${trace === undefined ? '' : `,"trace":${JSON.stringify(trace)}`}}`;
+/**
+ * The piece after the record part: the event's time, the new expiry of an `extended` event, the trace when there is
+ * one (see `sendableTrace`), and the closing braces.
+ */
+export function eventMessageEnd(at: number, trace?: string, expiresAt?: number): string {
+  const expiry = expiresAt === undefined ? '' : `,"expiresAt":${JSON.stringify(expiresAt)}`;
+  return `,"at":${JSON.stringify(at)}${expiry}}${trace === undefined ? '' : `,"trace":${JSON.stringify(trace)}`}}`;
 }
 
 /** `trace` when it may travel (a non-empty string of at most MAX_TRACE_LENGTH characters), else `undefined`. */
@@ -90,7 +94,12 @@ export function encodeEventRecordPart(elicitationId: string, part: EventRecordPa
 
 /** The message that the channel with head `head` (see `eventMessageHead`) sends for `event`, with `trace` when given. */
 export function encodeEventMessage(head: string, event: ElicitationEvent, keys: EventSealing, trace?: string): string {
-  return eventMessageStart(head, event.type) + encodeEventRecordPart(event.elicitationId, event, keys) + eventMessageEnd(event.at, trace);
+  const expiresAt = event.type === 'extended' ? event.expiresAt : undefined;
+  return (
+    eventMessageStart(head, event.type) +
+    encodeEventRecordPart(event.elicitationId, event, keys) +
+    eventMessageEnd(event.at, trace, expiresAt)
+  );
 }
 
 /**
@@ -107,6 +116,12 @@ export function decodeEventMessage(text: string, keys: EventSealing): EventWireM
   }
   if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !isWireEvent(parsed.event)) return undefined;
   const { type, elicitationId, sealed, at } = parsed.event;
+  let expiresAt: number | undefined;
+  if (type === 'extended') {
+    // An `extended` event without its new expiry says nothing a listener could use.
+    if (typeof parsed.event.expiresAt !== 'number') return undefined;
+    expiresAt = parsed.event.expiresAt;
+  }
   let part: unknown;
   try {
     part = JSON.parse(keys.open(sealed, eventContext(elicitationId)));
@@ -123,6 +138,7 @@ export function decodeEventMessage(text: string, keys: EventSealing): EventWireM
     elicitationType,
     ...(typeof sessionId === 'string' && { sessionId }),
     at,
+    ...(expiresAt !== undefined && { expiresAt }),
   };
   const trace = sendableTrace('trace' in parsed ? parsed.trace : undefined);
   return {
@@ -138,6 +154,8 @@ interface WireEvent {
   elicitationId: string;
   sealed: string;
   at: number;
+  /** `extended` only. */
+  expiresAt?: unknown;
 }
 
 /** Whether `value` has the members of a `WireEvent`, of the right types. */

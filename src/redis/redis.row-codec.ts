@@ -12,7 +12,7 @@ import { encodeEventRecordPart } from './redis.event-wire.js';
  *   u = the user's name and t = the name of the user's completed index of this type (RedisNames, under the
  *       first key of the ring at creation), for the index keys the scripts build and the pending set's member.
  * Changed later: s = status, e = expiresAt, p = purgeAt, f = finishedAt, d = data (JSON: the service's sealed
- * answer), c = consumedAt.
+ * answer), c = consumedAt, x = extendedAt and o = extendedFrom (set together, once, by `extend`).
  *
  * Nothing in a record names its user, type or message in clear. The shape keeps cjson out of the scripts and
  * the finish reply small: it is guarded by the redis.bench rows "redis store finish (complete), 32 callers"
@@ -20,7 +20,7 @@ import { encodeEventRecordPart } from './redis.event-wire.js';
  */
 
 /** The fields a record is read from, in the order `toRecord` expects them (HMGET: a missing field is null). */
-export const FIELDS = ['v', 'j', 's', 'e', 'p', 'f', 'd', 'c'] as const;
+export const FIELDS = ['v', 'j', 's', 'e', 'p', 'f', 'd', 'c', 'x', 'o'] as const;
 
 /** `FIELDS` as Lua string literals, for the scripts' HMGET. */
 export const LUA_FIELDS = FIELDS.map((f) => `'${f}'`).join(', ');
@@ -115,5 +115,7 @@ export function toRecord(row: Row, keys: RecordSealing): ElicitationRecord {
   if (row[5] !== null) record.finishedAt = Number(row[5]);
   if (row[6] !== null) record.data = decodeData(row[6]);
   if (row[7] !== null) record.consumedAt = Number(row[7]);
+  if (row[8] !== null) record.extendedAt = Number(row[8]);
+  if (row[9] !== null) record.extendedFrom = Number(row[9]);
   return record;
 }

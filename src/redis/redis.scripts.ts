@@ -1,14 +1,15 @@
 import type { CreateResult } from '../stores/elicitation-store.js';
 import type { RedisClient } from './redis.client.js';
 import { EVENT_FIELD } from './redis.event-wire.js';
-import { LUA_FIELDS, type Row } from './redis.row-codec.js';
+import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
 
 /*
  * The Lua scripts of the Redis store: one per operation that is more than one command, so that every store
  * operation stays one round trip (EVALSHA; the redis.bench rows "redis round trips per <operation>", target
  * == 1.0, guard it). Keys are the store's key space (redis.key-space.ts); records are hashes of the fields
- * in redis.row-codec.ts. CREATE, FINISH and SWEEP append the lifecycle event of each record they create or
- * finish to the event stream themselves (APPEND_EVENT, with the pieces of redis.event-wire.ts).
+ * in redis.row-codec.ts. CREATE, FINISH, EXTEND_EXPIRY and SWEEP append the lifecycle event of each record they
+ * create, finish, extend or expire to the event stream themselves (APPEND_EVENT, with the pieces of
+ * redis.event-wire.ts).
  *
  * Names of users, completed indexes and counters come one per key of the `encryptionKey` ring, the first
  * key's first (RedisNames): writes use the first, reads and counts all of them, so a rotation neither loses
@@ -119,6 +120,32 @@ if ARGV[8] then append_event(ARGV[8], ARGV[9], ARGV[10], ARGV[11] .. h[6] .. ARG
 return {h[2], h[6], h[7]}
 `;
 
+/**
+ * "Need more time?": a pending record, before its expiry and not extended yet, gets its new expiresAt and purgeAt
+ * (and x, o: when, and the expiresAt it had), is filed under the new deadline, and its key and the keys that list
+ * it live at least to the new purgeAt plus grace. With an event channel open it appends the "extended" event (the
+ * new expiresAt is in the message's end piece), as FINISH does.
+ */
+const EXTEND_EXPIRY = `${EXTEND_TTL}${APPEND_EVENT}
+-- KEYS: record, deadlines, pending set. ARGV: id, now, expiresAt, purgeAt, base, graceMs, and to append the
+-- "extended" event as well its five arguments (7-11; the record's v goes between the last two).
+-- Returns 0 when not found (or past its purgeAt); otherwise {1 when extended now else 0, the record's fields
+-- (FIELDS) after the call}.
+local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 'v', 'x')
+local now = tonumber(ARGV[2])
+if not h[5] or tonumber(h[3]) <= now then return 0 end
+if h[1] ~= 'pending' or now >= tonumber(h[2]) or h[6] then return {0, redis.call('HMGET', KEYS[1], ${LUA_FIELDS})} end
+redis.call('HSET', KEYS[1], 'e', ARGV[3], 'p', ARGV[4], 'x', ARGV[2], 'o', h[2])
+local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[6])
+if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+extend(KEYS[2], keep)
+extend(KEYS[3], keep)
+extend(ARGV[5] .. ':u:' .. h[4], keep)
+if ARGV[7] then append_event(ARGV[7], ARGV[8], ARGV[9], ARGV[10] .. h[5] .. ARGV[11]) end
+return {1, redis.call('HMGET', KEYS[1], ${LUA_FIELDS})}
+`;
+
 const FIND_LATEST = `
 -- KEYS: the completed indexes of one user and type (one per name). ARGV: now, base. The newest completed,
 -- unconsumed, retained record (FIELDS) of all of them; each index is read newest first in slices of 16 ids,
@@ -200,13 +227,15 @@ return {#due, expired}
 
 const CONSUME = `
 -- KEYS: record. ARGV: now, base, id. Returns the record with its data (FIELDS) and removes the data, once; the
--- record leaves the completed index.
+-- record leaves the completed index. h holds FIELDS (status 3, purgeAt 5, consumedAt 8), then u and t.
 local h = redis.call('HMGET', KEYS[1], ${LUA_FIELDS}, 'u', 't')
-if h[3] ~= 'completed' or tonumber(h[5]) <= tonumber(ARGV[1]) or h[8] or not h[9] then return false end
+local u, t = h[${FIELDS.length + 1}], h[${FIELDS.length + 2}]
+if h[3] ~= 'completed' or tonumber(h[5]) <= tonumber(ARGV[1]) or h[8] or not u then return false end
 redis.call('HDEL', KEYS[1], 'd')
 redis.call('HSET', KEYS[1], 'c', ARGV[1])
-redis.call('ZREM', ARGV[2] .. ':c:' .. h[10], ARGV[3])
-return {h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]}
+redis.call('ZREM', ARGV[2] .. ':c:' .. t, ARGV[3])
+h[${FIELDS.length + 1}], h[${FIELDS.length + 2}] = nil, nil
+return h
 `;
 
 const HIT = `
@@ -256,6 +285,8 @@ export interface Scripts {
   /** The live members of the key-ring set, after recording (or removing) one instance's entry. */
   elicitKeyRings(k: string, now: number, instanceId: string, keyIds: string, until: number | '', ttlMs: number): Promise<string[]>;
   elicitFinish(r: string, d: string, p: string, ...argv: (string | number)[]): Promise<0 | Row>;
+  /** 0 when not found; else [1 when extended now or 0 when refused, the record's fields after the call]. */
+  elicitExtend(r: string, d: string, p: string, ...argv: (string | number)[]): Promise<0 | [0 | 1, Row]>;
   elicitFindLatest(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row | null>;
   elicitList(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
@@ -269,6 +300,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitHit: { lua: HIT },
   elicitKeyRings: { numberOfKeys: 1, lua: KEY_RINGS },
   elicitFinish: { numberOfKeys: 3, lua: FINISH },
+  elicitExtend: { numberOfKeys: 3, lua: EXTEND_EXPIRY },
   elicitFindLatest: { lua: FIND_LATEST },
   elicitList: { lua: LIST },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },

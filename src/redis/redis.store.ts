@@ -7,7 +7,7 @@ import {
 } from '../elicitation.constants.js';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
-import type { ElicitationEvent, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import {
@@ -19,6 +19,7 @@ import {
   type ElicitationEventChannelOptions,
   type ElicitationEventContext,
   type ElicitationStoreKeys,
+  type ExtendChange,
   type FinishChange,
   type KeyRingEntry,
 } from '../stores/elicitation-store.js';
@@ -80,8 +81,8 @@ export interface RedisElicitationStoreOptions {
  * (`{prefix}:v2:events`, capped by `eventsMaxLength` and `eventsMaxAgeMs`), which each instance reads on a
  * dedicated connection from the last event it read, so a dropped connection loses no event the stream still
  * keeps (see redis.event-channel.ts). While exactly one event channel is open on the store, `create`,
- * `finish` and `sweep` append the events of the records they create, finish and expire from their own
- * scripts (the events the service publishes right after are then not sent again).
+ * `finish`, `extend` and `sweep` append the events of the records they create, finish, extend and expire from
+ * their own scripts (the events the service publishes right after are then not sent again).
  *
  * No key name, value or event holds a user id, a type, an IP address or a message in clear: names are keyed
  * hashes and records and events are sealed, under the keys `ElicitationModule` hands the store from its
@@ -237,6 +238,30 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     const record = toRecord(reply, keys);
     if (record.status === 'pending') return { ok: false, reason: 'expired', record };
     return { ok: false, reason: 'already-finished', status: record.status, record };
+  }
+
+  /**
+   * "Need more time?" in one script (EXTEND_EXPIRY): the compare-and-set on a pending, not yet extended record, its
+   * deadline and TTLs moved on, and (with one event channel open) the `extended` event appended in the same step.
+   */
+  override async extend(id: string, change: ExtendChange): Promise<ExtendResult> {
+    const { keys } = this.requireKeys();
+    const channel = this.scriptChannel();
+    const args: Array<string | number> = [id, change.now, change.expiresAt, change.purgeAt, this.keys.base, this.graceMs];
+    if (channel) args.push(...channel.scriptEventArgs('extended', change.now, change.expiresAt));
+    const reply = await callRedis('extend', () =>
+      this.scripts.elicitExtend(this.keys.record(id), this.keys.deadlines, this.keys.pending, ...args),
+    );
+    if (reply === 0) return { ok: false, reason: 'not-found' };
+    const [extended, row] = reply;
+    const record = toRecord(row, keys);
+    if (extended === 1) {
+      channel?.appendedInScript(id, 'extended', change.now);
+      return { ok: true, record };
+    }
+    if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
+    if (change.now >= record.expiresAt) return { ok: false, reason: 'expired', record };
+    return { ok: false, reason: 'already-extended', record };
   }
 
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {

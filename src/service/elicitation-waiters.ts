@@ -33,6 +33,8 @@ interface Waiter {
   settle(outcome: WaitOutcome): void;
   /** Ends the wait with an error instead (shutdown). */
   fail(error: Error): void;
+  /** The elicitation was given more time: a wait that ends at its expiry ends at `expiresAt` now. */
+  extend(expiresAt: number): void;
 }
 
 /**
@@ -40,7 +42,8 @@ interface Waiter {
  * wake their waiters with the record in hand (`finished`); events from other instances wake them through
  * `remote`, which reads the store once per id for a `completed` answer (again, backing off, while the read fails). Each waiter settles exactly once:
  * by a transition, its timer (timeout or expiry), its abort signal, or `close` on shutdown (which rejects it
- * with `ElicitationShutdownError`, as it does every wait started after it).
+ * with `ElicitationShutdownError`, as it does every wait started after it). An elicitation given more time
+ * (`extended`, here or through another instance's event) moves the timer of every wait that ends at its expiry.
  */
 export class ElicitationWaiters {
   private readonly byId = new Map<string, Set<Waiter>>();
@@ -66,6 +69,42 @@ export class ElicitationWaiters {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     let done = false;
+    /** The elicitation's expiry as known here (from the record read, raised by `extend`); NaN until it was read. */
+    let expiresAt = Number.NaN;
+    /** When `timeoutMs` runs out (set once the record was read), or Infinity without one. */
+    let timeoutAt = Number.POSITIVE_INFINITY;
+    // The timer: for the caller's timeout when it comes before the expiry, else for the expiry (re-armed when the
+    // elicitation is given more time). Armed only once the record was read.
+    const arm = () => {
+      clearTimeout(timer);
+      if (done || Number.isNaN(expiresAt)) return;
+      const now = Date.now();
+      if (timeoutAt < expiresAt) {
+        const left = timeoutAt - now;
+        // A timeout beyond the longest timer waits in steps.
+        timer = setTimeout(
+          left > MAX_TIMER_MS ? arm : () => waiter.settle({ status: 'timeout' }),
+          Math.min(Math.max(left, 0), MAX_TIMER_MS),
+        );
+      } else {
+        timer = setTimeout(atExpiry, Math.min(Math.max(expiresAt - now, 0), MAX_TIMER_MS));
+      }
+      // A waiting tool call must not keep the process alive on shutdown (`close` settles it).
+      timer.unref();
+    };
+    const atExpiry = () => {
+      // Reading the record expires it (and publishes `expired`); a timer that fired a little before the record's
+      // expiry, by the wall clock, or of a record given more time meanwhile, waits for the rest.
+      this.deps.current(id).then(
+        (r) => {
+          if (done) return;
+          if (r?.status !== 'pending') return waiter.settle(r ? this.deps.outcome(r) : { status: 'expired' });
+          expiresAt = Math.max(expiresAt, r.expiresAt);
+          arm();
+        },
+        () => waiter.settle({ status: 'expired' }),
+      );
+    };
     const settled = new Promise<WaitOutcome>((resolve, reject) => {
       const finish = (fn: () => void) => {
         if (done) return;
@@ -75,7 +114,15 @@ export class ElicitationWaiters {
         this.remove(id, waiter);
         fn();
       };
-      waiter = { settle: (outcome) => finish(() => resolve(outcome)), fail: (error) => finish(() => reject(error)) };
+      waiter = {
+        settle: (outcome) => finish(() => resolve(outcome)),
+        fail: (error) => finish(() => reject(error)),
+        extend: (later) => {
+          if (done || !(later > expiresAt)) return;
+          expiresAt = later;
+          arm();
+        },
+      };
       // The caller's own abort reason, passed on unchanged (whatever it is), as fetch does.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       onAbort = () => finish(() => reject(signal!.reason));
@@ -102,28 +149,10 @@ export class ElicitationWaiters {
     } else if (record.status !== 'pending') {
       waiter.settle(this.deps.outcome(record));
     } else {
-      const untilExpiry = record.expiresAt - Date.now();
-      if (timeoutMs !== undefined && timeoutMs < untilExpiry) {
-        timer = setTimeout(() => waiter.settle({ status: 'timeout' }), Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
-        // A waiting tool call must not keep the process alive on shutdown (`close` settles it).
-        timer.unref();
-      } else {
-        const atExpiry = () => {
-          // Reading the record expires it (and publishes `expired`); a timer that fired a little before the
-          // record's expiry, by the wall clock, waits for the rest.
-          this.deps.current(id).then(
-            (r) => {
-              if (done) return;
-              if (r?.status !== 'pending') return waiter.settle(r ? this.deps.outcome(r) : { status: 'expired' });
-              timer = setTimeout(atExpiry, Math.min(Math.max(r.expiresAt - Date.now(), 1), MAX_TIMER_MS));
-              timer.unref();
-            },
-            () => waiter.settle({ status: 'expired' }),
-          );
-        };
-        timer = setTimeout(atExpiry, Math.min(Math.max(untilExpiry, 0), MAX_TIMER_MS));
-        timer.unref();
-      }
+      if (timeoutMs !== undefined) timeoutAt = Date.now() + Math.max(timeoutMs, 0);
+      // An extension announced while the record was being read may be later than what the read saw.
+      expiresAt = Number.isNaN(expiresAt) ? record.expiresAt : Math.max(expiresAt, record.expiresAt);
+      arm();
     }
     return settled;
   }
@@ -139,9 +168,25 @@ export class ElicitationWaiters {
     this.settleAll(set, status === 'completed' ? { status, data: JSON.parse(answerJson) as ElicitationData } : { status });
   }
 
-  /** An event from another instance: the outcome is in the event, except a `completed` answer, read once per id. */
+  /**
+   * The elicitation `id` was given more time (here, or on another instance: `remote`): every wait of it that ends at
+   * its expiry now ends at `expiresAt`.
+   */
+  extended(id: string, expiresAt: number): void {
+    const set = this.byId.get(id);
+    if (set) for (const waiter of [...set]) waiter.extend(expiresAt);
+  }
+
+  /**
+   * An event from another instance: the outcome is in the event, except a `completed` answer, read once per id; an
+   * `extended` event moves the waits' expiry.
+   */
   remote(event: ElicitationEvent): void {
     if (event.type === 'created') return;
+    if (event.type === 'extended') {
+      if (event.expiresAt !== undefined) this.extended(event.elicitationId, event.expiresAt);
+      return;
+    }
     const set = this.byId.get(event.elicitationId);
     if (!set) return;
     if (event.type !== 'completed') return this.settleAll(set, { status: event.type });

@@ -1,4 +1,11 @@
-import type { ElicitationData, ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult } from '../elicitation.types.js';
+import type {
+  ElicitationData,
+  ElicitationEvent,
+  ElicitationRecord,
+  ExtendResult,
+  FinalStatus,
+  TransitionResult,
+} from '../elicitation.types.js';
 
 /** The change `finish` applies to a pending record. */
 export interface FinishChange {
@@ -9,6 +16,16 @@ export interface FinishChange {
   now: number;
   /** When the finished record may be forgotten, epoch milliseconds. */
   purgeAt: number;
+}
+
+/** The change `extend` applies to a pending record ("Need more time?"). */
+export interface ExtendChange {
+  /** The new expiry, epoch milliseconds: later than the record's (the service never passes an earlier one). */
+  expiresAt: number;
+  /** When the record may be forgotten, epoch milliseconds (its `purgeAt` moved on by as much as its expiry). */
+  purgeAt: number;
+  /** The time of the change, epoch milliseconds (the record's `extendedAt`). */
+  now: number;
 }
 
 /** Abuse limits `create` enforces atomically with the write (shared across instances on a shared store). */
@@ -155,6 +172,17 @@ export interface ElicitationRecordStore {
    */
   sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
 
+  /**
+   * Optional ("Need more time?"): gives a pending record more time, once. Atomic, like `finish`: succeeds only
+   * while the record is `pending`, before its `expiresAt` and not extended yet; then sets `expiresAt` and
+   * `purgeAt` from `change`, `extendedAt: change.now` and `extendedFrom` (the `expiresAt` it had), and keeps
+   * every index in step, so that `sweep` expires the record at its new `expiresAt`, not before. Refusals, checked
+   * in this order: `not-found` (unknown or purged), `already-finished`, `expired` (at or after `expiresAt`, still
+   * pending), `already-extended`. A store shared by several instances that appends events itself (as `finish`
+   * may) appends the `extended` event with the new `expiresAt`. Without it, the service answers `unsupported`.
+   */
+  extend?(id: string, change: ExtendChange): Promise<ExtendResult>;
+
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;
 
@@ -230,6 +258,7 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
   abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
+  extend?(id: string, change: ExtendChange): Promise<ExtendResult>;
   ping?(): Promise<void>;
   openEventChannel?(
     onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,

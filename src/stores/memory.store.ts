@@ -1,6 +1,13 @@
-import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationRecord, ExtendResult, TransitionResult } from '../elicitation.types.js';
 import { DeadlineWheel } from './deadline-wheel.js';
-import { ElicitationStore, type CounterHit, type CreateQuota, type CreateResult, type FinishChange } from './elicitation-store.js';
+import {
+  ElicitationStore,
+  type CounterHit,
+  type CreateQuota,
+  type CreateResult,
+  type ExtendChange,
+  type FinishChange,
+} from './elicitation-store.js';
 
 /**
  * The default store: one process, no dependencies. Records expire lazily on read and through
@@ -21,7 +28,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly index = new Map<string, Map<string, Set<string>>>();
   /**
    * Every record under its next deadline: `expiresAt` while pending, then `purgeAt`. An entry left behind
-   * by a change of deadline is stale, and skipped when it comes up.
+   * by a change of deadline (a finish, an `extend`) is stale, and skipped when it comes up.
    */
   private readonly deadlines = new DeadlineWheel<ElicitationRecord>(BUCKET_MS);
   /** Pending records per user, and overall (for the quota). */
@@ -79,6 +86,23 @@ export class MemoryElicitationStore extends ElicitationStore {
     record.purgeAt = change.purgeAt;
     if (change.status === 'completed' && change.data) record.data = { ...change.data };
     this.deadlines.add(record.purgeAt, record);
+    return Promise.resolve({ ok: true, record: { ...record } });
+  }
+
+  /** Filed again under its new `expiresAt`; the entry under the old one is stale from then on (see `sweepDue`). */
+  override extend(id: string, change: ExtendChange): Promise<ExtendResult> {
+    const record = this.live(id, change.now);
+    if (!record) return Promise.resolve({ ok: false, reason: 'not-found' });
+    if (record.status !== 'pending') {
+      return Promise.resolve({ ok: false, reason: 'already-finished', status: record.status, record: { ...record } });
+    }
+    if (change.now >= record.expiresAt) return Promise.resolve({ ok: false, reason: 'expired', record: { ...record } });
+    if (record.extendedAt !== undefined) return Promise.resolve({ ok: false, reason: 'already-extended', record: { ...record } });
+    record.extendedFrom = record.expiresAt;
+    record.extendedAt = change.now;
+    record.expiresAt = change.expiresAt;
+    record.purgeAt = change.purgeAt;
+    this.deadlines.add(record.expiresAt, record);
     return Promise.resolve({ ok: true, record: { ...record } });
   }
 
@@ -152,9 +176,10 @@ export class MemoryElicitationStore extends ElicitationStore {
   }
 
   /**
-   * A bucket before the one holding `now`, wholly due. A pending record is filed only under its
-   * expiresAt, so it is due; any other entry is a purge, or stale (see `purge`). Pending counts are
-   * settled once per run of records of one user.
+   * A bucket before the one holding `now`, wholly due. A pending record is due unless it was given more time
+   * (`extend`): then this entry, under its old expiresAt, is stale and the one under its new expiresAt stands.
+   * Any other entry is a purge, or stale (see `purge`). Pending counts are settled once per run of records of
+   * one user.
    */
   private sweepDue(bucket: ElicitationRecord[], now: number, purgeAt: number, expired: ElicitationRecord[]): void {
     let user = '';
@@ -162,6 +187,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     for (let i = 0; i < bucket.length; i++) {
       const record = bucket[i];
       if (record.status === 'pending') {
+        if (record.expiresAt > now) continue;
         if (record.userId !== user) {
           if (leaving > 0) this.leavePendingMany(user, leaving);
           user = record.userId;
@@ -194,7 +220,7 @@ export class MemoryElicitationStore extends ElicitationStore {
           record.finishedAt = now;
           record.purgeAt = purgeAt;
           expired.push(record);
-        } else {
+        } else if (this.deadlines.keyOf(record.expiresAt) === key) {
           bucket[kept++] = record;
         }
       } else if (record.purgeAt <= now) {
@@ -335,5 +361,7 @@ function stored(r: ElicitationRecord): ElicitationRecord {
     consumedAt: r.consumedAt,
     sessionId: r.sessionId,
     askKey: r.askKey,
+    extendedAt: r.extendedAt,
+    extendedFrom: r.extendedFrom,
   };
 }

@@ -4,7 +4,7 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
-describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), { offers: ['peekHits'] });
+describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), { offers: ['peekHits', 'extend'] });
 
 describe('MemoryElicitationStore specifics', () => {
   it('drops indexes when records are purged, so nothing grows without bound', async () => {

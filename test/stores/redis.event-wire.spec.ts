@@ -136,6 +136,44 @@ describeRedis('Redis event wire: the scripts and TypeScript append the same mess
     });
   }
 
+  it('decodes the same extended event from both publishers, its new expiresAt in clear beside the time', async () => {
+    const record = pendingRecord({ sessionId: 'session-x', userId: 'dora@example.com', type: 'deploy-approval', kind: 'confirm' });
+    await scripted.create(record);
+    await nextMessage();
+    const now = record.createdAt + 1;
+    const change = { expiresAt: record.expiresAt + 30_000, purgeAt: record.purgeAt + 30_000, now };
+    const result = await scripted.extend(record.id, change);
+    expect(result.ok).toBe(true);
+    const fromScript = await nextMessage();
+    const event = eventOf({ ...record, expiresAt: change.expiresAt }, 'extended', now);
+    expect(event.expiresAt).toBe(change.expiresAt);
+    await scriptedChannel.publish(event); // already appended by the script: not sent again
+    await encodedChannels[0].publish(event);
+    const fromTypeScript = await nextMessage();
+    for (const message of [fromScript, fromTypeScript]) {
+      expect(decoded(message).event).toEqual(event);
+      const wire = JSON.parse(message) as { event: object };
+      expect(Object.keys(wire.event)).toEqual(['type', 'elicitationId', 'sealed', 'at', 'expiresAt']);
+      expect(message).not.toContain(record.userId);
+      expect(message).not.toContain(record.type);
+    }
+    const v = await client.hget(keySpace(PREFIX).record(record.id), 'v');
+    expect(
+      eventMessageStart(eventMessageHead(decoded(fromScript).origin!), 'extended') + v + eventMessageEnd(now, undefined, change.expiresAt),
+    ).toBe(fromScript);
+    // A refused extension appends nothing.
+    expect(await scripted.extend(record.id, { ...change, now: now + 1 })).toMatchObject({ ok: false, reason: 'already-extended' });
+    expect(await client.xrange(keySpace(PREFIX).events, `(${lastId}`, '+')).toEqual([]);
+    // An extended event without its expiry is no event.
+    const bare = encodeEventMessage(eventMessageHead('x'), { ...event, type: 'declined' }, TEST_STORE_KEYS).replace(
+      '"declined"',
+      '"extended"',
+    );
+    expect(decodeEventMessage(bare, TEST_STORE_KEYS)).toBeUndefined();
+    // Only an extended event carries an expiry: the final ones are as they were.
+    expect(Object.keys(eventOf(record, 'declined', now))).not.toContain('expiresAt');
+  });
+
   it('carries the trace context beside the event, from the scripts and from TypeScript alike', async () => {
     const prefix = `${PREFIX}-trace`;
     const traced = keyed(new RedisElicitationStore(client, { keyPrefix: prefix }));

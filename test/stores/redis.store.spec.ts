@@ -27,7 +27,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: ['peekHits', 'ping', 'openEventChannel', 'announceKeyRing'],
+      offers: ['peekHits', 'extend', 'ping', 'openEventChannel', 'announceKeyRing'],
     },
   );
 
@@ -86,6 +86,11 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
             () => store.finish(record.id, { status: 'completed', data: { k: 1 }, now: record.createdAt + 1, purgeAt: record.purgeAt }),
           ],
           ['findLatestCompleted', () => store.findLatestCompleted(record.userId, record.type, record.createdAt + 2)],
+          // Refused here (the record finished): the same one script either way.
+          [
+            'extend',
+            () => store.extend(record.id, { expiresAt: record.expiresAt + 1, purgeAt: record.purgeAt + 1, now: record.createdAt + 2 }),
+          ],
           ['listByUser', () => store.listByUser(record.userId, record.createdAt + 2)],
         ];
         for (const [name, op] of ops) {
@@ -284,6 +289,23 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       const lateTtl = await client.pttl(keySpace(prefix).record(late.id));
       expect(lateTtl).toBeGreaterThan(100_000 + 60_000 - 1_000);
       expect(lateTtl).toBeLessThanOrEqual(100_000 + 60_000);
+    });
+
+    it('extends the TTL of an extended record and of the keys that list it to its new purgeAt plus graceMs', async () => {
+      const prefix = `${RUN}-extend-ttl`;
+      const keys = keySpace(prefix);
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 10_000 }));
+      const now = Date.now();
+      const record = pendingRecord({ createdAt: now, expiresAt: now + 5_000, purgeAt: now + 8_000 });
+      await store.create(record);
+      expect(await client.pttl(keys.record(record.id))).toBeLessThanOrEqual(18_000);
+      const result = await store.extend(record.id, { expiresAt: now + 65_000, purgeAt: now + 68_000, now: now + 1 });
+      expect(result.ok).toBe(true);
+      for (const key of [keys.record(record.id), keys.deadlines, keys.pending]) {
+        expect(await client.pttl(key)).toBeGreaterThan(70_000);
+      }
+      expect(Number(await client.zscore(keys.deadlines, record.id))).toBe(now + 65_000);
+      await deletePrefix(client, prefix);
     });
 
     it('finds the latest answer of a user whose id is not ASCII', async () => {
