@@ -16,9 +16,12 @@ export type {
   ElicitationModuleOptions,
   ElicitationOptionsFactory,
   ElicitationThrottle,
+  ResolveLocale,
   ResolveMcpUser,
   ResolvePageUser,
 } from './elicitation-options.interface.js';
+export type { PageLabels, PageMessages, FieldRule } from './messages/page-messages.js';
+export type { PageMessagesOverride } from './messages/locales.js';
 export type {
   ElicitationAuditEvent,
   ElicitationAuditOption,
