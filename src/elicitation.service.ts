@@ -4,6 +4,7 @@ import type { ResolvedElicitationOptions } from './elicitation-options.interface
 import type {
   ElicitationData,
   ElicitationEvent,
+  ElicitationExtendResult,
   ElicitationKind,
   ElicitationOutcome,
   ElicitationRecord,
@@ -57,6 +58,20 @@ export interface ElicitationReadOptions {
 
 /** A completed answer as the store keeps it (`ElicitationRecord.data`): JSON text, sealed or as is. */
 type KeptAnswer = { $sealed: string } | { $json: string };
+
+/** A record's lifetime as created, in milliseconds (an `extend` keeps the expiry it had in `extendedFrom`). */
+function originalLifetime(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom'>): number {
+  return (record.extendedFrom ?? record.expiresAt) - record.createdAt;
+}
+
+/**
+ * The expiry "Need more time?" gives `record`: `extendMs` later (by default its original lifetime later), but never
+ * more than twice its original lifetime after its creation.
+ */
+function extendedExpiry(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom'>, extendMs?: number): number {
+  const lifetime = originalLifetime(record);
+  return Math.min(record.expiresAt + (extendMs ?? lifetime), record.createdAt + 2 * lifetime);
+}
 
 /**
  * Creates elicitations, moves them through their lifecycle (`pending` → `completed` | `declined` |
@@ -337,15 +352,45 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
+   * "Need more time?": gives a pending elicitation more time, once. Its expiry moves on by `extendMs` (the module
+   * option; by default the elicitation's own lifetime), but never past twice its original lifetime after its
+   * creation. Resolves `{ ok: true, record }` with the new `expiresAt`, or `{ ok: false, reason }`: `not-found`,
+   * `already-finished`, `expired`, `already-extended` (it was extended before), `unsupported` (the store has no
+   * `extend`). Waits for the elicitation follow the new expiry, here and (through the `extended` event) on the
+   * other instances, and so do the status route and the page.
+   */
+  async extend(id: string): Promise<ElicitationExtendResult> {
+    if (!this.store.extend) return { ok: false, reason: 'unsupported' };
+    if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
+    const now = Date.now();
+    const record = await this.store.get(id, now);
+    if (!record) return { ok: false, reason: 'not-found' };
+    if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
+    if (now >= record.expiresAt) return this.refusedExtension(id, now, record);
+    if (record.extendedAt !== undefined) return { ok: false, reason: 'already-extended', record };
+    const expiresAt = extendedExpiry(record, this.options.extendMs);
+    const result = await this.store.extend(id, { expiresAt, purgeAt: record.purgeAt + (expiresAt - record.expiresAt), now });
+    if (result.ok) {
+      this.audit.record({ event: 'extended', elicitationId: id, kind: result.record.kind, userId: result.record.userId });
+      this.waiters.extended(id, result.record.expiresAt);
+      this.publish('extended', result.record, now);
+    } else if (result.reason === 'expired') {
+      return this.refusedExtension(id, now, result.record);
+    }
+    return result;
+  }
+
+  /**
    * Counts one invalid answer to a hosted form (kind 'form'); the `limits.maxFormAttempts`-th declines the elicitation.
    * @internal for the hosted form page
    */
   async recordInvalidFormAttempt(record: ElicitationRecord): Promise<{ attemptsLeft: number; declined?: TransitionResult }> {
-    // One window that spans the record's whole life, the same on every instance: the stores align fixed
-    // windows to multiples of windowMs, so a window of the record's lifetime read at its expiry never
-    // rolls over (and is forgotten after expiry), whereas "the time left" would start a new count each post.
-    const lifetime = Math.max(record.expiresAt - record.createdAt, 1);
-    const { count } = await this.store.hit(`form-attempts:${record.id}`, lifetime, record.expiresAt);
+    // One window that spans the record's whole life, the same on every instance and before and after an
+    // `extend`: the stores align fixed windows to multiples of windowMs, so a window of twice the record's
+    // original lifetime read at the latest expiry it can reach never rolls over (and is forgotten after
+    // it), whereas "the time left", or the expiry an extension moves, would start a new count.
+    const longest = 2 * Math.max(originalLifetime(record), 1);
+    const { count } = await this.store.hit(`form-attempts:${record.id}`, longest, record.createdAt + longest);
     const max = this.options.limits.maxFormAttempts;
     if (count >= max) return { attemptsLeft: 0, declined: await this.decline(record.id) };
     return { attemptsLeft: max - count };
@@ -408,6 +453,13 @@ export class ElicitationService implements OnModuleDestroy {
       }
     }
     return result;
+  }
+
+  /** The refusal of an extension that came too late: the overdue record expired (once), or how it ended meanwhile. */
+  private async refusedExtension(id: string, now: number, record: ElicitationRecord): Promise<ElicitationExtendResult> {
+    const current = (await this.expire(id, now)) ?? record;
+    if (current.status === 'pending' || current.status === 'expired') return { ok: false, reason: 'expired', record: current };
+    return { ok: false, reason: 'already-finished', status: current.status, record: current };
   }
 
   /** Moves an overdue record to `expired` (once) and returns its current state. */

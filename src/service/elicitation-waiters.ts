@@ -69,15 +69,17 @@ export class ElicitationWaiters {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     let done = false;
-    /** The elicitation's expiry as known here (from the record read, raised by `extend`); NaN until it was read. */
+    /** The elicitation's expiry as known here (from the record read, raised by `extend`); NaN until either. */
     let expiresAt = Number.NaN;
+    /** Whether the record was read: the timer runs from then on. */
+    let read = false;
     /** When `timeoutMs` runs out (set once the record was read), or Infinity without one. */
     let timeoutAt = Number.POSITIVE_INFINITY;
     // The timer: for the caller's timeout when it comes before the expiry, else for the expiry (re-armed when the
     // elicitation is given more time). Armed only once the record was read.
     const arm = () => {
       clearTimeout(timer);
-      if (done || Number.isNaN(expiresAt)) return;
+      if (done || !read) return;
       const now = Date.now();
       if (timeoutAt < expiresAt) {
         const left = timeoutAt - now;
@@ -118,7 +120,7 @@ export class ElicitationWaiters {
         settle: (outcome) => finish(() => resolve(outcome)),
         fail: (error) => finish(() => reject(error)),
         extend: (later) => {
-          if (done || !(later > expiresAt)) return;
+          if (done || !(Number.isNaN(expiresAt) || later > expiresAt)) return;
           expiresAt = later;
           arm();
         },
@@ -152,6 +154,7 @@ export class ElicitationWaiters {
       if (timeoutMs !== undefined) timeoutAt = Date.now() + Math.max(timeoutMs, 0);
       // An extension announced while the record was being read may be later than what the read saw.
       expiresAt = Number.isNaN(expiresAt) ? record.expiresAt : Math.max(expiresAt, record.expiresAt);
+      read = true;
       arm();
     }
     return settled;
