@@ -69,9 +69,13 @@ export class ElicitationPageAccess {
     return record;
   }
 
-  /** The pending record behind a page post, after the post's own checks (path, size, origin, CSRF token). */
-  async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody): Promise<ElicitationRecord> {
-    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, kind, req)) throw new ElicitationNotFoundException();
+  /**
+   * The pending record behind a page post, after the post's own checks (path, size, origin, CSRF token). `action`:
+   * a post to one of the page's actions, `/<routePrefix>/<id>/<page>/<action>` ("Need more time?": `extend`).
+   */
+  async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody, action?: 'extend'): Promise<ElicitationRecord> {
+    const page = action === undefined ? kind : `${kind}/${action}`;
+    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, page, req)) throw new ElicitationNotFoundException();
     const max = this.options.limits.maxBodyBytes;
     // The parser read exactly Content-Length bytes when there is one; only a body sent without one is measured.
     const length = raw<NodeRequestPart>(req).headers['content-length'];
@@ -127,7 +131,7 @@ export class ElicitationPageAccess {
    * `/<routePrefix>/<id>/<page>` (the id already checked, so this is a plain comparison). Only the tail is
    * compared: what comes before is the host's (a global prefix, a proxy that strips one).
    */
-  private atCanonicalPath(id: string, page: ElicitationKind, req: PageRequest): boolean {
+  private atCanonicalPath(id: string, page: string, req: PageRequest): boolean {
     const url = raw<NodeRequestPart>(req).url;
     // Node always gives the request target; without one there is nothing to redirect from.
     if (url === undefined) return true;
