@@ -24,6 +24,8 @@ interface DemoAppOptions {
   publicUrl?: string;
   /** Lifetime of elicitations in milliseconds. @default the module's default (10 minutes) */
   ttlMs?: number;
+  /** What "Need more time?" adds to a pending elicitation, in milliseconds. @default the module's default (its own lifetime) */
+  extendMs?: number;
   /** Lifetime of a sealed 2026-07-28 `requestState` in milliseconds. @default the module's default (10 minutes) */
   requestStateTtlMs?: number;
   /** How long a 2026-07-28 retry waits for a pending page before asking the client to retry. @default the module's default (5 s) */
@@ -141,6 +143,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
       ElicitationModule.forRoot({
         baseUrl: url,
         ttlMs: options.ttlMs,
+        extendMs: options.extendMs,
         cleanupIntervalMs: options.cleanupIntervalMs,
         requestStateTtlMs: options.requestStateTtlMs,
         pendingRetryWaitMs: options.pendingRetryWaitMs,

@@ -1,10 +1,12 @@
 import { Controller, type Type } from '@nestjs/common';
+import { ElicitationExtendController } from './elicitation-extend.controller.js';
 import { ElicitationOAuthController } from './elicitation-oauth.controller.js';
 import { ElicitationPagesController } from './elicitation-pages.controller.js';
 import { ElicitationStatusController } from './elicitation-status.controller.js';
 
 /**
- * The module's controllers, mounted under `routePrefix`: the status route, the pages and the OAuth page and callback, every answer with the
+ * The module's controllers, mounted under `routePrefix`: the status route, the pages, the OAuth page and callback and
+ * "Need more time?" (`ElicitationExtendController`), every answer with the
  * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, their first guard), each handler in its
  * request's context for the audit log and the page's span (`InRouteContext`). Neither uses an interceptor: Nest
  * runs a handler with interceptors through an RxJS pipeline, a measurable share of a page's time. Each call makes
@@ -15,7 +17,13 @@ export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationStatusController extends ElicitationStatusController {}
   class MountedElicitationPagesController extends ElicitationPagesController {}
   class MountedElicitationOAuthController extends ElicitationOAuthController {}
-  const mounted = [MountedElicitationStatusController, MountedElicitationPagesController, MountedElicitationOAuthController];
+  class MountedElicitationExtendController extends ElicitationExtendController {}
+  const mounted = [
+    MountedElicitationStatusController,
+    MountedElicitationPagesController,
+    MountedElicitationOAuthController,
+    MountedElicitationExtendController,
+  ];
   for (const controller of mounted) Controller(routePrefix)(controller);
   return mounted;
 }

@@ -1,0 +1,70 @@
+import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationExtendResult, ElicitationKind } from '../elicitation.types.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
+import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { ElicitationPageAccess, type FormBody } from './page-access.js';
+import { PageAnswers } from './page-answers.js';
+import type { PageRequest, PageResponse } from './page-http.js';
+import { PageSecurity } from './page-security.js';
+
+/**
+ * The route's own texts (English; to join the page catalogs). The other refusals use the pages' usual texts: a
+ * finished request's 409, an expired one's 410, an unknown one's 404.
+ */
+export const EXTEND_TEXTS = {
+  /** 409: the request was extended before ("Need more time?" works once). */
+  alreadyExtended: 'This request was already given more time once, and cannot be given more. Please answer it before it expires.',
+  /** 501: the store cannot extend requests (a custom store without `extend`). */
+  unsupported: 'More time cannot be given to requests here.',
+} as const;
+
+/** The pages a person may ask more time on: every kind with a page of the module's own (`external` has none). */
+const PAGES_WITH_TIME: readonly string[] = ['api-key', 'confirm', 'form', 'oauth'] satisfies ElicitationKind[];
+
+/**
+ * "Need more time?" (`POST /:id/<page>/extend`): a pending elicitation's page asks for more time, once
+ * (`ElicitationService.extend`: `extendMs`, never past twice its lifetime). The post is checked as every page post
+ * is (`ElicitationPageAccess.openPost`: id, the path's spelling, size, origin and CSRF token (the page's token: its
+ * cookie's path covers this route), then the record and its kind, the browser user, expiry, still pending). Granted:
+ * a 303 back to the page, which shows the new expiry. Refused: the usual error page (409 extended before, or
+ * finished; 410 expired; 501 on a store without `extend`). Mounted under the `routePrefix` with the pages, behind the
+ * same guards and filter.
+ */
+@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
+@UseFilters(ElicitationPageFilter)
+export class ElicitationExtendController {
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly access: ElicitationPageAccess,
+    private readonly answers: PageAnswers,
+    private readonly security: PageSecurity,
+  ) {}
+
+  @Post(':id/:page/extend')
+  @InRouteContext()
+  async extend(
+    @Param('id') id: string,
+    @Param('page') page: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    if (!PAGES_WITH_TIME.includes(page)) throw new ElicitationNotFoundException();
+    const record = await this.access.openPost(id, page as ElicitationKind, req, body, 'extend');
+    const result = await this.service.extend(record.id);
+    if (!result.ok) throw this.refusal(result);
+    // Back to the page (a path the module builds, never one from the request), which shows the new expiry.
+    return this.answers.redirect(res, HttpStatus.SEE_OTHER, this.security.pagePath(record.id, record.kind));
+  }
+
+  /** The error page of an extension the service refused. */
+  private refusal(result: Exclude<ElicitationExtendResult, { ok: true }>): Error {
+    if (result.reason === 'already-extended') return new ConflictException(EXTEND_TEXTS.alreadyExtended);
+    if (result.reason === 'unsupported') return new NotImplementedException(EXTEND_TEXTS.unsupported);
+    return this.access.notDone(result);
+  }
+}
