@@ -7,6 +7,7 @@
  * Pages: api-key, confirm (with a warning), form (the hosted form), form-errors (after an invalid post),
  * oauth, done, error-404. Variants: light (en), dark (en), phone (360×740, en), ar (Arabic, right to left, light).
  */
+/* global document */ // in page.evaluate callbacks, which run in the browser
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
