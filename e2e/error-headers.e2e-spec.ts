@@ -32,7 +32,7 @@ type Adapter = 'express' | 'fastify';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PAGE_CSP =
-  /^default-src 'none';\s*style-src 'nonce-[A-Za-z0-9_-]+';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
+  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*script-src 'nonce-\1';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
 const JSON_CSP = "default-src 'none';frame-ancestors 'none';base-uri 'none'";
 const UNKNOWN_ID = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
 const FORM = 'application/x-www-form-urlencoded';

@@ -11,7 +11,7 @@ import { csrfFor, postForm, submitForm } from './support/page-form.js';
 const SECRET = 'ghp_PLANTED_SECRET_fastify_0123456789';
 const HTML = 'text/html; charset=utf-8';
 const CSP =
-  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
+  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*script-src 'nonce-\1';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
 
 const pathOf = (url: string) => new URL(url).pathname;
 const as = (user: string) => ({ Cookie: `demo_user=${user}` });
@@ -152,7 +152,7 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
     const res = await submit(pathOf(created.url), form);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe(HTML);
-    expect(res.text).toContain(`<p class="error" role="alert" id="error">${message}</p>`);
+    expect(res.text).toContain(`<a href="#apiKey" id="error">${message}</a>`);
     expect(res.text).toContain('aria-invalid="true"');
     expect(([] as string[]).concat(res.headers['set-cookie'] ?? []).some((c) => c.startsWith('elicit_csrf='))).toBe(true);
     expect((await service.getStatus(created.elicitationId))!.status).toBe('pending');

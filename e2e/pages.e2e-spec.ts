@@ -110,7 +110,7 @@ describe('elicitation pages and status over HTTP', () => {
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toMatch(
-        /^default-src 'none';\s*style-src 'nonce-[A-Za-z0-9_-]+';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/,
+        /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*script-src 'nonce-\1';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/,
       );
       expect(res.text).toContain('Enter your GitHub API key');
       expect(res.text).toContain('<label for="apiKey">API key</label>');
@@ -143,7 +143,7 @@ describe('elicitation pages and status over HTTP', () => {
       const res = await submit(path(created.url), body, 'alice');
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.text).toContain(`<p class="error" role="alert" id="error">${message}</p>`);
+      expect(res.text).toContain(`<a href="#apiKey" id="error">${message}</a>`);
       expect(res.text).toContain('name="apiKey"');
       expect(res.text).toContain('aria-invalid="true"');
       expect((await service.getStatus(created.elicitationId))!.status).toBe('pending');

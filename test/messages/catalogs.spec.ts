@@ -95,9 +95,10 @@ describe('the built-in catalogs', () => {
     }
   });
 
-  it('the English problems are the validator’s own messages (tool errors and form mode say them)', () => {
+  it('the English page problems are the validator’s own messages, with real plurals', () => {
     expect(EN_MESSAGES.validation.problem({ code: 'required' })).toBe('is required');
-    expect(EN_MESSAGES.validation.problem({ code: 'max-length', limit: 3 })).toBe('must be at most 3 character(s)');
+    expect(EN_MESSAGES.validation.problem({ code: 'max-length', limit: 3 })).toBe('must be at most 3 characters long');
+    expect(EN_MESSAGES.validation.problem({ code: 'min-items', limit: 1 })).toBe('needs at least 1 option');
   });
 });
 

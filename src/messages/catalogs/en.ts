@@ -104,7 +104,21 @@ export const EN_MESSAGES: PageMessages = {
     noChoice: '(none)',
   },
   validation: {
-    problem: englishProblem,
+    // The validator's own English (tool errors and form mode say it), with real plurals on the page.
+    problem: (rule) => {
+      switch (rule.code) {
+        case 'min-items':
+          return `needs at least ${rule.limit} ${plural(rule.limit, 'option', 'options')}`;
+        case 'max-items':
+          return `allows at most ${rule.limit} ${plural(rule.limit, 'option', 'options')}`;
+        case 'min-length':
+          return `must be at least ${rule.limit} ${plural(rule.limit, 'character', 'characters')} long`;
+        case 'max-length':
+          return `must be at most ${rule.limit} ${plural(rule.limit, 'character', 'characters')} long`;
+        default:
+          return englishProblem(rule);
+      }
+    },
   },
   time: {
     expiresAt: (relative, absolute) => `This request expires ${relative} (${absolute}).`,
