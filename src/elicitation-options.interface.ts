@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth/oauth-options.js';
 import type { ElicitationAuditOption } from './observability/audit-record.js';
@@ -29,7 +30,34 @@ export interface ElicitationLimits {
    * the last throws `ElicitationValidationError`. @default 3
    */
   maxFormAttempts?: number;
+  /**
+   * Largest file a file page (`kind: 'file'`) accepts, in bytes (413 above it, nothing stored), and the ceiling of
+   * each elicitation's own `maxBytes`. Without an `uploadSink` the content is sealed in the store (base64, so it
+   * takes about 4/3 of this there). @default 5242880 (5 MiB)
+   */
+  maxUploadBytes?: number;
 }
+
+/** A file a file page (`kind: 'file'`) received, handed to `uploadSink` once its size and type passed. */
+export interface ElicitationUpload {
+  elicitationId: string;
+  /** The user the elicitation is for (the page checked the browser user). */
+  userId: string;
+  /** The file's name as the browser sent it (untrusted text: a name, never a path to use). */
+  name: string;
+  /** The MIME type found from the content's magic bytes (never the browser's claim). */
+  type: string;
+  /** The file's size in bytes. */
+  size: number;
+  /** The file's bytes. */
+  stream: Readable;
+}
+
+/**
+ * Where a file page's files go instead of the store (e.g. object storage): resolves the reference the answer carries
+ * (`ref`, a string of at most 2048 characters). A rejection answers the page 502 and completes nothing.
+ */
+export type UploadSink = (file: ElicitationUpload) => Promise<string>;
 
 /**
  * Per-IP throttling of the module's own routes (the pages and the status route; the host app's other
@@ -138,7 +166,7 @@ export interface ElicitationModuleOptions {
   logoUrl?: string;
   /**
    * A folder with your own `.hbs` templates; any file there replaces the built-in one of the same name
-   * (`layout`, `api-key`, `confirm`, `form`, `oauth`, `done`, `error`).
+   * (`layout`, `api-key`, `confirm`, `form`, `oauth`, `file`, `done`, `error`).
    * @default the package's `templates/` folder
    */
   templatesDir?: string;
@@ -194,9 +222,15 @@ export interface ElicitationModuleOptions {
   encryptionKey?: string | Buffer | Array<string | Buffer>;
   /**
    * Abuse limits; each field defaults on its own (see `ElicitationLimits`).
-   * @default { createPerMinute: 10, maxPendingPerUser: 20, maxPending: 100000, maxBodyBytes: 16384, maxMetadataBytes: 4096, maxResultBytes: 1048576, maxFormAttempts: 3 }
+   * @default { createPerMinute: 10, maxPendingPerUser: 20, maxPending: 100000, maxBodyBytes: 16384, maxMetadataBytes: 4096, maxResultBytes: 1048576, maxFormAttempts: 3, maxUploadBytes: 5242880 }
    */
   limits?: ElicitationLimits;
+  /**
+   * Where the files of file pages (`kind: 'file'`) go: called with each file's stream once its size and type passed,
+   * resolves the reference the answer carries instead of the content (see `UploadSink`).
+   * @default none (the content is sealed in the store, up to `limits.maxUploadBytes`)
+   */
+  uploadSink?: UploadSink;
   /**
    * Per-IP throttling of the pages and the status route, to stop id guessing; `false` disables it.
    * Counted by the module in the store (see `ElicitationThrottle`).
@@ -279,8 +313,11 @@ export interface ResolvedElicitationOptions extends Required<
     | 'fallback'
     | 'clientPolicy'
     | 'extendMs'
+    | 'uploadSink'
   >
 > {
+  /** As given; file contents are sealed in the store when unset. */
+  uploadSink?: UploadSink;
   /** As given; each elicitation's own lifetime when unset. */
   extendMs?: number;
   /** Both ladders, defaulted. */

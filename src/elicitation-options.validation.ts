@@ -91,6 +91,7 @@ export function resolveElicitationOptions(
       externalUrlPolicy,
       oauth,
       audit,
+      uploadSink: raw.uploadSink,
     },
   };
 }
@@ -220,9 +221,9 @@ function resolveLanguage(raw: ElicitationModuleOptions): Resolved<'defaultLocale
   return { defaultLocale: canonical, resolveLocale: raw.resolveLocale, messages };
 }
 
-/** What the app plugs in is of the right kind: the identity hooks are functions, the store is a store. */
+/** What the app plugs in is of the right kind: the identity hooks and the upload sink are functions, the store is a store. */
 function checkPlugIns(raw: ElicitationModuleOptions): void {
-  for (const fn of ['resolvePageUser', 'resolveMcpUser'] as const) {
+  for (const fn of ['resolvePageUser', 'resolveMcpUser', 'uploadSink'] as const) {
     if (raw[fn] !== undefined && typeof raw[fn] !== 'function') throw new ElicitationConfigError(fn, 'must be a function');
   }
   if (raw.store !== undefined && (raw.store === null || typeof raw.store.get !== 'function')) {
@@ -333,6 +334,7 @@ function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicita
     maxMetadataBytes: count('maxMetadataBytes'),
     maxResultBytes: count('maxResultBytes'),
     maxFormAttempts: count('maxFormAttempts'),
+    maxUploadBytes: count('maxUploadBytes'),
   };
 }
 

@@ -42,7 +42,7 @@ interface RouteObservation {
 /** The observations of the requests being served, by their Node request. */
 const observations = new WeakMap<object, RouteObservation>();
 
-const KINDS: readonly string[] = ['api-key', 'confirm', 'form', 'oauth', 'external'] satisfies ElicitationKind[];
+const KINDS: readonly string[] = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'] satisfies ElicitationKind[];
 
 /** The record a page request concerns, once the page's checks loaded it (for the audit log). */
 export function observePageRecord(req: NodeRequestPart & { raw?: NodeRequestPart }, record: ElicitationRecord): void {

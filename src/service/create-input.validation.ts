@@ -11,7 +11,7 @@ import { isScopeList, oauthGrantType } from '../oauth/oauth-options.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
 
 /** The kinds `createUrlElicitation` accepts. */
-const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'oauth', 'external'];
+const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'];
 /** Largest hosted-form schema, as JSON, in bytes (kept apart from the metadata cap). */
 const MAX_FORM_SCHEMA_BYTES = 32 * 1024;
 /** Longest `message`, in characters. */

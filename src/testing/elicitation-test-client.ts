@@ -114,7 +114,7 @@ const URL_ELICITATION_REQUIRED = -32042;
  * A page URL of the module, under any route prefix: `…/<uuid>/<page>`. Global: every match of a text.
  */
 const PAGE_URL =
-  /https?:\/\/[^\s"'<>()[\]]+?\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/(?:api-key|confirm|form|oauth|external)(?![\w-])/gi;
+  /https?:\/\/[^\s"'<>()[\]]+?\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/(?:api-key|confirm|form|oauth|file|external)(?![\w-])/gi;
 
 const MISSING_SDK = {
   '2025-11-25': 'install @modelcontextprotocol/sdk (1.23 or later) to create a 2025-11-25 test client',
