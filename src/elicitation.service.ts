@@ -291,6 +291,25 @@ export class ElicitationService implements OnModuleDestroy {
     return result;
   }
 
+  /**
+   * Completes a `file` elicitation with what its page received (`{ name, type, size, sha256 }` with `content`, base64,
+   * or `ref`, the `uploadSink`'s reference): sealed in every store (the memory store too: a file is no small answer to
+   * keep in the clear), within `limits.maxUploadBytes` as base64 (not `maxResultBytes`).
+   * @internal for the file page
+   */
+  async completeFile(id: string, answer: ElicitationData): Promise<TransitionResult> {
+    const json = JSON.stringify(answer);
+    // base64 takes 4 bytes per 3; the name, type, size and digest around it stay well under 4 KiB.
+    const max = Math.ceil(this.options.limits.maxUploadBytes / 3) * 4 + 4096;
+    if (Buffer.byteLength(json) > max)
+      throw new ElicitationInputError('data', `is larger than limits.maxUploadBytes (${max} bytes as JSON)`);
+    const result = await this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': 'completed' }, () =>
+      this.finish(id, 'completed', json, undefined, true),
+    );
+    if (result.ok) result.record.data = answer;
+    return result;
+  }
+
   /** The retained elicitations of a user, oldest first, without submitted data. */
   async list(filter: { userId: string; status?: ElicitationRecord['status'] }): Promise<ElicitationSummary[]> {
     const now = Date.now();
@@ -436,12 +455,18 @@ export class ElicitationService implements OnModuleDestroy {
 
   /**
    * `transition`'s work; `answerJson` is a completion's answer as its waiters get it, `grant` an `oauth`
-   * completion's grant (what is kept then, sealed, for `oauth.retentionMs`).
+   * completion's grant (what is kept then, sealed, for `oauth.retentionMs`); `seal`: sealed in any store (a file).
    */
-  private async finish(id: string, status: FinalStatus, answerJson?: string, grant?: OAuthGrant): Promise<TransitionResult> {
+  private async finish(id: string, status: FinalStatus, answerJson?: string, grant?: OAuthGrant, seal = false): Promise<TransitionResult> {
     if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
     const now = Date.now();
-    const data = grant ? this.grants.seal(id, grant) : answerJson === undefined ? undefined : this.storedAnswer(id, answerJson);
+    const data = grant
+      ? this.grants.seal(id, grant)
+      : answerJson === undefined
+        ? undefined
+        : seal
+          ? { $sealed: this.box.seal(answerJson, id) }
+          : this.storedAnswer(id, answerJson);
     const retentionMs = grant ? this.options.oauth!.retentionMs : this.options.retentionMs;
     const result = await this.store.finish(id, { status, data, now, purgeAt: now + retentionMs });
     if (result.ok) {

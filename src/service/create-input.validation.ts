@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ELICITATION_ID_PATTERN, MAX_TIMER_MS } from '../elicitation.constants.js';
+import { DEFAULT_LIMITS, ELICITATION_ID_PATTERN, MAX_TIMER_MS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
@@ -9,6 +9,7 @@ import type { ZodFormSchema } from '../forms/zod-form.js';
 import { rememberHostedChecks } from '../forms/zod-hosted-checks.js';
 import { isScopeList, oauthGrantType } from '../oauth/oauth-options.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
+import { normaliseAccept, type UploadSettings } from '../uploads/file-accept.js';
 
 /** The kinds `createUrlElicitation` accepts. */
 const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'];
@@ -27,7 +28,9 @@ const CONFIRM_METADATA_KEYS = ['title', 'warning', 'confirmLabel', 'cancelLabel'
 export interface CreateUrlElicitationInput {
   /**
    * Which page collects the answer: `api-key` (a secret), `confirm` (yes/no), `form` (a hosted form), `oauth`
-   * (connect an account at `provider`: the answer is the grant, kept sealed in the token vault), or `external`:
+   * (connect an account at `provider`: the answer is the grant, kept sealed in the token vault), `file` (a file
+   * upload, `accept` and `maxBytes`: the answer is `{ name, type, size, sha256 }` with `content` (base64) or, with the
+   * `uploadSink` option, `ref`), or `external`:
    * our page checks the browser user, then sends them on to `url`; your callback route completes the elicitation
    * with `complete(id, data)`.
    */
@@ -39,6 +42,14 @@ export interface CreateUrlElicitationInput {
   provider?: string;
   /** For `kind: 'oauth'`: scopes to ask for beyond the provider's own `scopes`. */
   scopes?: string[];
+  /**
+   * For `kind: 'file'`: the types the page accepts, MIME types or `type/*` (e.g. `['application/pdf', 'image/*']`),
+   * matched against the type found from the file's magic bytes (never its name or the browser's claim). `text/plain`
+   * (or `text/*`) lets in UTF-8 text, which has no magic bytes. @default any type `file-type` recognises (no plain text)
+   */
+  accept?: string[];
+  /** For `kind: 'file'`: the largest file, in bytes, at most `limits.maxUploadBytes`. @default `limits.maxUploadBytes` */
+  maxBytes?: number;
   /** For `kind: 'external'`: the third-party URL, checked against the `externalUrlPolicy` (UnsafeUrlError). */
   url?: string;
   /**
@@ -74,7 +85,8 @@ export interface CreateUrlElicitationInput {
 export type CreateInputOptions = Pick<ResolvedElicitationOptions, 'ttlMs' | 'retentionMs' | 'limits'>;
 
 /** The resolved options the kind-specific checks read. */
-export type KindDataOptions = Pick<ResolvedElicitationOptions, 'externalUrlPolicy' | 'oauth'>;
+export type KindDataOptions = Pick<ResolvedElicitationOptions, 'externalUrlPolicy' | 'oauth'> &
+  Partial<Pick<ResolvedElicitationOptions, 'limits'>>;
 
 /**
  * Checks the caller's arguments (throwing `ElicitationInputError` naming the field) and builds the pending
@@ -161,7 +173,7 @@ function checkMetadata(kind: ElicitationKind, metadata: unknown, maxMetadataByte
 /**
  * What only some kinds carry: checks that `url` comes with (and only with) `external` and `form` with (and
  * only with) `form`, then attaches the external target (checked against `externalUrlPolicy`) or the hosted
- * form's schema to the record's metadata. Returns a promise only for `external` (the policy may look the host
+ * form's schema (or a file page's `accept` and `maxBytes`) to the record's metadata. Returns a promise only for `external` (the policy may look the host
  * up), so the other kinds cost their caller no await.
  */
 export function attachKindData(
@@ -178,6 +190,10 @@ export function attachKindData(
   if ((input.provider !== undefined || input.scopes !== undefined) && record.kind !== 'oauth') {
     throw new ElicitationInputError(input.provider !== undefined ? 'provider' : 'scopes', 'is only for kind "oauth"');
   }
+  if ((input.accept !== undefined || input.maxBytes !== undefined) && record.kind !== 'file') {
+    throw new ElicitationInputError(input.accept !== undefined ? 'accept' : 'maxBytes', 'is only for kind "file"');
+  }
+  if (record.kind === 'file') attachUploadSettings(record, input, options.limits?.maxUploadBytes ?? DEFAULT_LIMITS.maxUploadBytes);
   if (record.kind === 'external') {
     if (typeof input.url !== 'string') throw new ElicitationInputError('url', 'must be a URL string');
     return attachTargetUrl(record, input.url, options.externalUrlPolicy);
@@ -216,6 +232,22 @@ function attachOAuthAsk(record: ElicitationRecord, input: CreateUrlElicitationIn
   const scopes = [...new Set([...provider.scopes, ...(input.scopes ?? [])])];
   record.metadata.provider = provider.name;
   record.metadata.scopes = scopes;
+}
+
+/** A `file` elicitation's accepted types (normalised; none: any `file-type` recognises) and largest size, in its metadata. */
+function attachUploadSettings(record: ElicitationRecord, input: CreateUrlElicitationInput, maxUploadBytes: number): void {
+  let accept: string[] | null = null;
+  if (input.accept !== undefined) {
+    const checked = normaliseAccept(input.accept);
+    if (!checked.ok) throw new ElicitationInputError('accept', checked.reason);
+    accept = checked.value;
+  }
+  const maxBytes = input.maxBytes ?? maxUploadBytes;
+  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes <= 0 || maxBytes > maxUploadBytes) {
+    throw new ElicitationInputError('maxBytes', `must be a positive whole number of bytes up to limits.maxUploadBytes (${maxUploadBytes})`);
+  }
+  const upload: UploadSettings = { accept, maxBytes };
+  record.metadata.upload = upload;
 }
 
 /** An external elicitation's target, once the URL policy passed it (a DNS lookup may be on the way). */
