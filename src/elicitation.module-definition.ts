@@ -3,6 +3,7 @@ import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from './elicitation.co
 import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { createElicitationControllers } from './http/elicitation-controllers.js';
 import { ElicitationFrameworkErrors } from './http/elicitation-framework-errors.js';
+import { ElicitationMultipartParser } from './http/elicitation-multipart.js';
 import { validateRoutePrefix } from './elicitation-options.validation.js';
 
 /**
@@ -37,6 +38,8 @@ export const {
         { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix },
         // The framework's own errors on the routes' paths, answered by the module (only where it mounts routes).
         ...(mounted ? [ElicitationFrameworkErrors] : []),
+        // The file page's multipart posts left unread on Fastify too (only where it mounts routes).
+        ...(mounted ? [ElicitationMultipartParser] : []),
       ],
     };
   })

@@ -1,12 +1,13 @@
 import { Controller, type Type } from '@nestjs/common';
 import { ElicitationExtendController } from './elicitation-extend.controller.js';
+import { ElicitationFileController } from './elicitation-file.controller.js';
 import { ElicitationOAuthController } from './elicitation-oauth.controller.js';
 import { ElicitationPagesController } from './elicitation-pages.controller.js';
 import { ElicitationStatusController } from './elicitation-status.controller.js';
 
 /**
- * The module's controllers, mounted under `routePrefix`: the status route, the pages, the OAuth page and callback and
- * "Need more time?" (`ElicitationExtendController`), every answer with the
+ * The module's controllers, mounted under `routePrefix`: the status route, the pages, the OAuth page and callback, the file page
+ * (`ElicitationFileController`) and "Need more time?" (`ElicitationExtendController`), every answer with the
  * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, their first guard), each handler in its
  * request's context for the audit log and the page's span (`InRouteContext`). Neither uses an interceptor: Nest
  * runs a handler with interceptors through an RxJS pipeline, a measurable share of a page's time. Each call makes
@@ -18,11 +19,13 @@ export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationPagesController extends ElicitationPagesController {}
   class MountedElicitationOAuthController extends ElicitationOAuthController {}
   class MountedElicitationExtendController extends ElicitationExtendController {}
+  class MountedElicitationFileController extends ElicitationFileController {}
   const mounted = [
     MountedElicitationStatusController,
     MountedElicitationPagesController,
     MountedElicitationOAuthController,
     MountedElicitationExtendController,
+    MountedElicitationFileController,
   ];
   for (const controller of mounted) Controller(routePrefix)(controller);
   return mounted;

@@ -12,7 +12,7 @@ import type { PageLabels } from '../messages/page-messages.js';
 import type { PageLocale } from '../messages/locales.js';
 
 /** The templates the module renders; a `templatesDir` may replace any of them. */
-export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'oauth', 'done', 'error'] as const;
+export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'oauth', 'file', 'done', 'error'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** What the api-key and confirm pages read (both get every field, so a custom template may use any). */
@@ -46,6 +46,21 @@ export interface PageContexts {
     scopes: string[];
     note: string;
     continueLabel: string;
+    error: string | null;
+    csrf: string;
+    labels: PageLabels;
+  };
+  file: {
+    heading: string;
+    message: string;
+    /** The file input's label. */
+    label: string;
+    /** The input's `accept` attribute (MIME types and `type/*`), or null: any. */
+    accept: string | null;
+    /** "Accepted: PDF, image." or null: any type. */
+    accepted: string | null;
+    /** "At most 5 MB." */
+    maxSize: string;
     error: string | null;
     csrf: string;
     labels: PageLabels;

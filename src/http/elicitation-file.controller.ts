@@ -1,0 +1,266 @@
+import { Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  Body,
+  Get,
+  Inject,
+  Logger,
+  Param,
+  PayloadTooLargeException,
+  Post,
+  Req,
+  Res,
+  ServiceUnavailableException,
+  UseFilters,
+  UseGuards,
+  BadRequestException,
+} from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
+import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { pageError } from '../errors/page-text.js';
+import type { PageMessages } from '../messages/page-messages.js';
+import { acceptAttribute, describeAccept, uploadSettingsOf, type UploadSettings } from '../uploads/file-accept.js';
+import { readUpload, type UploadProblem } from '../uploads/multipart-upload.js';
+import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
+import { ElicitationPageFilter } from './elicitation-page.filter.js';
+import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
+import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { ElicitationPageAccess, type FormBody } from './page-access.js';
+import { PageAnswers } from './page-answers.js';
+import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
+import { PageSecurity } from './page-security.js';
+
+/** Longest file name kept in the answer, in characters. */
+const MAX_FILE_NAME_LENGTH = 255;
+/** Longest reference an `uploadSink` may return, in characters. */
+const MAX_SINK_REF_LENGTH = 2048;
+
+/** The status of each problem a file post can have (the page is shown again with its text). */
+const PROBLEM_STATUS: Record<UploadProblem, number> = {
+  chooseFile: 400,
+  empty: 400,
+  oneFile: 413,
+  tooLarge: 413,
+  tooManyFields: 413,
+  wrongType: 415,
+};
+
+/**
+ * The file page (`kind: 'file'`): `/:id/file`, a labelled file input (the accepted types and the largest size
+ * said), Submit / Cancel. Its post is `multipart/form-data`, read as a stream (`readUpload`): the `_csrf` field
+ * first, on which the page checks run (path, size by Content-Length, origin and CSRF token, record and kind,
+ * browser user, expiry, pending) before a byte of the file is taken; one file within the elicitation's `maxBytes`
+ * (413), of a type found from its magic bytes that `accept` lists (415), not empty (400). The answer, `{ name, type,
+ * size, sha256 }` with the content (base64) or the `uploadSink`'s `ref`, is sealed in every store. Cancel (sent
+ * url-encoded by the page's button, or as `action=cancel` in a multipart post) declines. Mounted under the
+ * `routePrefix` with the pages, behind the same guards and filter.
+ */
+@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
+@UseFilters(ElicitationPageFilter)
+export class ElicitationFileController {
+  private readonly logger = new Logger('ElicitationFilePage');
+
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly access: ElicitationPageAccess,
+    private readonly answers: PageAnswers,
+    private readonly security: PageSecurity,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+  ) {}
+
+  @Get(':id/file')
+  @InRouteContext()
+  async filePage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const record = await this.access.open(id, 'file', req, res);
+    if (!record) return '';
+    return this.page(req, res, 200, record);
+  }
+
+  @Post(':id/file')
+  @InRouteContext()
+  async submitFile(
+    @Param('id') id: string,
+    @Body() body: FormBody,
+    @Req() req: PageRequest,
+    @Res({ passthrough: true }) res: PageResponse,
+  ): Promise<string> {
+    const node = raw<NodeRequestPart>(req);
+    const { messages, locale } = this.answers.localeOf(req);
+    if (!isMultipart(node.headers['content-type'])) {
+      // The Cancel button posts url-encoded (no file sent for nothing); any other such post has no file.
+      const record = await this.access.openPost(id, 'file', req, body);
+      if (body?.action === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
+      return this.page(req, res, 400, record, messages.file.chooseFile);
+    }
+    // The checks openPost makes before reading anything: the id and the path (404), then the size (413).
+    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, node.url)) throw new ElicitationNotFoundException();
+    const maxRequestBytes = this.options.limits.maxUploadBytes + this.options.limits.maxBodyBytes;
+    const length = node.headers['content-length'];
+    if (length !== undefined && !(Number(length) <= maxRequestBytes)) {
+      throw pageError(PayloadTooLargeException, (m) => m.file.tooLarge(formatSize(locale, this.options.limits.maxUploadBytes)));
+    }
+    let record: ElicitationRecord | undefined;
+    let settings: UploadSettings = { accept: null, maxBytes: this.options.limits.maxUploadBytes };
+    const stream = (req as { raw?: unknown }).raw ?? req;
+    const read = await readUpload(stream as Readable & { headers: IncomingHttpHeaders }, {
+      // Until the record is known, the module's ceiling (busboy's limit); then the elicitation's own.
+      get maxBytes() {
+        return settings.maxBytes;
+      },
+      maxRequestBytes,
+      get accept() {
+        return settings.accept;
+      },
+      authorize: async (csrf) => {
+        record = await this.openPost(id, req, csrf);
+        settings = uploadSettingsOf(record.metadata);
+      },
+      forged: () => new ElicitationCsrfException(),
+      unreadable: () => pageError(BadRequestException, (m) => m.errors.unreadable),
+    });
+    // Authorised when a result came back (every path without `_csrf` rejects), unless the body outgrew the limit first.
+    if (!record) {
+      if (read.outcome === 'problem' && read.problem === 'tooLarge') {
+        throw pageError(PayloadTooLargeException, (m) => m.file.tooLarge(formatSize(locale, this.options.limits.maxUploadBytes)));
+      }
+      throw new ElicitationCsrfException();
+    }
+    if (read.outcome === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
+    if (read.outcome === 'file' && read.size > settings.maxBytes) return this.problem(req, res, record, settings, 'tooLarge');
+    if (read.outcome === 'problem') return this.problem(req, res, record, settings, read.problem);
+    const name = fileName(read.name);
+    const answer: Record<string, unknown> = { name, type: read.type, size: read.size, sha256: read.sha256 };
+    if (this.options.uploadSink) {
+      answer.ref = await this.toSink(record, { name, type: read.type, size: read.size, content: read.content });
+    } else {
+      answer.content = read.content.toString('base64');
+    }
+    return this.answers.done(req, res, record, await this.service.completeFile(id, answer), messages.done.fileReceived);
+  }
+
+  /**
+   * `openPost`'s checks on the `_csrf` field: the page checks of a post (origin and token, record and kind, browser
+   * user, expiry, pending). Its size check reads Content-Length, the whole upload's, which was checked against the
+   * upload limit before: it is hidden from the synchronous part of `openPost`, which measures the token alone.
+   */
+  private openPost(id: string, req: PageRequest, csrf: string): Promise<ElicitationRecord> {
+    const headers = raw<NodeRequestPart>(req).headers as Record<string, string | string[] | undefined>;
+    const length = headers['content-length'];
+    delete headers['content-length'];
+    try {
+      return this.access.openPost(id, 'file', req, { _csrf: csrf });
+    } finally {
+      if (length !== undefined) headers['content-length'] = length;
+    }
+  }
+
+  /** Hands the file to `uploadSink` (a stream of its bytes); its reference, or a 503 page when it failed (nothing stored). */
+  private async toSink(record: ElicitationRecord, file: { name: string; type: string; size: number; content: Buffer }): Promise<string> {
+    let ref: unknown;
+    try {
+      ref = await this.options.uploadSink!({
+        elicitationId: record.id,
+        userId: record.userId,
+        name: file.name,
+        type: file.type,
+        size: file.size,
+        stream: Readable.from([file.content]),
+      });
+    } catch (error) {
+      this.logger.warn(`uploadSink failed for elicitation ${record.id}: ${error instanceof Error ? error.message : String(error)}`);
+      throw pageError(ServiceUnavailableException, (m) => m.errors.unavailable);
+    }
+    if (typeof ref !== 'string' || ref === '' || ref.length > MAX_SINK_REF_LENGTH) {
+      this.logger.warn(
+        `uploadSink resolved no reference (a string of 1 to ${MAX_SINK_REF_LENGTH} characters) for elicitation ${record.id}`,
+      );
+      throw pageError(ServiceUnavailableException, (m) => m.errors.unavailable);
+    }
+    return ref;
+  }
+
+  /** The page again with a problem's text and status (nothing was stored). */
+  private problem(
+    req: PageRequest,
+    res: PageResponse,
+    record: ElicitationRecord,
+    settings: UploadSettings,
+    problem: UploadProblem,
+  ): string {
+    const { messages, locale } = this.answers.localeOf(req);
+    return this.page(req, res, PROBLEM_STATUS[problem], record, problemText(problem, messages, settings, locale));
+  }
+
+  private page(req: PageRequest, res: PageResponse, status: number, record: ElicitationRecord, error: string | null = null): string {
+    const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
+    const { messages, locale } = this.answers.localeOf(req);
+    const settings = uploadSettingsOf(record.metadata);
+    return this.answers.page(
+      req,
+      res,
+      status,
+      'file',
+      {
+        heading: messages.headings.file,
+        message: record.message,
+        label: messages.file.label,
+        accept: acceptAttribute(settings.accept),
+        accepted: settings.accept ? messages.file.accepted(describeAccept(settings.accept)) : null,
+        maxSize: messages.file.maxSize(formatSize(locale, settings.maxBytes)),
+        error,
+        csrf,
+        labels: messages.labels,
+      },
+      { record },
+    );
+  }
+
+  /** As `ElicitationPageAccess`: the path ends with the page's own segments as the module mounts them. */
+  private atCanonicalPath(id: string, url: string | undefined): boolean {
+    if (url === undefined) return true;
+    const query = url.indexOf('?');
+    return (query < 0 ? url : url.slice(0, query)).endsWith(`/${this.options.routePrefix}/${id}/file`);
+  }
+}
+
+/** True for a `multipart/form-data` content type (any parameters). */
+function isMultipart(contentType: string | undefined): boolean {
+  return typeof contentType === 'string' && /^multipart\/form-data\s*(;|$)/i.test(contentType.trim());
+}
+
+/** A problem's text in the page's catalog. */
+function problemText(problem: UploadProblem, messages: PageMessages, settings: UploadSettings, locale: string): string {
+  switch (problem) {
+    case 'chooseFile':
+      return messages.file.chooseFile;
+    case 'empty':
+      return messages.file.empty;
+    case 'oneFile':
+      return messages.file.oneFile;
+    case 'tooLarge':
+      return messages.file.tooLarge(formatSize(locale, settings.maxBytes));
+    case 'tooManyFields':
+      return messages.errors.tooMuchData;
+    case 'wrongType':
+      return messages.file.wrongType(settings.accept ? describeAccept(settings.accept) : '—');
+  }
+}
+
+/** A size in the page's locale: bytes, kilobytes or megabytes (of 1024), at most one decimal. */
+export function formatSize(locale: string, bytes: number): string {
+  const [value, unit] =
+    bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'megabyte'] : bytes >= 1024 ? [bytes / 1024, 'kilobyte'] : [bytes, 'byte'];
+  return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(value);
+}
+
+/** The file's name as kept in the answer: its last path segment, without control characters, at most 255 characters. */
+export function fileName(name: string): string {
+  const last = name.split(/[/\\]/).pop()!;
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  const base = last.replace(/[\u0000-\u001F\u007F]/g, '').trim();
+  return (base || 'file').slice(0, MAX_FILE_NAME_LENGTH);
+}
