@@ -65,7 +65,7 @@ describe('creating a file elicitation', () => {
     [[42], 'not a string'],
     ['image/png', 'not an array'],
     [Array.from({ length: 21 }, (_, i) => `image/x${i}`), 'too many'],
-  ])('refuses accept %j (%s)', (accept) => {
+  ] as Array<[unknown, string]>)('refuses accept %j (%s)', (accept) => {
     const error = errorOf(() => created({ accept: accept as string[] }));
     expect(error).toBeInstanceOf(ElicitationInputError);
     expect((error as ElicitationInputError).field).toBe('accept');
@@ -77,10 +77,11 @@ describe('creating a file elicitation', () => {
   });
 
   it('refuses accept and maxBytes on the other kinds, naming the field', () => {
-    for (const [field, patch] of [
+    const cases: Array<[string, Partial<CreateUrlElicitationInput>]> = [
       ['accept', { accept: ['image/*'] }],
       ['maxBytes', { maxBytes: 10 }],
-    ] as const) {
+    ];
+    for (const [field, patch] of cases) {
       const input: CreateUrlElicitationInput = { kind: 'api-key', message: 'm', userId: 'alice', ...patch };
       const record = buildPendingRecord(input, options, NOW);
       const error = errorOf(() => attachKindData(record, input, options));
