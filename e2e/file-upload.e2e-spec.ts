@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import type { ElicitationUpload } from '../src/elicitation-options.interface.js';
@@ -300,5 +301,99 @@ describe('file page with an uploadSink', () => {
     } finally {
       failing = false;
     }
+  });
+});
+
+describe('fuzzing the file endpoint (fast-check, fixed seed)', () => {
+  let app: INestApplication<Server>;
+  let service: ElicitationService;
+  const ids: string[] = [];
+  let pair: { token: string; cookie: string };
+  let otherToken: string;
+
+  beforeAll(async () => {
+    ({ app, service } = await startPageApp({ limits: { maxUploadBytes: 64 * 1024 } }, { listen: true }));
+    for (const accept of [undefined, ['application/pdf'], ['image/*', 'text/plain']]) {
+      ids.push(
+        (await service.createUrlElicitation({ kind: 'file', userId: 'alice', message: 'fuzz', accept, maxBytes: 4096 })).elicitationId,
+      );
+    }
+    const other = await service.createUrlElicitation({ kind: 'file', userId: 'alice', message: 'other' });
+    pair = await csrfFor(app.getHttpServer(), `/elicit/${ids[0]}/file`, as('alice'));
+    // A real token, but of another elicitation: never a valid pair for the fuzzed ones.
+    otherToken = (await csrfFor(app.getHttpServer(), `/elicit/${other.elicitationId}/file`, as('alice'))).token;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('any multipart post with a token that is not the page’s own: no 5xx, an HTML page, nothing changed', async () => {
+    const part = fc.oneof(
+      fc.record({
+        kind: fc.constant('field' as const),
+        name: fc.constantFrom('_csrf', 'action', 'file', 'x', ''),
+        value: fc.string({ maxLength: 60 }),
+      }),
+      fc.record({
+        kind: fc.constant('file' as const),
+        name: fc.constantFrom('file', 'other', '_csrf'),
+        filename: fc.oneof(fc.constantFrom('a.pdf', '', '../../x', 'a"b.png'), fc.string({ maxLength: 20 })),
+        type: fc.constantFrom('application/pdf', 'image/png', 'text/plain', '', 'x'),
+        bytes: fc.oneof(
+          fc.constant(PNG),
+          fc.constant(PDF),
+          fc.uint8Array({ maxLength: 6000 }).map((a) => Buffer.from(a)),
+        ),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ids),
+        fc.constantFrom('', 'tampered', 'other', 'garbage'),
+        fc.array(part, { maxLength: 5 }),
+        fc.constantFrom('xyz', 'a'.repeat(70), ''),
+        fc.boolean(),
+        fc.constantFrom('alice', 'bob', ''),
+        async (id, tokenKind, parts, boundary, truncate, user) => {
+          const token =
+            tokenKind === 'tampered'
+              ? pair.token.split('').reverse().join('')
+              : tokenKind === 'other'
+                ? otherToken
+                : tokenKind === 'garbage'
+                  ? 'x'.repeat(40)
+                  : '';
+          const chunks: Buffer[] = [];
+          if (tokenKind !== '')
+            chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${token}\r\n`));
+          for (const p of parts) {
+            if (p.kind === 'field') {
+              chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`));
+            } else {
+              chunks.push(
+                Buffer.from(
+                  `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}\r\n\r\n`,
+                ),
+                p.bytes,
+                Buffer.from('\r\n'),
+              );
+            }
+          }
+          chunks.push(Buffer.from(`--${boundary}--\r\n`));
+          let body = Buffer.concat(chunks);
+          if (truncate) body = body.subarray(0, Math.floor(body.length / 2));
+          const res = await request(app.getHttpServer())
+            .post(`/elicit/${id}/file`)
+            .set({ ...as(user), Cookie: pair.cookie, 'Content-Type': `multipart/form-data; boundary=${boundary}` })
+            .send(body);
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.status).toBeLessThan(500);
+          expect(res.headers['content-type']).toMatch(/^text\/html/);
+          expect(res.text).not.toContain(pair.token);
+        },
+      ),
+      { seed: 16_2026, numRuns: 150 },
+    );
+    for (const id of ids) expect((await service.getStatus(id))?.status).toBe('pending');
   });
 });

@@ -102,6 +102,8 @@ export function readUpload(request: Readable & { headers: IncomingHttpHeaders },
       }
     });
     parser.on('file', (name, stream, info) => {
+      // A body cut short errors the file stream too (the parser's own error answers it): never an unhandled one.
+      stream.on('error', () => undefined);
       if (authorizing === undefined) {
         stream.resume();
         fail(options.forged());
