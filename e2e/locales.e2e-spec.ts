@@ -93,6 +93,36 @@ describe('pages in the request’s language', () => {
     expect(gone).toMatchObject({ status: 410, lang: 'de', heading: 'Diese Anfrage ist abgelaufen' });
   });
 
+  it('offers "Need more time?" once on a pending page, in the page’s language, then says it was given', async () => {
+    const { url, elicitationId } = await service.createUrlElicitation({
+      kind: 'confirm',
+      userId: 'alice',
+      message: 'Deploy?',
+      ttlMs: 120_000,
+    });
+    const first = await fetch(url, { headers: { 'x-user': 'alice', 'accept-language': 'de' } });
+    const html = await first.text();
+    const path = new URL(url).pathname;
+    expect(html).toContain(`<form class="extend" method="post" action="${path}/extend">`);
+    expect(read(html).text).toContain('Mehr Zeit nötig?');
+    expect(read(html).text).toContain('Gibt einmalig 2 Minuten dazu.');
+    const token = /name="_csrf" value="([^"]+)"/.exec(html)![1];
+    const cookie = first.headers.get('set-cookie')!.split(';')[0];
+    const before = (await service.getStatus(elicitationId))!.expiresAt;
+    const extended = await fetch(`${origin}${path}/extend`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'x-user': 'alice', cookie, 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: new URLSearchParams({ _csrf: token, action: 'extend' }).toString(),
+    });
+    expect(extended.status).toBe(303);
+    expect(extended.headers.get('location')).toBe(path);
+    expect(Date.parse((await service.getStatus(elicitationId))!.expiresAt) - Date.parse(before)).toBe(120_000);
+    const again = await page(url, { 'accept-language': 'de' });
+    expect(again.text).toContain('Sie haben jetzt mehr Zeit.');
+    expect(again.text).not.toContain('Mehr Zeit nötig?');
+  });
+
   it('says a hosted form’s field problems in the page’s language, under the error summary', async () => {
     const form = defineForm({
       type: 'object',

@@ -371,6 +371,17 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
+   * The expiry "Need more time?" would give `record` now, or `undefined` when it cannot have more (the store has no
+   * `extend`, it was extended before, or it is at twice its original lifetime already).
+   * @internal for the pages, which offer the button only then
+   */
+  extensionOf(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom' | 'extendedAt'>): number | undefined {
+    if (!this.store.extend || record.extendedAt !== undefined) return undefined;
+    const expiresAt = extendedExpiry(record, this.options.extendMs);
+    return expiresAt > record.expiresAt ? expiresAt : undefined;
+  }
+
+  /**
    * "Need more time?": gives a pending elicitation more time, once. Its expiry moves on by `extendMs` (the module
    * option; by default the elicitation's own lifetime), but never past twice its original lifetime after its
    * creation. Resolves `{ ok: true, record }` with the new `expiresAt`, or `{ ok: false, reason }`: `not-found`,

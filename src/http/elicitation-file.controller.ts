@@ -97,7 +97,7 @@ export class ElicitationFileController {
       return this.page(req, res, 400, record, messages.file.chooseFile);
     }
     // The checks openPost makes before reading anything: the id and the path (404), then the size (413).
-    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, node.url)) throw new ElicitationNotFoundException();
+    if (!this.access.isPostablePath(id, 'file', req)) throw new ElicitationNotFoundException();
     const maxRequestBytes = this.options.limits.maxUploadBytes + this.options.limits.maxBodyBytes;
     const length = node.headers['content-length'];
     if (length !== undefined && !(Number(length) <= maxRequestBytes)) {
@@ -116,7 +116,7 @@ export class ElicitationFileController {
         return settings.accept;
       },
       authorize: async (csrf) => {
-        record = await this.openPost(id, req, csrf);
+        record = await this.access.openUpload(id, req, csrf);
         settings = uploadSettingsOf(record.metadata);
       },
       forged: () => new ElicitationCsrfException(),
@@ -140,22 +140,6 @@ export class ElicitationFileController {
       answer.content = read.content.toString('base64');
     }
     return this.answers.done(req, res, record, await this.service.completeFile(id, answer), messages.done.fileReceived);
-  }
-
-  /**
-   * `openPost`'s checks on the `_csrf` field: the page checks of a post (origin and token, record and kind, browser
-   * user, expiry, pending). Its size check reads Content-Length, the whole upload's, which was checked against the
-   * upload limit before: it is hidden from the synchronous part of `openPost`, which measures the token alone.
-   */
-  private openPost(id: string, req: PageRequest, csrf: string): Promise<ElicitationRecord> {
-    const headers = raw<NodeRequestPart>(req).headers as Record<string, string | string[] | undefined>;
-    const length = headers['content-length'];
-    delete headers['content-length'];
-    try {
-      return this.access.openPost(id, 'file', req, { _csrf: csrf });
-    } finally {
-      if (length !== undefined) headers['content-length'] = length;
-    }
   }
 
   /** Hands the file to `uploadSink` (a stream of its bytes); its reference, or a 503 page when it failed (nothing stored). */
@@ -217,13 +201,6 @@ export class ElicitationFileController {
       },
       { record },
     );
-  }
-
-  /** As `ElicitationPageAccess`: the path ends with the page's own segments as the module mounts them. */
-  private atCanonicalPath(id: string, url: string | undefined): boolean {
-    if (url === undefined) return true;
-    const query = url.indexOf('?');
-    return (query < 0 ? url : url.slice(0, query)).endsWith(`/${this.options.routePrefix}/${id}/file`);
   }
 }
 

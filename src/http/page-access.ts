@@ -86,6 +86,24 @@ export class ElicitationPageAccess {
   }
 
   /**
+   * Whether a post to a page can be read at all: an id of the right shape at the page's canonical path (checked
+   * before a file page reads its body).
+   */
+  isPostablePath(id: string, kind: ElicitationKind, req: PageRequest): boolean {
+    return this.service.isValidId(id) && this.atCanonicalPath(id, kind, req);
+  }
+
+  /**
+   * The pending record behind a file page's multipart post, once its `_csrf` field arrived: `openPost`'s checks but
+   * the size, which the upload's reader enforces itself while streaming (the whole upload is over `maxBodyBytes`).
+   */
+  openUpload(id: string, req: PageRequest, csrf: unknown): Promise<ElicitationRecord> {
+    if (!this.isPostablePath(id, 'file', req)) throw new ElicitationNotFoundException();
+    if (!this.security.verifyPost(id, req, csrf)) throw new ElicitationCsrfException();
+    return this.load(id, 'file', req);
+  }
+
+  /**
    * The pending `oauth` record a provider's callback completes: checks 4 to 6 (the record and its kind, the
    * browser user, expiry, still pending). The path is fixed and the post checks do not apply: the callback is a
    * GET from the provider, and its sealed single-use `state` stands in for the CSRF token.

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { PageLocale } from '../messages/locales.js';
 import { ElicitationPageAccess } from './page-access.js';
@@ -26,6 +29,8 @@ export class PageAnswers {
     private readonly access: ElicitationPageAccess,
     private readonly renderer: TemplateRenderer,
     private readonly security: PageSecurity,
+    private readonly service: ElicitationService,
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
     private readonly locales: PageLocales,
   ) {}
 
@@ -46,7 +51,8 @@ export class PageAnswers {
     const locale = this.locales.of(req);
     const nonce = this.security.applyHeaders(res, extras.formTarget);
     res.status(status);
-    const expiry = extras.record?.status === 'pending' ? this.expiry(extras.record, locale) : null;
+    const csrf = 'csrf' in context && typeof context.csrf === 'string' ? context.csrf : undefined;
+    const expiry = extras.record?.status === 'pending' ? this.expiry(extras.record, locale, csrf) : null;
     return this.renderer.render(name, context, nonce, { locale, expiry });
   }
 
@@ -69,7 +75,7 @@ export class PageAnswers {
    * The expiry line: relative ("in 9 minutes", `Intl.RelativeTimeFormat`) and absolute (date and time in UTC, the
    * time zone the hosted form documents: the same whatever the browser's), in the page's locale.
    */
-  private expiry(record: ElicitationRecord, locale: PageLocale): ExpiryView {
+  private expiry(record: ElicitationRecord, locale: PageLocale, csrf: string | undefined): ExpiryView {
     const formats = this.formatsOf(locale.locale);
     const left = Math.max(record.expiresAt - Date.now(), 0);
     const relative =
@@ -88,8 +94,21 @@ export class PageAnswers {
       iso: new Date(record.expiresAt).toISOString(),
       soon: locale.messages.time.expiresSoon,
       expired: locale.messages.time.expiredNow,
-      extend: null,
+      extend: this.extendForm(record, locale, csrf),
+      extended: record.extendedAt === undefined ? null : locale.messages.time.extended,
     };
+  }
+
+  /**
+   * "Need more time?" on a page with a form (its CSRF token goes with the post), while the request can still have
+   * more: the post goes to `<page>/extend` (`ElicitationExtendController`), the hint says how many minutes it adds.
+   */
+  private extendForm(record: ElicitationRecord, locale: PageLocale, csrf: string | undefined): ExpiryView['extend'] {
+    const extended = csrf === undefined ? undefined : this.service.extensionOf(record);
+    if (extended === undefined || csrf === undefined) return null;
+    const { baseUrl, routePrefix } = this.options;
+    const action = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/${routePrefix}/${record.id}/${record.kind}/extend`;
+    return { action, hint: locale.messages.time.extendHint(Math.max(1, Math.round((extended - record.expiresAt) / 60_000))), csrf };
   }
 
   private formatsOf(locale: string): { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat } {

@@ -84,6 +84,8 @@ export interface ExpiryView {
   soon: string;
   expired: string;
   extend: { action: string; hint: string; csrf: string } | null;
+  /** After "Need more time?" gave it more: says so (the button is gone then). */
+  extended: string | null;
 }
 
 /** What every page gets besides its own context: its language, and the expiry line of a pending request. */
@@ -225,7 +227,7 @@ export class TemplateRenderer {
  */
 function keyOf(name: string, context: object, frame: PageFrame): string | undefined {
   const { expiry } = frame;
-  const parts: unknown[] = [name, frame.locale.locale, expiry?.relative, expiry?.absolute, expiry?.extend?.hint];
+  const parts: unknown[] = [name, frame.locale.locale, expiry?.relative, expiry?.absolute, expiry?.extend?.hint, expiry?.extended];
   for (const [field, value] of Object.entries(context)) {
     if (field === 'csrf' || (field === 'labels' && value === frame.locale.messages.labels)) continue;
     if (value !== null && typeof value === 'object') return undefined;
