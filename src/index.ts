@@ -16,9 +16,11 @@ export type {
   ElicitationModuleOptions,
   ElicitationOptionsFactory,
   ElicitationThrottle,
+  ElicitationUpload,
   ResolveLocale,
   ResolveMcpUser,
   ResolvePageUser,
+  UploadSink,
 } from './elicitation-options.interface.js';
 export type { PageLabels, PageMessages, FieldRule } from './messages/page-messages.js';
 export type { PageMessagesOverride } from './messages/locales.js';

@@ -215,6 +215,6 @@ describe('ElicitationModule registration', () => {
 
   it('mounts no controllers with controllers: false', () => {
     expect(ElicitationModule.forRoot({ ...valid, controllers: false }).controllers).toEqual([]);
-    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(3);
+    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(5);
   });
 });

@@ -195,6 +195,7 @@ describe('security options', () => {
       maxMetadataBytes: 4_096,
       maxResultBytes: 1_048_576,
       maxFormAttempts: 3,
+      maxUploadBytes: 5_242_880,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
     expect(
