@@ -108,6 +108,14 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
       ...extra,
     });
   const createForm = () => service.createUrlElicitation({ kind: 'form', form: profileForm, message: 'Set up your profile', userId: USER });
+  const createFile = () =>
+    service.createUrlElicitation({
+      kind: 'file',
+      accept: ['application/pdf', 'image/*'],
+      maxBytes: 2 * 1024 * 1024,
+      message: 'Upload the signed contract (PDF) or a photo of it.',
+      userId: USER,
+    });
   const createOAuth = () =>
     service.createUrlElicitation({
       kind: 'oauth',
@@ -168,6 +176,17 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
       return { status };
     },
     oauth: async (page) => ({ status: await goto(page, (await createOAuth()).url) }),
+    file: async (page) => ({ status: await goto(page, (await createFile()).url) }),
+    'file-errors': async (page) => {
+      expect(await goto(page, (await createFile()).url)).toBe(200);
+      // A plain-text file where a PDF or an image is asked for: refused by its content (415), the error summary shown.
+      await page
+        .locator('#file')
+        .setInputFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from('just text, not a PDF') });
+      const status = await post(page);
+      expect(await page.locator('#error-summary').count()).toBe(1);
+      return { status };
+    },
     done: async (page) => {
       expect(await goto(page, (await createKey()).url)).toBe(200);
       await page.locator('#apiKey').fill('ghp_a11y-0123456789');
@@ -234,6 +253,7 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
     'form-errors': 400,
     'form-last-attempt': 400,
     'form-declined': 400,
+    'file-errors': 415,
     'error-401': 401,
     'error-403': 403,
     'error-404': 404,

@@ -5,7 +5,7 @@
  * docs/screenshots/<page>-<variant>.png (same names every run; overwritten), then stops the app.
  *
  * Pages: api-key, confirm (with a warning), form (the hosted form), form-errors (after an invalid post),
- * oauth, done, error-404. Variants: light (en), dark (en), phone (360×740, en), ar (Arabic, right to left, light).
+ * oauth, file, done, error-404. Variants: light (en), dark (en), phone (360×740, en), ar (Arabic, right to left, light).
  */
 /* global document */ // in page.evaluate callbacks, which run in the browser
 import { existsSync, mkdirSync } from 'node:fs';
@@ -110,6 +110,18 @@ try {
             kind: 'oauth',
             provider: 'demo',
             message: 'Connect your account at the demo provider so the assistant can use it for you.',
+          })
+        ).url,
+      ),
+    file: async (page) =>
+      open(
+        page,
+        (
+          await create({
+            kind: 'file',
+            accept: ['application/pdf', 'image/*'],
+            maxBytes: 2 * 1024 * 1024,
+            message: 'Upload the signed contract (PDF) or a photo of it.',
           })
         ).url,
       ),
