@@ -15,7 +15,7 @@ import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
-import { EXTEND_TEXTS } from '../src/http/elicitation-extend.controller.js';
+import { PAGE_MESSAGES } from '../src/messages/page-messages.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
@@ -89,7 +89,8 @@ describe('"Need more time?" over HTTP (demo app, memory store)', () => {
     const second = await postForm(demo.url, `${page}/extend`, {}, await csrfFor(demo.url, page, alice), alice);
     expect(second.status).toBe(409);
     expect(second.headers['content-type']).toMatch(/^text\/html/);
-    expect(second.text).toContain(EXTEND_TEXTS.alreadyExtended.slice(0, 40));
+    expect(second.text).toContain(PAGE_MESSAGES.time.alreadyExtended);
+    expect(second.text).toContain(`<h1 dir="auto">${PAGE_MESSAGES.headings.noMoreTime}</h1>`);
     expect((await statusOf(demo.url, id)).expiresAt).toBe(iso);
   });
 

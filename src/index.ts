@@ -64,6 +64,7 @@ export {
   type ElicitationEventContext,
   type ElicitationRecordStore,
   type ElicitationStoreKeys,
+  type ExtendChange,
   type FinishChange,
   type KeyRingEntry,
 } from './stores/elicitation-store.js';

@@ -5,4 +5,9 @@ import { describeElicitationStoreContract } from 'nestjs-mcp-elicitation/testing
 /** Your store: here one that builds on the memory store, so the example runs as it is. */
 class MyStore extends MemoryElicitationStore {}
 
-describeElicitationStoreContract('MyStore', () => new MyStore(), { describe, it, expect, beforeEach, afterAll }, { offers: ['peekHits'] });
+describeElicitationStoreContract(
+  'MyStore',
+  () => new MyStore(),
+  { describe, it, expect, beforeEach, afterAll },
+  { offers: ['peekHits', 'extend'] },
+);

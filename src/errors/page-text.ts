@@ -5,6 +5,7 @@ import { PAGE_MESSAGES } from '../messages/page-messages.js';
 export type PageText = (messages: PageMessages) => string;
 
 const PAGE_TEXT = Symbol('ElicitationPageText');
+const PAGE_HEADING = Symbol('ElicitationPageHeading');
 
 /**
  * Gives `exception` the text its error page shows, picked from the catalog of the page's language (its own
@@ -12,6 +13,16 @@ const PAGE_TEXT = Symbol('ElicitationPageText');
  */
 export function withPageText<E extends object>(exception: E, text: PageText): E {
   return Object.defineProperty(exception, PAGE_TEXT, { value: text, enumerable: false });
+}
+
+/** Gives `exception` the heading its error page shows (instead of the status's), from the page's catalog. */
+export function withPageHeading<E extends object>(exception: E, heading: PageText): E {
+  return Object.defineProperty(exception, PAGE_HEADING, { value: heading, enumerable: false });
+}
+
+/** The page heading `withPageHeading` gave an exception, if any. */
+export function pageHeadingOf(exception: unknown): PageText | undefined {
+  return typeof exception === 'object' && exception !== null ? (exception as { [PAGE_HEADING]?: PageText })[PAGE_HEADING] : undefined;
 }
 
 /** The page text `withPageText` gave an exception, if any. */

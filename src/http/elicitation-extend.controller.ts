@@ -2,6 +2,8 @@ import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Po
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationExtendResult, ElicitationKind } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { pageError, withPageHeading } from '../errors/page-text.js';
+import type { PageMessages } from '../messages/page-messages.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
@@ -11,19 +13,8 @@ import { PageAnswers } from './page-answers.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 
-/**
- * The route's own texts (English; to join the page catalogs). The other refusals use the pages' usual texts: a
- * finished request's 409, an expired one's 410, an unknown one's 404.
- */
-export const EXTEND_TEXTS = {
-  /** 409: the request was extended before ("Need more time?" works once). */
-  alreadyExtended: 'This request was already given more time once, and cannot be given more. Please answer it before it expires.',
-  /** 501: the store cannot extend requests (a custom store without `extend`). */
-  unsupported: 'More time cannot be given to requests here.',
-} as const;
-
 /** The pages a person may ask more time on: every kind with a page of the module's own (`external` has none). */
-const PAGES_WITH_TIME: readonly string[] = ['api-key', 'confirm', 'form', 'oauth'] satisfies ElicitationKind[];
+const PAGES_WITH_TIME: readonly string[] = ['api-key', 'confirm', 'form', 'oauth', 'file'] satisfies ElicitationKind[];
 
 /**
  * "Need more time?" (`POST /:id/<page>/extend`): a pending elicitation's page asks for more time, once
@@ -63,8 +54,17 @@ export class ElicitationExtendController {
 
   /** The error page of an extension the service refused. */
   private refusal(result: Exclude<ElicitationExtendResult, { ok: true }>): Error {
-    if (result.reason === 'already-extended') return new ConflictException(EXTEND_TEXTS.alreadyExtended);
-    if (result.reason === 'unsupported') return new NotImplementedException(EXTEND_TEXTS.unsupported);
+    const heading = (m: PageMessages) => m.headings.noMoreTime;
+    if (result.reason === 'already-extended')
+      return withPageHeading(
+        pageError(ConflictException, (m) => m.time.alreadyExtended),
+        heading,
+      );
+    if (result.reason === 'unsupported')
+      return withPageHeading(
+        pageError(NotImplementedException, (m) => m.time.cannotExtend),
+        heading,
+      );
     return this.access.notDone(result);
   }
 }

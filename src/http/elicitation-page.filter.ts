@@ -6,7 +6,7 @@ import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
-import { pageTextOf } from '../errors/page-text.js';
+import { pageHeadingOf, pageTextOf } from '../errors/page-text.js';
 import { PageLocales } from './page-locales.js';
 import { firstReportOf } from '../security/key-ids.js';
 import { PageSecurity } from './page-security.js';
@@ -69,11 +69,12 @@ export class ElicitationPageFilter implements ExceptionFilter {
     const nonce = this.security.applyHeaders(res);
     res.status(status);
     const heading =
-      exception instanceof ElicitationFinishedException
+      pageHeadingOf(exception)?.(messages) ??
+      (exception instanceof ElicitationFinishedException
         ? messages.headings.finished(exception.recordedStatus)
         : exception instanceof ElicitationCsrfException
           ? messages.headings.forgedPost
-          : (messages.headings.byStatus[status] ?? messages.headings.otherError);
+          : (messages.headings.byStatus[status] ?? messages.headings.otherError));
     const context = { heading, text, statusCode: status, statusLine: messages.errors.statusLine(status) };
     res.send(this.renderer.render('error', context, nonce, { locale }));
   }

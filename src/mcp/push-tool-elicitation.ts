@@ -270,11 +270,12 @@ export class PushElicitation implements PushToolElicitation {
   private async urlRung<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<Asked<WaitOutcome<T>>> {
     return this.ending(page, async () => {
       const sentAt = Date.now();
+      const dialogMs = await this.timeLeft(page);
       const consent = await this.keepingAlive(page.message, () =>
         this.elicitInput(
           { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
           this.call.extra.signal,
-          this.timeLeft(page),
+          dialogMs,
         ),
       );
       if (consent.action === 'decline' && this.instant(sentAt)) return 'cannot-ask';
@@ -311,7 +312,7 @@ export class PushElicitation implements PushToolElicitation {
         const reply = this.elicitInput(
           { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
           signal,
-          this.timeLeft(page),
+          await this.timeLeft(page),
         ).then((answer) => ({ answer }));
         reply.catch(() => undefined);
         const first = await this.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
@@ -437,8 +438,14 @@ export class PushElicitation implements PushToolElicitation {
     return this.deps.instantDeclineMs > 0 && Date.now() - sentAt < this.deps.instantDeclineMs;
   }
 
-  private timeLeft(page: UrlElicitationRequest): number {
-    return Math.max(1, page.expiresAt.getTime() - Date.now());
+  /**
+   * How long the client's dialog for `page` may stay open: until the latest the elicitation can expire ("Need more
+   * time?" may move its expiry on while the dialog is open; the wait on the page itself follows the real expiry).
+   */
+  private async timeLeft(page: UrlElicitationRequest): Promise<number> {
+    const record = await this.deps.service.getRecord(page.elicitationId);
+    const latest = record ? (this.deps.service.extensionOf(record) ?? record.expiresAt) : page.expiresAt.getTime();
+    return Math.max(1, latest - Date.now());
   }
 
   /**

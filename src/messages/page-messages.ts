@@ -48,6 +48,8 @@ export interface PageMessages {
     readonly file: string;
     readonly done: string;
     readonly tooManyAttempts: string;
+    /** The page of a refused "Need more time?" (given once already, or not possible here). */
+    readonly noMoreTime: string;
     /** The 403 page of a post that failed the CSRF or origin check (`errors.forgedPost`), unlike another account's 403. */
     readonly forgedPost: string;
     /** The error page's heading per HTTP status. */

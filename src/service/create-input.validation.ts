@@ -205,7 +205,8 @@ export function attachKindData(
       throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
     }
     record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
-    rememberHostedChecks(record.id, form, record.expiresAt);
+    // Kept for as long as the page may live: "Need more time?" can move its expiry to twice its lifetime.
+    rememberHostedChecks(record.id, form, record.createdAt + 2 * (record.expiresAt - record.createdAt));
   }
   return undefined;
 }

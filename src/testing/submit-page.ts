@@ -130,10 +130,11 @@ const NOT_POSTED = new Set(['submit', 'button', 'reset', 'image', 'file']);
 /**
  * The page's post form as a browser would submit it untouched: every enabled control's current value in
  * document order (hidden inputs, pre-filled inputs, checked boxes, selected options), and the submit button
- * Enter presses.
+ * Enter presses. The page's own form, that is: not the "Need more time?" form (`action` ending in `/extend`).
  */
 function readForm(html: string): { pairs: FormPair[]; defaultButton?: [string, string] } {
-  const formHtml = /<form\b[^>]*>([\s\S]*?)<\/form>/i.exec(html)?.[1] ?? '';
+  const forms = html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi);
+  const formHtml = [...forms].find(([, attrs]) => !/\baction="[^"]*\/extend"/i.test(attrs))?.[2] ?? '';
   const pairs: FormPair[] = [];
   const controls = /<input\b([^>]*)>|<select\b([^>]*)>([\s\S]*?)<\/select>|<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gi;
   for (const [, inputAttrs, selectAttrs, optionsHtml, textareaAttrs, textareaText] of formHtml.matchAll(controls)) {

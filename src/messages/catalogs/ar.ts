@@ -67,6 +67,7 @@ export const AR_MESSAGES: PageMessages = {
     file: 'يرجى اختيار ملف',
     done: 'تم',
     tooManyAttempts: 'محاولات غير صالحة كثيرة جدًا',
+    noMoreTime: 'لا مزيد من الوقت',
     forgedPost: 'انتهت صلاحية هذا النموذج',
     byStatus: {
       400: 'هناك خطأ في هذا الطلب',

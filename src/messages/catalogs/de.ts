@@ -69,6 +69,7 @@ export const DE_MESSAGES: PageMessages = {
     file: 'Bitte wählen Sie eine Datei',
     done: 'Erledigt',
     tooManyAttempts: 'Zu viele ungültige Versuche',
+    noMoreTime: 'Keine weitere Zeit',
     forgedPost: 'Dieses Formular ist abgelaufen',
     byStatus: {
       400: 'Mit dieser Anfrage stimmt etwas nicht',

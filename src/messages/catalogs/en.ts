@@ -23,6 +23,7 @@ export const EN_MESSAGES: PageMessages = {
     file: 'Please choose a file',
     done: 'Done',
     tooManyAttempts: 'Too many invalid attempts',
+    noMoreTime: 'No more time',
     forgedPost: 'This form has expired',
     byStatus: {
       400: 'Something is wrong with this request',
