@@ -21,6 +21,7 @@ import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';
 import { as, startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from './support/page-form.js';
+import { RecordingLogger } from './support/recording-logger.js';
 
 const BASE_URL = 'http://127.0.0.1:3000';
 const OWN_ORIGIN = BASE_URL;
@@ -1196,33 +1197,6 @@ describe('attacks on the elicitation pages over HTTP', () => {
 // -----------------------------------------------------------------------------------------------------
 describe('secrets never leak', () => {
   const SECRET = `sk-PLANTED-${randomBytes(12).toString('hex')}`;
-
-  class RecordingLogger implements LoggerService {
-    readonly lines: string[] = [];
-    private record(level: string, args: unknown[]) {
-      this.lines.push(
-        `${level} ${args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`,
-      );
-    }
-    log(...args: unknown[]) {
-      this.record('log', args);
-    }
-    error(...args: unknown[]) {
-      this.record('error', args);
-    }
-    warn(...args: unknown[]) {
-      this.record('warn', args);
-    }
-    debug(...args: unknown[]) {
-      this.record('debug', args);
-    }
-    verbose(...args: unknown[]) {
-      this.record('verbose', args);
-    }
-    fatal(...args: unknown[]) {
-      this.record('fatal', args);
-    }
-  }
 
   it.each([
     ['a store that keeps it outside the process, sealed at rest', true],

@@ -13,7 +13,6 @@
  */
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { LoggerService } from '@nestjs/common';
 import type { Route } from 'playwright-core';
 import type { Subscription } from 'rxjs';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
@@ -33,6 +32,7 @@ import {
   type OAuthBrowser,
 } from './support/oauth-browser.js';
 import { startTestOidcProvider, type TestOidcProvider } from './support/oidc-test-provider.js';
+import { RecordingLogger } from './support/recording-logger.js';
 
 type Era = '2025-11-25' | '2026-07-28';
 
@@ -43,32 +43,6 @@ const DECLINED = 'You declined the request.';
 const NOT_ANSWERED = 'The user declined to give the information this tool needs.';
 /** A page URL of the module for an `oauth` elicitation. */
 const OAUTH_PAGE = /^http:\/\/127\.0\.0\.1:\d+\/elicit\/([0-9a-f-]{36})\/oauth$/;
-
-/** Every line the app logged (Nest's logger calls), objects and errors written out in full. */
-class RecordingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private record(level: string, args: unknown[]) {
-    this.lines.push(`${level} ${args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')}`);
-  }
-  log(...args: unknown[]) {
-    this.record('log', args);
-  }
-  error(...args: unknown[]) {
-    this.record('error', args);
-  }
-  warn(...args: unknown[]) {
-    this.record('warn', args);
-  }
-  debug(...args: unknown[]) {
-    this.record('debug', args);
-  }
-  verbose(...args: unknown[]) {
-    this.record('verbose', args);
-  }
-  fatal(...args: unknown[]) {
-    this.record('fatal', args);
-  }
-}
 
 /** A response the test fetched (also recorded, headers and body, for the planted-secret grep). */
 interface Fetched {
