@@ -48,5 +48,5 @@ console.log(
 );
 console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
-    'call connect-service, approve-deploy or delete-file, and open the link the client shows.\n',
+    'call connect-service, approve-deploy, delete-file or connect-account (the development OpenID provider at /demo/oidc), and open the link the client shows.\n',
 );
