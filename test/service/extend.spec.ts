@@ -15,6 +15,7 @@ import { ElicitationEvents } from '../../src/events/elicitation-events.js';
 import type { ElicitationAuditRecord } from '../../src/observability/audit-record.js';
 import { ElicitationWaiters } from '../../src/service/elicitation-waiters.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
+import { pendingRecord } from '../../src/testing/index.js';
 import { compileElicitation } from '../support/testing-module.js';
 
 /** Resolves once `check` holds, polling; fails after `ms`. */
@@ -214,21 +215,13 @@ describe('ElicitationService.extend', () => {
 
 describe('ElicitationWaiters and an extended event from another instance', () => {
   const ID = '5f0c2d3e-8a41-4b6f-9c1d-2e3f4a5b6c7d';
+  /** Alice's pending confirm request `ID`, created at `createdAt`, expiring at `expiresAt`. */
+  const confirmRecord = (createdAt: number, expiresAt: number): ElicitationRecord =>
+    pendingRecord({ id: ID, kind: 'confirm', type: 'confirm', userId: 'alice', message: 'Deploy?', metadata: {}, createdAt, expiresAt });
 
   it('re-arms the expiry of a wait at the new expiresAt, without a store read', async () => {
     const created = Date.now();
-    let current: ElicitationRecord = {
-      id: ID,
-      kind: 'confirm',
-      type: 'confirm',
-      userId: 'alice',
-      message: 'Deploy?',
-      metadata: {},
-      status: 'pending',
-      createdAt: created,
-      expiresAt: created + 150,
-      purgeAt: created + 10_000,
-    };
+    let current = confirmRecord(created, created + 150);
     let reads = 0;
     const waiters = new ElicitationWaiters({
       current: () => {
@@ -266,18 +259,7 @@ describe('ElicitationWaiters and an extended event from another instance', () =>
 
   it('ignores an extended event for an id nobody waits on, and one that would shorten the wait', async () => {
     const created = Date.now();
-    const pending: ElicitationRecord = {
-      id: ID,
-      kind: 'confirm',
-      type: 'confirm',
-      userId: 'alice',
-      message: 'Deploy?',
-      metadata: {},
-      status: 'pending',
-      createdAt: created,
-      expiresAt: created + 60_000,
-      purgeAt: created + 90_000,
-    };
+    const pending = confirmRecord(created, created + 60_000);
     let reads = 0;
     const waiters = new ElicitationWaiters({
       current: () => {
