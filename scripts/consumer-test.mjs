@@ -1,20 +1,29 @@
 #!/usr/bin/env node
-// Consumer test: the package as an app installs it. Builds and packs the library (`npm pack`), then for each
-// fixture under test/consumers/ (a CommonJS Nest 11 app as `nest new` generates it, an ES module Nest 12 app):
-// copies it to a temporary folder, installs the tarball and the fixture's dependencies from the registry (no
-// links, no workspace), compiles it with its own TypeScript (which also type-checks an import of every
-// subpath), starts `node dist/main.js` on a free port and checks the api-key page and the status route over
-// real HTTP, then checks that require and import resolve every subpath to one copy of the package. The
-// CommonJS app also runs its own Jest e2e tests (Jest loads the CommonJS build) and type-checks the subpaths
-// under `module: commonjs` (node10 resolution: `typesVersions`), as apps generated before Nest 11 have it.
-// Last, each app installs what the README's snippets import and compiles them (examples/readme) under `strict`.
+// Consumer test: the package as an app installs it. Builds and packs the library (`npm pack`; checks what the
+// tarball holds, its source maps and its package.json), then for each fixture under test/consumers/ (a CommonJS
+// Nest 11 app as `nest new` generates it, an ES module Nest 12 app): copies it to a temporary folder, installs the
+// tarball and the fixture's dependencies from the registry (no links, no workspace), compiles it with its own
+// TypeScript (which also type-checks an import of every subpath), starts `node dist/main.js` on a free port and
+// checks the api-key page and the status route over real HTTP, then checks that require and import resolve every
+// subpath to one copy of the package. The CommonJS app also runs its own Jest e2e tests (Jest loads the CommonJS
+// build) and type-checks the subpaths under `module: commonjs` (node10 resolution: `typesVersions`), as apps
+// generated before Nest 11 have it.
+// Then each app installs what the README's snippets import (once, for all that follows) and
+// - serves the README's MCP controllers (examples/readme/mcp-*.ts, copied into its src/ with
+//   test/consumers/mcp/mcp-apps.ts; the CommonJS app also the MCP-Nest snippet), each started as production
+//   starts it (`node dist/main.js`, CONSUMER_APP naming the controller), to real SDK clients over Streamable HTTP:
+//   test/consumers/mcp/mcp-driver.mjs, a plain Node script that uses the installed package's testing kit;
+// - compiles the README's snippets (examples/readme) under `strict`.
+// Last, the ES module app installs the package from a git URL (a clone of the checkout's HEAD: committed work
+// only) and serves the both-eras controller's MCP calls from that install.
+// Every check prints PASS or FAIL; the closing line counts them.
 //
 // `npm run test:consumers`; `KEEP_CONSUMERS=1` keeps the temporary folder. Nothing is cached in the repository.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,9 +50,23 @@ const FIXTURES = [
       },
       { what: 'its Jest e2e tests (test/jest-e2e.json)', cmd: ['node_modules/jest/bin/jest.js', '--config', './test/jest-e2e.json'] },
     ],
+    // The README's MCP controllers it serves (CONSUMER_APP), and the MCP-Nest snippet.
+    mcpApps: ['both-eras', 'sessions', 'stateless', 'binding', 'mcp-nest'],
   },
-  { name: 'esm-nest12', build: [...tsc, '-p', 'tsconfig.json'], extra: [] },
+  {
+    name: 'esm-nest12',
+    build: [...tsc, '-p', 'tsconfig.json'],
+    extra: [],
+    mcpApps: ['both-eras', 'sessions', 'stateless', 'binding'],
+    // Installs the package from a git URL of the repository, then serves this app's MCP calls from it.
+    gitInstall: 'both-eras',
+  },
 ];
+
+/** The README files each MCP app needs (copied from examples/readme into the fixture's src/readme/). */
+const MCP_README_FILES = ['mcp-binding.ts', 'mcp-both-eras.controller.ts', 'mcp-sessions.controller.ts', 'mcp-stateless.controller.ts'];
+/** The bearer tokens the README files' verifyToken accepts (the driver sends alice's). */
+const MCP_DEV_TOKENS = 'token-alice=alice,token-bob=bob';
 
 /** What the README snippets import beyond the app's own packages (versions from this package.json). */
 const README_SNIPPET_PACKAGES = [
@@ -76,6 +99,8 @@ const STRICT_FLAGS = [
 ];
 
 const children = new Set();
+/** Every check: `{ fixture, what, ok, detail }`, printed as it ends and counted in the closing line. */
+const checks = [];
 const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'consumer-test-'));
 let keep = process.env.KEEP_CONSUMERS === '1';
@@ -88,29 +113,50 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 process.on('exit', killAll);
 
 try {
-  const tarball = await buildAndPack();
+  const [tarball, gitUrl] = await Promise.all([check('package', 'npm run build, npm pack', buildAndPack), cloneHead()]);
   const subpaths = Object.keys(pkg.exports)
     .filter((key) => key !== './package.json')
     .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
-  const results = await Promise.allSettled(FIXTURES.map((fixture) => runFixture(fixture, tarball, subpaths)));
-  const failed = results.filter((r) => r.status === 'rejected');
-  for (const [i, r] of results.entries()) {
-    if (r.status === 'rejected')
-      console.error(`\n[${FIXTURES[i].name}] FAILED: ${r.reason instanceof Error ? r.reason.message : r.reason}`);
-  }
-  if (failed.length) keep = true;
-  console.log(
-    `\nconsumers: ${results.length - failed.length} passed, ${failed.length} failed (${Math.round((Date.now() - started) / 1000)} s)`,
-  );
-  process.exitCode = failed.length ? 1 : 0;
-} catch (err) {
-  keep = true;
-  console.error(`consumer test: ${err instanceof Error ? err.message : String(err)}`);
-  process.exitCode = 1;
+  await Promise.allSettled(FIXTURES.map((fixture) => runFixture(fixture, tarball, subpaths, gitUrl)));
+} catch {
+  // recorded by check()
 } finally {
   killAll();
+  const failed = checks.filter((c) => !c.ok);
+  if (failed.length) {
+    keep = true;
+    console.error(`\nFAILED (${failed.length}):`);
+    for (const c of failed) console.error(`  [${c.fixture}] ${c.what}\n${indent(c.detail, 6)}`);
+  }
+  console.log(
+    `\nconsumers: ${checks.length - failed.length} passed, ${failed.length} failed (${Math.round((Date.now() - started) / 1000)} s)`,
+  );
+  process.exitCode = failed.length || !checks.length ? 1 : 0;
   if (keep) console.log(`consumer test: kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
+}
+
+/** Runs one check, prints PASS or FAIL with its time, records it; rethrows (the steps after it need it). */
+async function check(fixture, what, fn) {
+  const t = Date.now();
+  try {
+    const value = await fn();
+    pass(fixture, what, Date.now() - t);
+    return value;
+  } catch (err) {
+    fail(fixture, what, err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+function pass(fixture, what, ms) {
+  checks.push({ fixture, what, ok: true });
+  log(fixture, `PASS ${what}${ms === undefined ? '' : ` (${(ms / 1000).toFixed(1)} s)`}`);
+}
+
+function fail(fixture, what, detail) {
+  checks.push({ fixture, what, ok: false, detail });
+  log(fixture, `FAIL ${what}: ${detail.split('\n')[0]}`);
 }
 
 /** `npm run build`, then `npm pack` into the work folder; checks what the tarball holds. */
@@ -122,7 +168,8 @@ async function buildAndPack() {
   const files = new Set(packed.files.map((f) => f.path));
   const problems = [];
   for (const file of files) {
-    if (/^(src|test|e2e|examples|bench|scripts|dist-demo|dist\/examples)\//.test(file)) problems.push(`${file} should not be packed`);
+    // src/ may ship: the sources the source maps name.
+    if (/^(test|e2e|examples|bench|scripts|dist-demo|dist\/examples)\//.test(file)) problems.push(`${file} should not be packed`);
   }
   for (const target of exportTargets(pkg.exports)) {
     if (!files.has(target.replace(/^\.\//, ''))) problems.push(`exports target ${target} is not in the tarball`);
@@ -138,12 +185,17 @@ async function buildAndPack() {
       problems.push(`typesVersions has no "${key.slice(2)}" (apps on node10 resolution cannot type-check it)`);
     }
   }
-  if (problems.length) throw new Error(`npm pack:\n  ${problems.join('\n  ')}`);
   log('package', `${packed.filename}: ${files.size} files, ${Math.round(packed.size / 1024)} kB`);
-  return join(work, packed.filename);
+  const tarball = join(work, packed.filename);
+  // Checked apart, and the apps go on: they need the tarball, not these.
+  const report = (what, found) => (found.length ? fail('package', what, found.join('\n')) : pass('package', what));
+  report('the tarball holds the exports targets and templates, and no sources or tests', problems);
+  report('package.json: repository, homepage, bugs; no dead "files" rules', checkPackageJson(files));
+  report('source maps point only at files the tarball holds', await checkSourceMaps(tarball, files));
+  return tarball;
 }
 
-async function runFixture(fixture, tarball, subpaths) {
+async function runFixture(fixture, tarball, subpaths, gitUrl) {
   const { name } = fixture;
   const dir = join(work, name);
   cpSync(join(root, 'test', 'consumers', name), dir, { recursive: true });
@@ -151,30 +203,31 @@ async function runFixture(fixture, tarball, subpaths) {
     rmSync(join(dir, 'src', 'subpaths-mcp-nest.ts'));
     log(name, 'NOTE: the package does not export ./mcp-nest; its import check is left out');
   }
-  log(name, 'npm install (the tarball and the fixture dependencies)');
-  await run(name, ['npm', 'install', '--no-audit', '--no-fund', tarball], { cwd: dir, timeoutMs: 4 * MINUTE });
-  log(name, `compile: tsc ${fixture.build.slice(1).join(' ')} (TypeScript ${readVersion(dir, 'typescript')})`);
-  await run(name, ['node', ...fixture.build], { cwd: dir, timeoutMs: 2 * MINUTE });
-  await checkHttp(name, dir);
-  await checkOneCopy(name, dir, subpaths);
+  await check(name, 'npm install (the tarball and the fixture dependencies)', () =>
+    run(name, ['npm', 'install', '--no-audit', '--no-fund', tarball], { cwd: dir, timeoutMs: 4 * MINUTE }),
+  );
+  await check(name, `compile: tsc ${fixture.build.slice(1).join(' ')} (TypeScript ${readVersion(dir, 'typescript')})`, () =>
+    run(name, ['node', ...fixture.build], { cwd: dir, timeoutMs: 2 * MINUTE }),
+  );
+  await check(name, 'node dist/main.js: the api-key page and the status route', () => checkHttp(name, dir));
+  await check(name, 'require and import resolve every subpath to one copy', () => checkOneCopy(name, dir, subpaths));
   for (const step of fixture.extra) {
-    log(name, step.what);
-    const { output } = await run(name, ['node', ...step.cmd], { cwd: dir, timeoutMs: 2 * MINUTE });
-    // Jest's own summary, prefixed, so that CI's count of this repository's tests leaves it out.
-    const summary = /^Tests:.*$/m.exec(output);
-    if (summary) log(name, `jest: ${summary[0].replace(/^Tests:\s+/, '')}`);
+    await check(name, step.what, async () => {
+      const { output } = await run(name, ['node', ...step.cmd], { cwd: dir, timeoutMs: 2 * MINUTE });
+      // Jest's own summary, prefixed, so that CI's count of this repository's tests leaves it out.
+      const summary = /^Tests:.*$/m.exec(output);
+      if (summary) log(name, `jest: ${summary[0].replace(/^Tests:\s+/, '')}`);
+    });
   }
-  await checkReadmeSnippets(name, dir);
-  log(name, `passed (Node ${process.version}, Nest ${readVersion(dir, '@nestjs/core')})`);
+  await check(name, 'npm install what the README snippets import', () => installReadmePackages(name, dir));
+  await checkMcp(fixture, dir).catch(() => undefined); // its cases are recorded one by one
+  await check(name, 'README snippets: tsc --strict compiles examples/readme', () => compileReadmeSnippets(name, dir));
+  if (fixture.gitInstall) await checkGitInstall(fixture, dir, gitUrl);
+  log(name, `done (Node ${process.version}, Nest ${readVersion(dir, '@nestjs/core')})`);
 }
 
-/**
- * The README's TypeScript blocks are the files of examples/readme (embedded with embedme, checked by
- * test/docs/readme-snippets.spec.ts): compiled here as the app's own code, under `strict`, against the installed
- * tarball's declarations. Runs last, so the checks above see the app without the optional packages.
- */
-async function checkReadmeSnippets(name, dir) {
-  cpSync(join(root, 'examples', 'readme'), join(dir, 'readme'), { recursive: true });
+/** What the README snippets import beyond the app's own packages, installed once for the MCP apps and the snippets. */
+async function installReadmePackages(name, dir) {
   const nest = readVersion(dir, '@nestjs/core').split('.')[0];
   const fromRoot = (id) => `${id}@${pkg.devDependencies[id] ?? pkg.dependencies[id] ?? `^${readVersion(root, id)}`}`;
   const packages = [
@@ -182,8 +235,140 @@ async function checkReadmeSnippets(name, dir) {
     // Nest's own packages follow the app's Nest line.
     ...['@nestjs/microservices', '@nestjs/testing'].map((id) => `${id}@^${nest}.0.0`),
   ];
-  log(name, `README snippets: npm install ${packages.length} packages they import`);
+  log(name, `npm install ${packages.length} packages the README snippets import`);
   await run(name, ['npm', 'install', '--no-audit', '--no-fund', '--no-save', ...packages], { cwd: dir, timeoutMs: 4 * MINUTE });
+}
+
+/**
+ * The README's MCP controllers in the app: copied into src/ (with test/consumers/mcp/mcp-apps.ts, which names
+ * them for main.ts), compiled with the app's build, each started with `node dist/main.js`, and driven over
+ * Streamable HTTP by test/consumers/mcp/mcp-driver.mjs (real SDK clients: the installed package's testing kit).
+ * Each case of the driver is one check.
+ */
+async function checkMcp(fixture, dir) {
+  const { name } = fixture;
+  const mcpSources = join(root, 'test', 'consumers', 'mcp');
+  await check(name, 'MCP apps: copy the README controllers into src/ and compile', async () => {
+    mkdirSync(join(dir, 'src', 'readme'), { recursive: true });
+    for (const file of MCP_README_FILES) cpSync(join(root, 'examples', 'readme', file), join(dir, 'src', 'readme', file));
+    cpSync(join(mcpSources, 'mcp-apps.ts'), join(dir, 'src', 'mcp-apps.ts'));
+    if (fixture.mcpApps.includes('mcp-nest')) {
+      cpSync(join(mcpSources, 'mcp-nest-app.ts'), join(dir, 'src', 'mcp-nest-app.ts'));
+      copyMcpNestSnippet(name, join(dir, 'src', 'readme', 'mcp-nest.module.ts'));
+    }
+    cpSync(join(mcpSources, 'mcp-driver.mjs'), join(dir, 'mcp-driver.mjs'));
+    await run(name, ['node', ...fixture.build], { cwd: dir, timeoutMs: 2 * MINUTE });
+  });
+  // Side by side, each on its own port: most of an app's time is its start-up.
+  await Promise.all(fixture.mcpApps.map((app) => driveMcpApp(name, dir, app)));
+}
+
+/**
+ * The MCP-Nest snippet as the README has it. Its `baseUrl` names a public origin; until the snippet reads
+ * PUBLIC_URL, the copy gets `process.env.PUBLIC_URL ?? <that origin>` so the pages it links are this app's.
+ */
+function copyMcpNestSnippet(name, target) {
+  let source = readFileSync(join(root, 'examples', 'readme', 'mcp-nest.module.ts'), 'utf8');
+  if (!source.includes('PUBLIC_URL')) {
+    source = source.replace(/baseUrl: ('[^']+')/, 'baseUrl: process.env.PUBLIC_URL ?? $1');
+    log(name, 'NOTE: examples/readme/mcp-nest.module.ts does not read PUBLIC_URL; the copy reads it for its baseUrl');
+  }
+  writeFileSync(target, source);
+}
+
+/** Starts `node dist/main.js` with CONSUMER_APP=`app` and runs the driver's cases for it; each case is a check. */
+async function driveMcpApp(name, dir, app, label = app) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), PUBLIC_URL: base, BASE_URL: base, CONSUMER_APP: app, MCP_DEV_TOKENS, NO_COLOR: '1' };
+  const server = start(name, ['node', 'dist/main.js'], { cwd: dir, env });
+  const t = Date.now();
+  try {
+    try {
+      await waitUntilListening(server, base, 30_000);
+    } catch (err) {
+      fail(name, `MCP app ${label}: node dist/main.js starts`, `${err.message}\n--- app output ---\n${appLog(server)}`);
+      return;
+    }
+    const driver = start(name, ['node', 'mcp-driver.mjs', app, base], { cwd: dir });
+    const timer = setTimeout(() => void stop(driver), 2 * MINUTE);
+    const code = await driver.done;
+    clearTimeout(timer);
+    const lines = driver.output().split('\n');
+    const results = lines.filter((line) => /^(PASS|FAIL) /.test(line));
+    for (const line of results) {
+      const [verdict, what, detail] = line.split(' | ');
+      const title = `MCP ${label}: ${what}`;
+      if (verdict.startsWith('PASS')) pass(name, `${title} (${detail})`);
+      else fail(name, title, `${detail}\n--- app output (Nest's start-up lines left out) ---\n${appLog(server)}`);
+    }
+    if (code !== 0 && !results.some((line) => line.startsWith('FAIL'))) {
+      fail(name, `MCP app ${label}: the driver`, `exited ${code}\n${driver.output().slice(-4000)}`);
+    }
+    log(name, `MCP app ${label}: ${results.length} cases in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  } finally {
+    await stop(server);
+  }
+}
+
+/** What an app logged, without Nest's start-up lines (modules, routes) and colours; its last 3000 characters. */
+function appLog(server) {
+  const lines = server
+    .output()
+    .replace(/\x1b\[[0-9;]*m/g, '') // eslint-disable-line no-control-regex
+    .split('\n')
+    .filter((line) => !/\[(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory)\]/.test(line));
+  return lines.join('\n').slice(-3000) || '(nothing)';
+}
+
+/**
+ * The package installed from a git URL of the repository, as `npm install <git url>` does for a user: a clone of
+ * the checkout's HEAD (committed work only, no dist/), so the package must build itself on install (`prepare`).
+ * Then the app serves the MCP calls of one README controller from that install.
+ */
+async function checkGitInstall(fixture, dir, gitUrl) {
+  const { name } = fixture;
+  const installed = join(dir, 'node_modules', pkg.name);
+  try {
+    await check(name, `npm install git+file://<clone of HEAD> (a git URL of the repository)`, async () => {
+      if (!gitUrl) throw new Error('git clone of the checkout failed (see above)');
+      await run(name, ['npm', 'install', '--no-audit', '--no-fund', gitUrl], { cwd: dir, timeoutMs: 4 * MINUTE });
+      const main = join(installed, 'dist', 'index.js');
+      if (!existsSync(main)) {
+        throw new Error(
+          `the git install has no ${main.replace(dir + '/', '')} ("Cannot find module .../dist/index.js" for the app): npm builds a git dependency only through a \`prepare\` script, and package.json has ${pkg.scripts?.prepare ? `prepare: ${JSON.stringify(pkg.scripts.prepare)}` : 'none'} (issue #26 part 3)`,
+        );
+      }
+      const resolved = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+      log(name, `git install: ${pkg.name}@${resolved.version} from ${resolved._resolved ?? gitUrl}`);
+    });
+  } catch {
+    return;
+  }
+  await driveMcpApp(name, dir, fixture.gitInstall, `git install, ${fixture.gitInstall}`);
+}
+
+/** A clone of the checkout's HEAD in the work folder, as a `git+file:` URL (undefined when git fails). */
+async function cloneHead() {
+  const clone = join(work, 'git-clone');
+  try {
+    await run('package', ['git', 'clone', '--quiet', '--no-local', root, clone], { cwd: work, timeoutMs: MINUTE });
+    const { output } = await run('package', ['git', 'log', '-1', '--format=%h %s'], { cwd: clone, timeoutMs: MINUTE });
+    log('package', `git clone of HEAD for the git install: ${output.trim().slice(0, 100)}`);
+    return `git+file://${clone}`;
+  } catch (err) {
+    log('package', `git clone of the checkout failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
+/**
+ * The README's TypeScript blocks are the files of examples/readme (embedded with embedme, checked by
+ * test/docs/readme-snippets.spec.ts): compiled here as the app's own code, under `strict`, against the installed
+ * tarball's declarations.
+ */
+async function compileReadmeSnippets(name, dir) {
+  cpSync(join(root, 'examples', 'readme'), join(dir, 'readme'), { recursive: true });
   const strict = Object.fromEntries(STRICT_FLAGS.map((flag) => [flag, true]));
   const tsconfig = {
     extends: './tsconfig.json',
@@ -193,6 +378,93 @@ async function checkReadmeSnippets(name, dir) {
   writeFileSync(join(dir, 'tsconfig.readme.json'), JSON.stringify(tsconfig, null, 2));
   await run(name, ['node', ...tsc, '-p', 'tsconfig.readme.json'], { cwd: dir, timeoutMs: 2 * MINUTE });
   log(name, `README snippets: tsc --strict compiles the ${readdirSync(join(dir, 'readme')).length} files of examples/readme`);
+}
+
+/** package.json as npm shows it: where the code lives and where to report bugs; every `files` rule matches something. */
+function checkPackageJson(files) {
+  const problems = [];
+  for (const field of ['repository', 'homepage', 'bugs']) {
+    if (!pkg[field]) problems.push(`package.json has no "${field}" (npm's page and \`npm bugs\` show it)`);
+  }
+  for (const rule of pkg.files ?? []) {
+    const negated = rule.startsWith('!');
+    const pattern = globRegExp(negated ? rule.slice(1) : rule);
+    if (negated) {
+      // A negation excludes something only when the build makes a path it matches.
+      if (!listFiles(root, ['node_modules', '.git']).some((f) => pattern.test(f)))
+        problems.push(`"files" rule ${rule} excludes nothing the build makes (dead rule)`);
+    } else if (![...files].some((f) => pattern.test(f))) {
+      problems.push(`"files" rule ${rule} matches no file in the tarball (dead rule)`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Every source map in the tarball names only files the tarball holds (or carries them inline, `sourcesContent`),
+ * and every `sourceMappingURL` points at a shipped map or is inline: a debugger or `--enable-source-maps` in a
+ * user's app otherwise points at nothing.
+ */
+async function checkSourceMaps(tarball, files) {
+  const unpacked = join(work, 'unpacked');
+  mkdirSync(unpacked, { recursive: true });
+  await run('package', ['tar', '-xzf', tarball, '-C', unpacked], { cwd: work, timeoutMs: MINUTE });
+  const read = (file) => readFileSync(join(unpacked, 'package', file), 'utf8');
+  const missing = new Map(); // a missing source -> how many maps name it
+  let maps = 0;
+  let danglingUrls = 0;
+  for (const file of files) {
+    if (/\.(c|m)?js$|\.d\.(c|m)?ts$/.test(file)) {
+      const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(read(file))?.[1];
+      if (url && !url.startsWith('data:') && !files.has(posix.join(posix.dirname(file), url))) danglingUrls++;
+    }
+    if (!file.endsWith('.map')) continue;
+    maps++;
+    const map = JSON.parse(read(file));
+    for (const [i, source] of (map.sources ?? []).entries()) {
+      if (typeof map.sourcesContent?.[i] === 'string') continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), map.sourceRoot ?? '', source));
+      if (!files.has(target)) missing.set(target, (missing.get(target) ?? 0) + 1);
+    }
+  }
+  const problems = [];
+  if (missing.size) {
+    const sample = [...missing.keys()].slice(0, 3).join(', ');
+    problems.push(
+      `source maps name ${missing.size} files the tarball does not hold (${sample}, ...): ship them, inline them (sourcesContent) or drop the maps`,
+    );
+  }
+  if (danglingUrls) problems.push(`${danglingUrls} files end with a sourceMappingURL to a map the tarball does not hold`);
+  log('package', `source maps: ${maps} maps, ${missing.size} sources missing, ${danglingUrls} dangling sourceMappingURLs`);
+  return problems;
+}
+
+/** An npm `files` pattern as a RegExp over package-relative paths (a directory rule matches what is under it). */
+function globRegExp(pattern) {
+  const body = pattern
+    .replace(/^\.?\//, '')
+    .replace(/\/$/, '')
+    .split('**')
+    .map((part) =>
+      part
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]'),
+    )
+    .join('.*');
+  return new RegExp(`^${body}(/.*)?$`);
+}
+
+/** Every file under `dir`, relative, skipping the named folders. */
+function listFiles(dir, skip, prefix = '') {
+  const out = [];
+  for (const entry of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (!skip.includes(rel)) out.push(...listFiles(dir, skip, rel));
+    } else out.push(rel);
+  }
+  return out;
 }
 
 /**
@@ -358,9 +630,9 @@ function log(name, text) {
   console.log(`[${name}] ${text}`);
 }
 
-function indent(text) {
+function indent(text = '', width = 4) {
   return text
     .split('\n')
-    .map((line) => `    ${line}`)
+    .map((line) => `${' '.repeat(width)}${line}`)
     .join('\n');
 }

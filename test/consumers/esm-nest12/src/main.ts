@@ -1,5 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 
-const app = await NestFactory.create(AppModule);
-await app.listen(process.env.PORT ?? 3000);
+// The consumer test's MCP apps (scripts/consumer-test.mjs copies src/mcp-apps.ts and the README's controllers in
+// before it builds them): CONSUMER_APP names the one to start, through this same `node dist/main.js`.
+const mcpApp = process.env.CONSUMER_APP;
+if (mcpApp) {
+  const entry = './mcp-apps.js';
+  const { startMcpApp } = (await import(entry)) as { startMcpApp(name: string): Promise<void> };
+  await startMcpApp(mcpApp);
+} else {
+  const app = await NestFactory.create(AppModule);
+  await app.listen(process.env.PORT ?? 3000);
+}
