@@ -10,10 +10,15 @@
 // becomes the file URL of __filename; any other use of `import.meta` stops the build. Declarations are
 // copied beside the JavaScript: under dist/cjs/package.json (`"type": "commonjs"`) TypeScript reads them as
 // CommonJS, so a CommonJS app type-checks with any TypeScript version.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+//
+// Maps: as in dist/, every file has its map, and the maps name the shipped src/ files. A JavaScript map is
+// the transpile's map chained through tsc's map of the ES module file; a declaration map is tsc's, with its
+// source paths made relative to dist/cjs.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { chainSourceMaps, relocateSourceMap } from './source-maps.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const configFile = join(root, 'tsconfig.build.json');
@@ -31,16 +36,29 @@ for (const source of config.fileNames) {
   if (!existsSync(esmFile)) fail(`${relative(root, esmFile)} is missing: run tsc -p tsconfig.build.json first`);
   const out = join(cjsDir, `${rel}.js`);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, toCommonJs(readFileSync(esmFile, 'utf8'), relative(root, esmFile)));
+  const { code, map } = toCommonJs(readFileSync(esmFile, 'utf8'), relative(root, esmFile));
+  writeFileSync(out, code);
+  if (map) writeMap(`${out}.map`, chainSourceMaps(JSON.parse(map), `${out}.map`, readMap(`${esmFile}.map`), `${esmFile}.map`));
   const declaration = join(outDir, `${rel}.d.ts`);
-  if (existsSync(declaration)) copyFileSync(declaration, join(cjsDir, `${rel}.d.ts`));
+  if (existsSync(declaration)) {
+    writeFileSync(join(cjsDir, `${rel}.d.ts`), readFileSync(declaration));
+    if (existsSync(`${declaration}.map`)) {
+      const to = join(cjsDir, `${rel}.d.ts.map`);
+      writeMap(to, relocateSourceMap(readMap(`${declaration}.map`), `${declaration}.map`, to));
+    }
+  }
   count++;
 }
 writeFileSync(join(cjsDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 console.log(`build-cjs: ${count} modules written to ${relative(root, cjsDir)}/`);
 
-/** One ES module of tsc's output as a CommonJS module (dynamic `import()` becomes `require`, as Jest needs). */
+/**
+ * One ES module of tsc's output as a CommonJS module (dynamic `import()` becomes `require`, as Jest needs), with
+ * the transpile's map (CommonJS to ES module file) when the ES module file has a map to chain it through.
+ */
 function toCommonJs(code, name) {
+  const mapped = /^\/\/# sourceMappingURL=/m.test(code);
+  if (mapped && !existsSync(join(root, `${name}.map`))) fail(`${name}.map is missing`);
   const withoutMeta = code
     .replaceAll('import.meta.url', "require('node:url').pathToFileURL(__filename).href")
     .replace(/^\/\/# sourceMappingURL=.*$/m, '');
@@ -48,10 +66,27 @@ function toCommonJs(code, name) {
   const result = ts.transpileModule(withoutMeta, {
     fileName: name,
     reportDiagnostics: true,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: config.options.target, esModuleInterop: true, allowJs: true },
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: config.options.target,
+      esModuleInterop: true,
+      allowJs: true,
+      sourceMap: mapped,
+    },
   });
   if (result.diagnostics?.length) fail(`${name}: ${ts.flattenDiagnosticMessageText(result.diagnostics[0].messageText, '\n')}`);
-  return result.outputText;
+  if (mapped && !result.outputText.trimEnd().endsWith(`//# sourceMappingURL=${basename(name)}.map`)) {
+    fail(`${name}: the transpile did not end with its sourceMappingURL`);
+  }
+  return { code: result.outputText, map: result.sourceMapText };
+}
+
+function readMap(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+function writeMap(file, map) {
+  writeFileSync(file, JSON.stringify(map));
 }
 
 function fail(problem) {
