@@ -11,6 +11,7 @@ import { ModuleRef } from '@nestjs/core';
 import { catchError, from, lastValueFrom, type Observable, throwError } from 'rxjs';
 import { RpcException } from '@nestjs/microservices';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
+import { McpSdkLoader, type SdkCopy } from '../mcp/sdk-loader.js';
 import type { ToolElicitation } from '../mcp/tool-elicitation.js';
 import { attachElicitation, detachElicitation } from './elicitation.decorator.js';
 import { toMcpNestError } from './mcp-nest-errors.js';
@@ -40,6 +41,7 @@ const STATELESS_WARNING =
 export class McpNestElicitationInterceptor implements NestInterceptor, OnApplicationBootstrap {
   private readonly logger = new Logger('McpNestElicitation');
   private binding: McpElicitation | undefined;
+  private sdks: McpSdkLoader | undefined;
   private warnedStateless = false;
 
   constructor(
@@ -68,7 +70,7 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
     const call = this.run(mcp, tool, context.switchToRpc().getData<unknown>(), async () => {
       return lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
     });
-    return from(call).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error))));
+    return from(call).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error, this.sdkOf(mcp)))));
   }
 
   /**
@@ -85,7 +87,7 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
         return await this.run(context, { name, outputSchema }, args, (elicitation) => body(args, elicitation, context));
       } catch (error) {
         // Called directly, MCP-Nest takes its own ProtocolError as it is and any other error's message.
-        const mapped = toMcpNestError(error);
+        const mapped = toMcpNestError(error, this.sdkOf(context));
         throw mapped instanceof RpcException ? unwrap(mapped) : mapped;
       }
     };
@@ -124,6 +126,13 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
   private userOf(mcp: McpNestContext): string | undefined {
     const user = this.options.resolveUser ? this.options.resolveUser(mcp) : userFromRequest(mcp);
     return user ?? undefined;
+  }
+
+  /** The SDK copy of MCP-Nest's server (MCP-Nest serves both eras on SDK 2.x): the errors it recognises. */
+  private sdkOf(mcp: McpNestContext): SdkCopy {
+    this.elicitation(); // the same module provides both: this one says what is missing
+    this.sdks ??= this.moduleRef.get<McpSdkLoader, McpSdkLoader>(McpSdkLoader, { strict: false });
+    return this.sdks.copyFor(mcp.mcpServer, '2.x');
   }
 
   private elicitation(): McpElicitation {

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { RpcException } from '@nestjs/microservices';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
@@ -10,12 +9,7 @@ import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.e
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import { RequestStateError } from '../mcp/request-state.codec.js';
-
-/** The SDK classes MCP-Nest recognises: its own copy of `@modelcontextprotocol/server`. */
-interface McpNestSdk {
-  ProtocolError: new (code: number, message: string, data?: unknown) => Error;
-  UrlElicitationRequiredError: new (elicitations: unknown[], message?: string) => Error;
-}
+import type { SdkCopy } from '../mcp/sdk-loader.js';
 
 /** JSON-RPC invalid params: what a refused `requestState` answers. */
 const INVALID_PARAMS = -32602;
@@ -35,22 +29,6 @@ const READABLE = [
   FormSchemaError,
 ];
 
-let sdk: McpNestSdk | undefined;
-
-/**
- * `@modelcontextprotocol/server` as MCP-Nest loads it. MCP-Nest is CommonJS, so it `require`s the SDK's CommonJS
- * build, whose `ProtocolError` is another class than the ES module build's. Server 2.4 brands its errors so that
- * either copy's is recognised, but older 2.x and SDK 1.x errors are not: the adapter builds every JSON-RPC error
- * from MCP-Nest's own copy, which MCP-Nest always rethrows.
- */
-function mcpNestSdk(): McpNestSdk {
-  if (!sdk) {
-    const fromHere = createRequire(import.meta.url);
-    sdk = createRequire(fromHere.resolve('@rekog/mcp-nest'))('@modelcontextprotocol/server') as McpNestSdk;
-  }
-  return sdk;
-}
-
 /** A JSON-RPC error of some SDK copy: its `code` (and `data`). */
 function protocolErrorOf(error: unknown): { code: number; message: string; data?: unknown } | undefined {
   if (!(error instanceof Error)) return undefined;
@@ -61,21 +39,24 @@ function protocolErrorOf(error: unknown): { code: number; message: string; data?
 
 /**
  * An error from a tool call, as MCP-Nest must receive it so that the client gets the right answer (MCP-Nest
- * rethrows a `ProtocolError` only from inside an `RpcException`; any other error becomes "Internal server error"):
+ * rethrows a `ProtocolError` only from inside an `RpcException`; any other error becomes "Internal server error").
+ * `sdk` is the SDK copy of the call's server (`McpSdkLoader.copyFor`): MCP-Nest is CommonJS and `require`s the SDK's
+ * CommonJS build, whose `ProtocolError` is another class than the ES module build's (server 2.4 brands its errors so
+ * that either copy's is recognised, but older 2.x do not), so every JSON-RPC error is built from that copy:
  * - -32042 and the other JSON-RPC errors of the SDK, and a refused `requestState` (-32602): the JSON-RPC error;
  * - the library's readable errors: a tool error with their message;
  * - anything else: unchanged (the app's own errors keep MCP-Nest's handling).
  */
-export function toMcpNestError(error: unknown): unknown {
+export function toMcpNestError(error: unknown, sdk: Pick<SdkCopy, 'ProtocolError' | 'UrlElicitationRequiredError'>): unknown {
   if (error instanceof RequestStateError) {
     // The same error the SDK's own requestState hook answers.
-    return new RpcException(new (mcpNestSdk().ProtocolError)(INVALID_PARAMS, error.message, { reason: 'invalid_request_state' }));
+    return new RpcException(new sdk.ProtocolError(INVALID_PARAMS, error.message, { reason: 'invalid_request_state' }));
   }
   const rpc = protocolErrorOf(error);
   if (rpc) {
-    const { ProtocolError, UrlElicitationRequiredError } = mcpNestSdk();
+    const { ProtocolError, UrlElicitationRequiredError } = sdk;
     if (rpc.code === URL_ELICITATION_REQUIRED) {
-      const elicitations = (rpc.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? [];
+      const elicitations = (rpc.data as { elicitations?: never[] } | undefined)?.elicitations ?? [];
       return new RpcException(new UrlElicitationRequiredError(elicitations, rpc.message));
     }
     return new RpcException(new ProtocolError(rpc.code, rpc.message, rpc.data));

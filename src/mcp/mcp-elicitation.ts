@@ -280,7 +280,7 @@ export class McpElicitation {
         service: this.service,
         notifications: this.notifications,
         linked: this.linked,
-        urlRequiredError: this.sdks.urlRequiredError(line),
+        urlRequiredError: this.sdks.copyFor(low, line).UrlElicitationRequiredError,
         maxFormAttempts: this.options.limits.maxFormAttempts,
         fallback: this.options.fallback,
         instantDeclineMs: this.options.instantDeclineMs,

@@ -1,17 +1,9 @@
 import { createRequire } from 'node:module';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { UrlRequiredErrorClass } from './sdk.types.js';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { importedSdkCopies, requiredSdkCopies, sdkPackageOf, type SdkCopy, type SdkLine } from './sdk-copies.js';
+import { lowLevelServer, type SdkServerOrMcpServer } from './sdk.types.js';
 
-type Sdk1Types = typeof import('@modelcontextprotocol/sdk/types.js');
-type Sdk2Server = typeof import('@modelcontextprotocol/server');
-
-/** Which SDK line serves a call: 1.x (`@modelcontextprotocol/sdk`) or 2.x (`@modelcontextprotocol/server`). */
-export type SdkLine = '1.x' | '2.x';
-
-const MISSING: Record<SdkLine, string> = {
-  '1.x': 'nestjs-mcp-elicitation: install @modelcontextprotocol/sdk (1.23 or later) to use the MCP binding with SDK 1.x.',
-  '2.x': 'nestjs-mcp-elicitation: install @modelcontextprotocol/server (2.x) to use the MCP binding with SDK 2.x.',
-};
+export type { SdkCopy, SdkLine } from './sdk-copies.js';
 
 /** The part of zod (v4, the one the SDKs' `registerTool` reads) the binding builds its own tool schema with. */
 export interface ZodLike {
@@ -23,22 +15,24 @@ export interface ZodLike {
 }
 
 /**
- * The one place the optional SDK packages are loaded (lazily, at module init): the binding needs each
- * line's own `UrlElicitationRequiredError` class, because `McpServer` recognises only its own -32042, and
- * the zod the SDKs themselves depend on, for the schema of the tool it registers (`submit-elicitation-answer`).
+ * The one place the optional SDK packages are loaded, and the one place that says which loaded copy of an SDK a
+ * server belongs to. The binding hands SDK objects classes they check with `instanceof` (-32042, JSON-RPC errors),
+ * and an SDK recognises only its own copy's: a CommonJS app that loads this package's ES module build (`require` of
+ * an ES module, Node 20.19+) holds the SDK's CommonJS copy (its own `require`) beside the ES module copy this
+ * package's `import` gives. So every class comes from {@link copyFor}: the copy whose `Server` made the server in
+ * hand, looked for among the copies `import` gives here (loaded at module init) and the CommonJS copies the process
+ * has required (Node's module cache, wherever installed), once per server class.
  */
 @Injectable()
 export class McpSdkLoader implements OnModuleInit {
-  private readonly errors = new Map<SdkLine, UrlRequiredErrorClass>();
+  private readonly logger = new Logger('McpElicitation');
+  private imported: SdkCopy[] = [];
+  /** The copy of each server class seen, found once. */
+  private readonly byServerClass = new WeakMap<object, SdkCopy | undefined>();
   private zodModule: ZodLike | undefined;
 
   async onModuleInit(): Promise<void> {
-    const [sdk1, sdk2] = await Promise.all([
-      import('@modelcontextprotocol/sdk/types.js').catch((): Sdk1Types | undefined => undefined),
-      import('@modelcontextprotocol/server').catch((): Sdk2Server | undefined => undefined),
-    ]);
-    if (sdk1) this.errors.set('1.x', withPlainMessage(sdk1.UrlElicitationRequiredError));
-    if (sdk2) this.errors.set('2.x', sdk2.UrlElicitationRequiredError);
+    this.imported = await importedSdkCopies();
     this.zodModule = sdkZod('@modelcontextprotocol/server') ?? sdkZod('@modelcontextprotocol/sdk/types.js');
   }
 
@@ -47,33 +41,51 @@ export class McpSdkLoader implements OnModuleInit {
     return this.zodModule;
   }
 
-  /** The -32042 error class of an SDK line, or one that explains how to install that line. */
-  urlRequiredError(line: SdkLine): UrlRequiredErrorClass {
-    const found = this.errors.get(line);
-    if (found) return found;
-    return class MissingSdkError extends Error {
-      constructor() {
-        super(MISSING[line]);
-      }
-    };
+  /**
+   * The SDK copy a server (an `McpServer` or its low-level `Server`) belongs to. A server of no copy found (a
+   * bundled SDK, a stand-in in tests) gets this package's own import of the line, with one warning for a real class.
+   * Without the line installed, its classes are errors that say how to install it.
+   */
+  copyFor(server: SdkServerOrMcpServer, line: SdkLine): SdkCopy {
+    const low = lowLevelServer(server) as object;
+    const key = Object.getPrototypeOf(low) as object | null;
+    if (key && this.byServerClass.has(key)) return this.byServerClass.get(key) ?? this.fallback(line);
+    const found = this.find(low, line);
+    if (key) this.byServerClass.set(key, found);
+    if (!found && key && key !== Object.prototype) {
+      this.logger.warn(
+        `The MCP server's class (${low.constructor?.name ?? 'anonymous'}) is from no copy of ${sdkPackageOf(line)} this ` +
+          'process has loaded (a bundled SDK?): -32042 and other JSON-RPC errors may reach the client as tool errors.',
+      );
+    }
+    return found ?? this.fallback(line);
+  }
+
+  private find(low: object, line: SdkLine): SdkCopy | undefined {
+    const fits = (copy: SdkCopy) => copy.line === line && low instanceof copy.Server;
+    return this.imported.find(fits) ?? requiredSdkCopies().find(fits);
+  }
+
+  private fallback(line: SdkLine): SdkCopy {
+    return this.imported.find((copy) => copy.line === line) ?? missingCopy(line);
   }
 }
 
-/**
- * SDK 1.x's -32042 with its plain text as `message`. SDK 1.x's `McpError` constructor writes `MCP error <code>: `
- * into `message`, its server sends `message` as the JSON-RPC error's message as it is, and its client prefixes it
- * again on receipt: "MCP error -32042: MCP error -32042: ..." (modelcontextprotocol/typescript-sdk#2786). The
- * subclass is still the SDK's class to `McpServer` (which passes only its own -32042 through), and SDK 2.x's
- * `ProtocolError` needs nothing: it adds no prefix.
- */
-function withPlainMessage(sdkClass: UrlRequiredErrorClass): UrlRequiredErrorClass {
-  // The SDK's own class name, which `toMcpNestError` recognises.
-  return class UrlElicitationRequiredError extends sdkClass {
-    constructor(...args: ConstructorParameters<UrlRequiredErrorClass>) {
-      super(...args);
-      const prefix = `MCP error ${String((this as { code?: unknown }).code)}: `;
-      if (this.message.startsWith(prefix)) this.message = this.message.slice(prefix.length);
+/** A copy for a line that is not installed: its errors say how to install it. */
+function missingCopy(line: SdkLine): SdkCopy {
+  const text =
+    `nestjs-mcp-elicitation: install ${sdkPackageOf(line)} ` +
+    (line === '1.x' ? '(1.23 or later) to use the MCP binding with SDK 1.x.' : '(2.x) to use the MCP binding with SDK 2.x.');
+  class MissingSdkError extends Error {
+    constructor() {
+      super(text);
     }
+  }
+  return {
+    line,
+    Server: MissingSdkError,
+    UrlElicitationRequiredError: MissingSdkError,
+    ProtocolError: MissingSdkError,
   };
 }
 

@@ -1,4 +1,4 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 
 /** An ioredis connection the store works on: standalone or Sentinel (`Redis`), or `Cluster`. */
@@ -17,18 +17,26 @@ export function isRedisClient(value: unknown): value is RedisClient {
 }
 
 /**
+ * Whether `redis` is a Cluster client. Read from ioredis's own `isCluster` flag, not `instanceof Cluster`: the
+ * client is the app's, made by the app's copy of ioredis, which need not be the copy this package resolves.
+ */
+export function isClusterClient(redis: RedisClient): redis is Cluster {
+  return redis.isCluster === true;
+}
+
+/**
  * A new connection with the options of `redis`, `override` on top (for the event stream's reader: a
  * connection blocked in XREAD can run no other command). On a Cluster `override` goes to the options of
  * each node's connection.
  */
 export function duplicateClient(redis: RedisClient, override: RedisOptions = {}): RedisClient {
-  if (redis instanceof Cluster) return redis.duplicate([], { redisOptions: { ...redis.options.redisOptions, ...override } });
+  if (isClusterClient(redis)) return redis.duplicate([], { redisOptions: { ...redis.options.redisOptions, ...override } });
   return redis.duplicate(override);
 }
 
 /** The `connectionName` (CLIENT SETNAME) the connections of `redis` are opened with, if any. */
 export function connectionNameOf(redis: RedisClient): string | undefined {
-  return redis instanceof Cluster ? redis.options.redisOptions?.connectionName : redis.options.connectionName;
+  return isClusterClient(redis) ? redis.options.redisOptions?.connectionName : redis.options.connectionName;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { Cluster } from 'ioredis';
 import type { ElicitationEvent } from '../elicitation.types.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
-import { callRedis, connectionNameOf, duplicateClient, type RedisClient } from './redis.client.js';
+import { callRedis, connectionNameOf, duplicateClient, isClusterClient, type RedisClient } from './redis.client.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
@@ -182,7 +181,7 @@ export class RedisEventChannel implements ElicitationEventChannel {
       commandTimeout: READ_TIMEOUT_MS,
       // A read lost with its connection is not sent again by ioredis: the channel reads anew from its last id,
       // after checking what it missed (Cluster: its node connections do not reconnect; the cluster client retries).
-      ...(!(deps.redis instanceof Cluster) && { autoResendUnfulfilledCommands: false }),
+      ...(!isClusterClient(deps.redis) && { autoResendUnfulfilledCommands: false }),
       ...(name !== undefined && { connectionName: `${name}:events` }),
     });
     reader.on('error', () => undefined); // a failed read is handled (and logged) by the read loop
@@ -293,7 +292,7 @@ export class RedisEventChannel implements ElicitationEventChannel {
       this.deps.stream,
       this.lastId,
     ) as Promise<unknown>;
-    if (this.reader instanceof Cluster) return reading.then(entriesOf);
+    if (isClusterClient(this.reader)) return reading.then(entriesOf);
     const reader = this.reader;
     return new Promise<StreamEntry[]>((resolve, reject) => {
       const lost = () => reject(new Error('the connection closed'));

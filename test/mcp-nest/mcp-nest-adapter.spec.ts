@@ -18,6 +18,7 @@ import { ElicitationUnsupportedError } from '../../src/errors/elicitation-unsupp
 import { RequestStateError } from '../../src/mcp/request-state.codec.js';
 import { McpNestElicitationInterceptor, McpNestElicitationModule, userFromRequest } from '../../src/mcp-nest/index.js';
 import { toMcpNestError } from '../../src/mcp-nest/mcp-nest-errors.js';
+import { sdkCopyOf } from '../../src/mcp/sdk-copies.js';
 import type { McpNestContext } from '../../src/mcp-nest/mcp-nest.types.js';
 
 /** `@modelcontextprotocol/server` as MCP-Nest (CommonJS) requires it. */
@@ -25,11 +26,13 @@ const mcpNestSdk = createRequire(createRequire(import.meta.url).resolve('@rekog/
   ProtocolError: new (...args: never[]) => Error;
   UrlElicitationRequiredError: new (...args: never[]) => Error;
 };
+/** That copy as `McpSdkLoader.copyFor` gives it for MCP-Nest's server. */
+const copy = sdkCopyOf('2.x', mcpNestSdk, mcpNestSdk)!;
 
 describe('errors as MCP-Nest must receive them', () => {
   it("-32042 is rebuilt from MCP-Nest's copy, with the same elicitations, inside an RpcException", () => {
     const elicitations = [{ mode: 'url' as const, elicitationId: 'e-1', url: 'https://x.example/elicit/e-1/api-key', message: 'Key?' }];
-    const mapped = toMcpNestError(new EsmUrlElicitationRequiredError(elicitations, 'needs input'));
+    const mapped = toMcpNestError(new EsmUrlElicitationRequiredError(elicitations, 'needs input'), copy);
     expect(mapped).toBeInstanceOf(RpcException);
     const inner = (mapped as RpcException).getError();
     expect(inner).toBeInstanceOf(mcpNestSdk.UrlElicitationRequiredError);
@@ -37,7 +40,7 @@ describe('errors as MCP-Nest must receive them', () => {
   });
 
   it("a refused requestState is a JSON-RPC invalid-params error (-32602) of MCP-Nest's copy, with the generic message", () => {
-    const inner = (toMcpNestError(new RequestStateError('tampered')) as RpcException).getError();
+    const inner = (toMcpNestError(new RequestStateError('tampered'), copy) as RpcException).getError();
     expect(inner).toBeInstanceOf(mcpNestSdk.ProtocolError);
     expect(inner).toMatchObject({ code: -32602 });
     expect((inner as Error).message).toContain('Invalid or expired requestState');
@@ -53,12 +56,12 @@ describe('errors as MCP-Nest must receive them', () => {
       // Another instance sealed the answer under a key this one lacks: the message names key ids and encryptionKey.
       new ElicitationKeyError('0a1b2c3d', ['4e5f6a7b']),
     ]) {
-      const mapped = toMcpNestError(error);
+      const mapped = toMcpNestError(error, copy);
       expect(mapped).toBeInstanceOf(RpcException);
       expect((mapped as RpcException).getError()).toBe(error.message);
     }
     const own = new Error('boom');
-    expect(toMcpNestError(own)).toBe(own);
+    expect(toMcpNestError(own, copy)).toBe(own);
   });
 });
 
