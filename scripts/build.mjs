@@ -33,6 +33,7 @@ const INPUTS = [
 ];
 
 const started = Date.now();
+const tsc = resolveTsc();
 const inputs = digest(INPUTS);
 if (process.argv.includes('--if-changed') && existsSync(dist)) {
   const last = readRecord();
@@ -44,11 +45,20 @@ if (process.argv.includes('--if-changed') && existsSync(dist)) {
 
 rmSync(record, { force: true });
 rmSync(dist, { recursive: true, force: true });
-run(createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json');
+run(tsc, '-p', 'tsconfig.build.json');
 run(join(root, 'scripts', 'build-cjs.mjs'));
 mkdirSync(dirname(record), { recursive: true });
 writeFileSync(record, `${JSON.stringify({ inputs, dist: digest(['dist']) }, null, 2)}\n`);
 console.error(`build: dist/ built from nothing in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+function resolveTsc() {
+  try {
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    console.error('build: TypeScript is not installed in this checkout: run `npm ci` first (it builds the package too)');
+    process.exit(1);
+  }
+}
 
 function run(script, ...args) {
   const result = spawnSync(process.execPath, [script, ...args], { cwd: root, stdio: ['inherit', process.stderr, process.stderr] });
