@@ -120,9 +120,10 @@ export function oauthGrantType(provider: string): string {
 /** Checks the `oauth` option (each problem naming its field, e.g. `oauth.providers.github.clientId`). */
 export function resolveOAuthOptions(raw: ElicitationOAuthOptions | undefined): ResolvedOAuthOptions | undefined {
   if (raw === undefined) return undefined;
-  if (!isRecord(raw)) throw new ElicitationConfigError('oauth', 'must be an object { providers: { <name>: { ... } } }');
+  if (!isRecord(raw)) throw new ElicitationConfigError('oauth', 'must be an object { providers: { <name>: { ... } } }', { value: raw });
   if (!isRecord(raw.providers) || Object.keys(raw.providers).length === 0) {
-    throw new ElicitationConfigError('oauth.providers', 'must name at least one provider, e.g. { github: { authorizationEndpoint, ... } }');
+    const problem = 'must name at least one provider, e.g. { github: { authorizationEndpoint, ... } }';
+    throw new ElicitationConfigError('oauth.providers', problem, { value: raw.providers });
   }
   const providers = new Map<string, ResolvedOAuthProvider>();
   for (const [name, provider] of Object.entries(raw.providers)) providers.set(name, resolveProvider(name, provider));
@@ -136,14 +137,19 @@ export function resolveOAuthOptions(raw: ElicitationOAuthOptions | undefined): R
 function resolveProvider(name: string, raw: unknown): ResolvedOAuthProvider {
   const at = `oauth.providers.${name}`;
   if (!OAUTH_PROVIDER_NAME.test(name))
-    throw new ElicitationConfigError(at, 'has a name other than letters, digits, "-" and "_" (at most 40)');
+    throw new ElicitationConfigError(at, 'has a name other than letters, digits, "-" and "_" (at most 40)', { value: name });
   if (!isRecord(raw))
-    throw new ElicitationConfigError(at, 'must be an object { issuer | authorizationEndpoint, tokenEndpoint, clientId, scopes }');
+    throw new ElicitationConfigError(at, 'must be an object { issuer | authorizationEndpoint, tokenEndpoint, clientId, scopes }', {
+      value: raw,
+    });
   const p = raw as Partial<OAuthProviderOptions>;
   const text = (field: keyof OAuthProviderOptions, value: unknown, required: boolean): string | undefined => {
     if (value === undefined && !required) return undefined;
     if (typeof value !== 'string' || !value.trim() || value.length > 2048) {
-      throw new ElicitationConfigError(`${at}.${field}`, `must be a non-empty string${required ? '' : ' when given'}`);
+      throw new ElicitationConfigError(`${at}.${field}`, `must be a non-empty string${required ? '' : ' when given'}`, {
+        value,
+        secret: field === 'clientSecret',
+      });
     }
     return value;
   };
@@ -155,7 +161,8 @@ function resolveProvider(name: string, raw: unknown): ResolvedOAuthProvider {
   for (const field of ENDPOINT_FIELDS) {
     if (p[field] === undefined) continue;
     if (issuer !== undefined && field !== 'revocationEndpoint') {
-      throw new ElicitationConfigError(`${at}.${field}`, 'is for plain OAuth 2 providers: with "issuer" the endpoints come from discovery');
+      const problem = 'is for plain OAuth 2 providers: with "issuer" the endpoints come from discovery';
+      throw new ElicitationConfigError(`${at}.${field}`, problem, { value: p[field] });
     }
     endpoints[field] = endpoint(`${at}.${field}`, p[field]);
   }
@@ -167,14 +174,20 @@ function resolveProvider(name: string, raw: unknown): ResolvedOAuthProvider {
     }
   }
   if (!Array.isArray(p.scopes) || p.scopes.some((s) => typeof s !== 'string' || !SCOPE_TOKEN.test(s))) {
-    throw new ElicitationConfigError(`${at}.scopes`, 'must be an array of scope names, e.g. ["openid", "profile"] (no spaces)');
+    throw new ElicitationConfigError(`${at}.scopes`, 'must be an array of scope names, e.g. ["openid", "profile"] (no spaces)', {
+      value: p.scopes,
+    });
   }
   const authorizationParams = p.authorizationParams ?? {};
   if (!isRecord(authorizationParams) || Object.values(authorizationParams).some((v) => typeof v !== 'string')) {
-    throw new ElicitationConfigError(`${at}.authorizationParams`, 'must be an object of string values');
+    throw new ElicitationConfigError(`${at}.authorizationParams`, 'must be an object of string values', { value: authorizationParams });
   }
   const reserved = Object.keys(authorizationParams).find((key) => RESERVED_PARAMS.has(key));
-  if (reserved) throw new ElicitationConfigError(`${at}.authorizationParams.${reserved}`, 'is set by the flow itself');
+  if (reserved) {
+    throw new ElicitationConfigError(`${at}.authorizationParams.${reserved}`, 'is set by the flow itself', {
+      value: authorizationParams[reserved],
+    });
+  }
   return {
     name,
     displayName,
@@ -193,10 +206,10 @@ function endpoint(field: string, value: unknown): string {
   try {
     url = new URL(String(value));
   } catch {
-    throw new ElicitationConfigError(field, 'must be an absolute https:// URL');
+    throw new ElicitationConfigError(field, 'must be an absolute https:// URL', { value: shownUrl(value) });
   }
   if (typeof value !== 'string' || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.hash) {
-    throw new ElicitationConfigError(field, 'must be an absolute https:// URL without credentials or fragment');
+    throw new ElicitationConfigError(field, 'must be an absolute https:// URL without credentials or fragment', { value: shownUrl(value) });
   }
   return url.href.replace(/\/$/, url.pathname === '/' ? '' : '/');
 }
@@ -209,9 +222,14 @@ export function isScopeList(value: unknown): value is string[] {
 function wholeMs(field: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ElicitationConfigError(field, `must be a whole number of milliseconds from ${min} to ${max}`);
+    throw new ElicitationConfigError(field, `must be a whole number of milliseconds from ${min} to ${max}`, { value });
   }
   return value;
+}
+
+/** An endpoint as an error shows it: credentials and the fragment (which may hold secrets) replaced. */
+function shownUrl(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/\/\/[^/?#@]*@/, '//<redacted>@').replace(/#[\s\S]*$/, '#<redacted>') : value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -146,12 +146,14 @@ export class OAuthProviders implements OnModuleInit {
     field: string,
     url: string,
     policy: ExternalUrlPolicy,
-    Failure: new (field: string, problem: string) => Error,
+    Failure: new (field: string, problem: string, got?: { value: unknown }) => Error,
   ): Promise<void> {
     try {
       await assertSafeExternalUrl(url, policy);
     } catch (error) {
-      throw new Failure(field, `is refused by the externalUrlPolicy: ${(error as Error).message}`);
+      // The URL as a config error shows it: its query (which may hold a secret) left out.
+      const value = url.replace(/\?[\s\S]*$/, '?<redacted>');
+      throw new Failure(field, `is refused by the externalUrlPolicy: ${(error as Error).message}`, { value });
     }
   }
 }

@@ -113,7 +113,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     super();
     const prefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     if (!/^[A-Za-z0-9._:-]{1,100}$/.test(prefix)) {
-      throw new ElicitationConfigError('keyPrefix', 'must be 1-100 letters, digits, ".", "_", ":" or "-" (no braces)');
+      throw new ElicitationConfigError('keyPrefix', 'must be 1-100 letters, digits, ".", "_", ":" or "-" (no braces)', { value: prefix });
     }
     this.keys = keySpace(prefix);
     this.graceMs = options.graceMs ?? DEFAULT_REDIS_GRACE_MS;
@@ -389,6 +389,6 @@ const NO_EVENT = ['', '', '', '', ''] as const;
 
 /** `value` when it is a whole number of at least `min`, else a config error naming `option`. */
 function wholeNumber(option: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new ElicitationConfigError(option, `must be a whole number of at least ${min}`);
-  return value;
+  if (Number.isSafeInteger(value) && value >= min) return value;
+  throw new ElicitationConfigError(option, `must be a whole number of at least ${min}`, { value });
 }

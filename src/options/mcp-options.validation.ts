@@ -1,0 +1,36 @@
+import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_PENDING_RETRY_WAIT_MS, DEFAULT_REQUEST_STATE_TTL_MS } from '../elicitation.constants.js';
+import type { ElicitationModuleOptions } from '../elicitation-options.interface.js';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from '../mcp/client-ladder.js';
+import { positiveMs, type Resolved } from './option-values.js';
+
+/**
+ * The MCP binding: the `requestState` lifetime and the bounded wait of a pending retry (2026-07-28), the
+ * fallback ladders, the client policy, instant declines and the keep-alive.
+ */
+export function resolveMcp(
+  raw: ElicitationModuleOptions,
+): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs'> {
+  const fallback = raw.fallback ?? {};
+  if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
+    throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }', { value: fallback });
+  }
+  for (const type of ['page', 'form'] as const) {
+    const problem = fallback[type] === undefined ? undefined : ladderProblem(fallback[type], type);
+    if (problem) throw new ElicitationConfigError(`fallback.${type}`, problem, { value: fallback[type] });
+  }
+  if (raw.clientPolicy !== undefined && typeof raw.clientPolicy !== 'function') {
+    throw new ElicitationConfigError('clientPolicy', 'must be a function (client) => capabilities', { value: raw.clientPolicy });
+  }
+  return {
+    requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
+    pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
+    fallback: {
+      page: Object.freeze([...(fallback.page ?? DEFAULT_PAGE_FALLBACK)]),
+      form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),
+    },
+    clientPolicy: raw.clientPolicy,
+    instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
+    keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
+  };
+}
