@@ -14,8 +14,9 @@
 //   starts it (`node dist/main.js`, CONSUMER_APP naming the controller), to real SDK clients over Streamable HTTP:
 //   test/consumers/mcp/mcp-driver.mjs, a plain Node script that uses the installed package's testing kit;
 // - compiles the README's snippets (examples/readme) under `strict`.
-// Last, the ES module app installs the package from a git URL (a clone of the checkout's HEAD: committed work
-// only) and serves the both-eras controller's MCP calls from that install.
+// Beside them from the start, a copy of the ES module app installs the package from a git URL (a clone of the
+// checkout's HEAD: committed work only; npm builds it with `prepare`) and serves the both-eras controller's MCP
+// calls from that install.
 // Every check prints PASS or FAIL; the closing line counts them.
 //
 // `npm run test:consumers`; `KEEP_CONSUMERS=1` keeps the temporary folder. Nothing is cached in the repository.
@@ -58,10 +59,13 @@ const FIXTURES = [
     build: [...tsc, '-p', 'tsconfig.json'],
     extra: [],
     mcpApps: ['both-eras', 'sessions', 'stateless', 'binding'],
-    // Installs the package from a git URL of the repository, then serves this app's MCP calls from it.
-    gitInstall: 'both-eras',
   },
 ];
+/**
+ * The app that installs the package from a git URL of the repository (a copy of this fixture, run beside the
+ * others from the start: the git install builds the package, which takes longest), and the MCP app it serves.
+ */
+const GIT_FIXTURE = { ...FIXTURES[1], name: 'esm-nest12-git', from: 'esm-nest12', mcpApps: ['both-eras'] };
 
 /** The README files each MCP app needs (copied from examples/readme into the fixture's src/readme/). */
 const MCP_README_FILES = ['mcp-binding.ts', 'mcp-both-eras.controller.ts', 'mcp-sessions.controller.ts', 'mcp-stateless.controller.ts'];
@@ -113,11 +117,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 process.on('exit', killAll);
 
 try {
-  const [tarball, gitUrl] = await Promise.all([check('package', 'npm run build, npm pack', buildAndPack), cloneHead()]);
   const subpaths = Object.keys(pkg.exports)
     .filter((key) => key !== './package.json')
     .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
-  await Promise.allSettled(FIXTURES.map((fixture) => runFixture(fixture, tarball, subpaths, gitUrl)));
+  const packed = check('package', 'npm run build, npm pack', buildAndPack);
+  await Promise.allSettled([
+    ...FIXTURES.map((fixture) => packed.then((tarball) => runFixture(fixture, tarball, subpaths))),
+    cloneHead().then((gitUrl) => runGitFixture(GIT_FIXTURE, gitUrl)),
+  ]);
 } catch {
   // recorded by check()
 } finally {
@@ -195,7 +202,7 @@ async function buildAndPack() {
   return tarball;
 }
 
-async function runFixture(fixture, tarball, subpaths, gitUrl) {
+async function runFixture(fixture, tarball, subpaths) {
   const { name } = fixture;
   const dir = join(work, name);
   cpSync(join(root, 'test', 'consumers', name), dir, { recursive: true });
@@ -222,21 +229,21 @@ async function runFixture(fixture, tarball, subpaths, gitUrl) {
   await check(name, 'npm install what the README snippets import', () => installReadmePackages(name, dir));
   await checkMcp(fixture, dir).catch(() => undefined); // its cases are recorded one by one
   await check(name, 'README snippets: tsc --strict compiles examples/readme', () => compileReadmeSnippets(name, dir));
-  if (fixture.gitInstall) await checkGitInstall(fixture, dir, gitUrl);
   log(name, `done (Node ${process.version}, Nest ${readVersion(dir, '@nestjs/core')})`);
 }
 
 /** What the README snippets import beyond the app's own packages, installed once for the MCP apps and the snippets. */
 async function installReadmePackages(name, dir) {
-  const nest = readVersion(dir, '@nestjs/core').split('.')[0];
-  const fromRoot = (id) => `${id}@${pkg.devDependencies[id] ?? pkg.dependencies[id] ?? `^${readVersion(root, id)}`}`;
-  const packages = [
-    ...README_SNIPPET_PACKAGES.map(fromRoot),
-    // Nest's own packages follow the app's Nest line.
-    ...['@nestjs/microservices', '@nestjs/testing'].map((id) => `${id}@^${nest}.0.0`),
-  ];
+  const packages = readmePackages(dir);
   log(name, `npm install ${packages.length} packages the README snippets import`);
   await run(name, ['npm', 'install', '--no-audit', '--no-fund', '--no-save', ...packages], { cwd: dir, timeoutMs: 4 * MINUTE });
+}
+
+/** The README snippets' packages (what the MCP apps import among them), as `npm install` arguments. */
+function readmePackages(dir, nest = readVersion(dir, '@nestjs/core').split('.')[0]) {
+  const fromRoot = (id) => `${id}@${pkg.devDependencies[id] ?? pkg.dependencies[id] ?? `^${readVersion(root, id)}`}`;
+  // Nest's own packages follow the app's Nest line.
+  return [...README_SNIPPET_PACKAGES.map(fromRoot), ...['@nestjs/microservices', '@nestjs/testing'].map((id) => `${id}@^${nest}.0.0`)];
 }
 
 /**
@@ -324,15 +331,21 @@ function appLog(server) {
 /**
  * The package installed from a git URL of the repository, as `npm install <git url>` does for a user: a clone of
  * the checkout's HEAD (committed work only, no dist/), so the package must build itself on install (`prepare`).
- * Then the app serves the MCP calls of one README controller from that install.
+ * The app (a copy of the ES module fixture, with the packages the MCP apps import) then compiles against it and
+ * serves one README controller's MCP calls from it.
  */
-async function checkGitInstall(fixture, dir, gitUrl) {
+async function runGitFixture(fixture, gitUrl) {
   const { name } = fixture;
+  const dir = join(work, name);
+  cpSync(join(root, 'test', 'consumers', fixture.from), dir, { recursive: true });
   const installed = join(dir, 'node_modules', pkg.name);
   try {
-    await check(name, `npm install git+file://<clone of HEAD> (a git URL of the repository)`, async () => {
+    await check(name, 'npm install git+file://<clone of HEAD> (a git URL of the repository) and what the MCP apps import', async () => {
       if (!gitUrl) throw new Error('git clone of the checkout failed (see above)');
-      await run(name, ['npm', 'install', '--no-audit', '--no-fund', gitUrl], { cwd: dir, timeoutMs: 4 * MINUTE });
+      // One install: npm builds a git dependency (prepare) on each install that fetches it.
+      const nest = /\d+/.exec(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@nestjs/core'])[0];
+      const packages = [gitUrl, ...readmePackages(dir, nest)];
+      await run(name, ['npm', 'install', '--no-audit', '--no-fund', ...packages], { cwd: dir, timeoutMs: 4 * MINUTE });
       const main = join(installed, 'dist', 'index.js');
       if (!existsSync(main)) {
         throw new Error(
@@ -345,7 +358,7 @@ async function checkGitInstall(fixture, dir, gitUrl) {
   } catch {
     return;
   }
-  await driveMcpApp(name, dir, fixture.gitInstall, `git install, ${fixture.gitInstall}`);
+  await checkMcp(fixture, dir).catch(() => undefined);
 }
 
 /** A clone of the checkout's HEAD in the work folder, as a `git+file:` URL (undefined when git fails). */
