@@ -362,7 +362,9 @@ describe('the MCP-Nest demo (statefulMode true)', () => {
       const client = await connect(demo, { era });
       const result = await client.callTool('connect-service', { service: 'github' });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain('No authenticated user');
+      expect(textOf(result)).toContain('No authenticated user on this MCP-Nest tool call');
+      expect(textOf(result)).toContain('McpNestElicitationModule.forRoot({ resolveUser');
+      expect(textOf(result)).not.toContain('resolveMcpUser');
       expect(textOf(result)).not.toContain('Internal server error');
     });
 
@@ -636,7 +638,15 @@ describe('the MCP-Nest behaviours the adapter relies on (pins app: raw MCP-Nest,
       );
     });
 
-    it('@Elicitation() without McpNestElicitationModule: a readable tool error naming the module, at the first call', async () => {
+    it('@Elicitation() without McpNestElicitationModule: an error at start-up naming the module', () => {
+      const errors = stripAnsi(pins.output())
+        .split('\n')
+        .filter((line) => line.includes('ERROR') && line.includes('McpNestElicitationModule.forRoot() is not imported'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain('@Elicitation() is used (PinsController.unwired)');
+    });
+
+    it('@Elicitation() without McpNestElicitationModule: and at each call a readable tool error naming it', async () => {
       const result = await (await client()).callTool('pin-elicitation-unwired', {});
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('McpNestElicitationModule');

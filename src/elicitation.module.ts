@@ -4,6 +4,7 @@ import { ElicitationConfigurableModule } from './elicitation.module-definition.j
 import { elicitationProviders } from './elicitation.providers.js';
 import { ElicitationService } from './elicitation.service.js';
 import { ElicitationEvents } from './events/elicitation-events.js';
+import { BaseUrlPortCheck } from './http/base-url-port.check.js';
 import { ElicitationPageFilter } from './http/elicitation-page.filter.js';
 import { ElicitationStatusFilter } from './http/elicitation-status.filter.js';
 import { ElicitationThrottlerGuard } from './http/elicitation-throttler.guard.js';
@@ -49,6 +50,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     PageSecurity,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
+    BaseUrlPortCheck,
     PageLocales,
     PageAnswers,
     McpSdkLoader,

@@ -11,6 +11,7 @@ import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from '
 import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
 import { pageError } from '../errors/page-text.js';
 import { PageSecurity } from './page-security.js';
+import { hintNoPageUser } from './development-hints.js';
 
 /** A page post's parsed urlencoded body (Express and Fastify give an object, or nothing without a body). */
 export type FormBody = Record<string, unknown> | undefined;
@@ -132,7 +133,10 @@ export class ElicitationPageAccess {
       const user = await resolve(req);
       if (user === undefined || user === null || user === '') {
         const login = res && raw<NodeRequestPart>(req).method === 'GET' ? this.security.loginRedirect(record.id, record.kind) : undefined;
-        if (!res || !login) throw pageError(UnauthorizedException, (m) => m.errors.signIn);
+        if (!res || !login) {
+          hintNoPageUser(user);
+          throw pageError(UnauthorizedException, (m) => m.errors.signIn);
+        }
         observeRefusal(req, 'identity');
         this.redirect(res, HttpStatus.SEE_OTHER, login);
         return undefined;
