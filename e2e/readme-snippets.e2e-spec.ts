@@ -1,9 +1,10 @@
 /**
  * The README's key snippets, run as they are (the files under examples/readme that the README embeds): the
- * quick start, the async configuration (with the environment variables set, as @nestjs/config gives them:
+ * async configuration (with the environment variables set, as @nestjs/config gives them:
  * strings) and the MCP binding's tools over Streamable HTTP in both protocol eras. Each is driven end to end:
  * the page is submitted over HTTP and the waiting code, the completion notification or the retry is observed.
- * The copyable MCP controllers have their own test (readme-controllers.e2e-spec.ts).
+ * The copyable MCP controllers and the quick start have their own tests (readme-controllers.e2e-spec.ts,
+ * readme-quick-start.e2e-spec.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -44,43 +45,6 @@ async function listen(module: Type, port: number, identify: (req: IncomingMessag
 }
 
 const userHeader = (req: IncomingMessage) => req.headers['x-user'] as string | undefined;
-
-describe('README quick start (examples/readme/quick-start.ts)', () => {
-  let app: INestApplication<Server>;
-  let origin: string;
-  let keys: { ask(userId: string, sendUserTo: (url: string) => void): Promise<string | undefined> };
-
-  beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const snippet = await importWith({ PUBLIC_URL: origin }, () => import('../examples/readme/quick-start.js'));
-    app = await listen(snippet.AppModule, port, (req) => {
-      const id = userHeader(req);
-      if (id) req.user = { id };
-    });
-    keys = app.get(snippet.GitHubKeys);
-  });
-  afterAll(() => app.close());
-
-  it('sends the user to the page, and resolves the key once they submitted it there', async () => {
-    let sent: (url: string) => void = () => undefined;
-    const url = new Promise<string>((resolve) => (sent = resolve));
-    const answer = keys.ask('alice', sent);
-    expect(await url).toMatch(new RegExp(`^${origin}/elicit/[0-9a-f-]{36}/api-key$`));
-    const page = await submitPage(await url, { apiKey: 'ghp_quick_start' }, { headers: { 'x-user': 'alice' } });
-    expect(page.status).toBe(200);
-    await expect(answer).resolves.toBe('ghp_quick_start');
-  });
-
-  it('refuses another user on the page, and resolves undefined when the user cancels', async () => {
-    let sent: (url: string) => void = () => undefined;
-    const url = new Promise<string>((resolve) => (sent = resolve));
-    const answer = keys.ask('alice', sent);
-    expect((await submitPage(await url, { apiKey: 'stolen' }, { headers: { 'x-user': 'mallory' } })).status).toBe(403);
-    expect((await submitPage(await url, { action: 'cancel' }, { headers: { 'x-user': 'alice' } })).status).toBe(200);
-    await expect(answer).resolves.toBeUndefined();
-  });
-});
 
 describe('README async configuration (examples/readme/async-configuration.ts)', () => {
   const apps: INestApplication<Server>[] = [];

@@ -1,3 +1,4 @@
+// src/app.module.ts and src/main.ts of an MCP-Nest app (MCP at /mcp), in one file here.
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
@@ -5,6 +6,17 @@ import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@reko
 import { z } from 'zod';
 import { ElicitationModule, type ToolElicitation } from 'nestjs-mcp-elicitation';
 import { Elicitation, McpNestElicitationModule } from 'nestjs-mcp-elicitation/mcp-nest';
+
+/** What your auth puts on the request (MCP-Nest's auth guards and Passport set `req.user`). */
+interface SignedInRequest {
+  user?: { id?: string };
+}
+
+/** DEVELOPMENT ONLY: without a login, everyone is "dev-user" outside production. Delete the fallback once you have one. */
+function currentUser(req: SignedInRequest | undefined): string | undefined {
+  if (req?.user?.id) return req.user.id;
+  return process.env.NODE_ENV === 'production' ? undefined : 'dev-user'; // DEVELOPMENT ONLY
+}
 
 @McpController()
 export class DeployTools {
@@ -24,19 +36,23 @@ export const mcp = new McpStrategy({
 
 @Module({
   imports: [
-    ElicitationModule.forRoot({ baseUrl: 'https://mcp.example.com', resolvePageUser: (req) => req.user?.id }),
-    McpNestElicitationModule.forRoot(),
+    ElicitationModule.forRoot({
+      baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the origin browsers use
+      resolvePageUser: (req: SignedInRequest) => currentUser(req), // who opened a page
+    }),
+    // Who makes a tool call (without resolveUser: req.user.sub, then req.user.id).
+    McpNestElicitationModule.forRoot({ resolveUser: (context) => currentUser(context.getRawRequest<SignedInRequest>()) }),
   ],
   controllers: [DeployTools],
   providers: [{ provide: 'MCP_STRATEGY', useValue: mcp }], // lets the adapter check statefulMode at start-up
 })
 export class AppModule {}
 
-// main.ts, as MCP-Nest documents it
+// src/main.ts, as MCP-Nest documents it
 export async function bootstrap() {
   const app = await NestFactory.create(AppModule);
   mcp.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy: mcp });
   await app.startAllMicroservices();
-  await app.listen(3000);
+  await app.listen(process.env.PORT ?? 3000);
 }

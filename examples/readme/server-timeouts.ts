@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { AppModule } from './quick-start.js';
+import { GitHubKeysModule as AppModule } from './quick-start.js';
 
 export async function bootstrap() {
   const app = await NestFactory.create<INestApplication<Server>>(AppModule);
