@@ -1,7 +1,7 @@
 // MCP at /mcp for both protocol eras on one route: 2026-07-28 requests served statelessly by SDK 2.x
 // (@modelcontextprotocol/server, @modelcontextprotocol/node), 2025-11-25 clients on SDK 1.x
 // (@modelcontextprotocol/sdk) sessions bounded with McpSessions. The same tool body serves both. Express (Nest's
-// default platform, which parses the JSON body). Start it with `(await NestFactory.create(McpBothErasModule)).listen(3000)`.
+// default platform, which parses the JSON body). Start it with `(await NestFactory.create(McpBothErasModule)).listen(process.env.PORT ?? 3000)`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Module, type OnApplicationBootstrap, type BeforeApplicationShutdown, Req, Res } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -154,7 +154,7 @@ export class McpBothErasController implements OnApplicationBootstrap, BeforeAppl
 @Module({
   imports: [
     ElicitationModule.forRoot({
-      baseUrl: process.env.PUBLIC_URL ?? 'http://localhost:3000', // the public origin browsers use
+      baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the public origin browsers use
       resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
     }),
   ],

@@ -1,6 +1,6 @@
 // MCP at /mcp for protocol 2025-11-25 only: SDK 1.x (@modelcontextprotocol/sdk) sessions, bounded with McpSessions.
 // Express (Nest's default platform, which parses the JSON body). Start it with
-// `(await NestFactory.create(McpSessionsModule)).listen(3000)`.
+// `(await NestFactory.create(McpSessionsModule)).listen(process.env.PORT ?? 3000)`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Module, type OnApplicationBootstrap, type BeforeApplicationShutdown, Req, Res } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -111,7 +111,7 @@ export class McpSessionsController implements OnApplicationBootstrap, BeforeAppl
 @Module({
   imports: [
     ElicitationModule.forRoot({
-      baseUrl: process.env.PUBLIC_URL ?? 'http://localhost:3000', // the public origin browsers use
+      baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the public origin browsers use
       resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
     }),
   ],

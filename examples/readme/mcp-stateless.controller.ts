@@ -1,6 +1,6 @@
 // MCP at /mcp for protocol 2026-07-28 only: SDK 2.x (@modelcontextprotocol/server, @modelcontextprotocol/node),
 // stateless (a fresh server per request, no sessions, any instance takes any retry). Express (Nest's default
-// platform, which parses the JSON body). Start it with `(await NestFactory.create(McpStatelessModule)).listen(3000)`.
+// platform, which parses the JSON body). Start it with `(await NestFactory.create(McpStatelessModule)).listen(process.env.PORT ?? 3000)`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Module, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -76,7 +76,7 @@ export class McpStatelessController implements OnApplicationShutdown {
 @Module({
   imports: [
     ElicitationModule.forRoot({
-      baseUrl: process.env.PUBLIC_URL ?? 'http://localhost:3000', // the public origin browsers use
+      baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the public origin browsers use
       resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
     }),
   ],

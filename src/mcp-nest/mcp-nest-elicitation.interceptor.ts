@@ -15,6 +15,7 @@ import { McpSdkLoader, type SdkCopy } from '../mcp/sdk-loader.js';
 import type { ToolElicitation } from '../mcp/tool-elicitation.js';
 import { attachElicitation, detachElicitation } from './elicitation.decorator.js';
 import { toMcpNestError } from './mcp-nest-errors.js';
+import { withAdapterIdentityHint } from './mcp-nest-identity.js';
 import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions, userFromRequest } from './mcp-nest-elicitation.options.js';
 import {
   isMcpNestContext,
@@ -84,7 +85,9 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
   ): (args: A, context: McpNestContext) => Promise<unknown> {
     return async (args, context) => {
       try {
-        return await this.run(context, { name, outputSchema }, args, (elicitation) => body(args, elicitation, context));
+        return await this.run(context, { name, outputSchema }, args, (elicitation) =>
+          body(args, withAdapterIdentityHint(elicitation), context),
+        );
       } catch (error) {
         // Called directly, MCP-Nest takes its own ProtocolError as it is and any other error's message.
         const mapped = toMcpNestError(error, this.sdkOf(context));
