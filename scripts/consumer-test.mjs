@@ -53,6 +53,10 @@ const FIXTURES = [
     ],
     // The README's MCP controllers it serves (CONSUMER_APP), and the MCP-Nest snippet.
     mcpApps: ['both-eras', 'sessions', 'stateless', 'binding', 'mcp-nest'],
+    // Node without require(esm) (as before 20.19): `require` takes the package's CommonJS build (dist/cjs).
+    mcpVariants: [
+      { app: 'both-eras', label: 'both-eras, node --no-experimental-require-module', nodeArgs: ['--no-experimental-require-module'] },
+    ],
   },
   {
     name: 'esm-nest12',
@@ -120,7 +124,7 @@ try {
   const subpaths = Object.keys(pkg.exports)
     .filter((key) => key !== './package.json')
     .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
-  const packed = check('package', 'npm run build, npm pack', buildAndPack);
+  const packed = check('package', 'npm pack (prepare builds what changed)', buildAndPack);
   await Promise.allSettled([
     ...FIXTURES.map((fixture) => packed.then((tarball) => runFixture(fixture, tarball, subpaths))),
     cloneHead().then((gitUrl) => runGitFixture(GIT_FIXTURE, gitUrl)),
@@ -166,11 +170,11 @@ function fail(fixture, what, detail) {
   log(fixture, `FAIL ${what}: ${detail.split('\n')[0]}`);
 }
 
-/** `npm run build`, then `npm pack` into the work folder; checks what the tarball holds. */
+/** `npm pack` into the work folder (its `prepare` builds dist/ when the sources changed); checks what the tarball holds. */
 async function buildAndPack() {
-  log('package', 'npm run build');
-  await run('package', ['npm', 'run', 'build'], { cwd: root, timeoutMs: 3 * MINUTE });
-  const { output } = await run('package', ['npm', 'pack', '--json', '--pack-destination', work], { cwd: root, timeoutMs: MINUTE });
+  // npm pack runs `prepare`, which builds dist/ unless it is the last build of the same inputs (after `npm ci`, it is).
+  log('package', 'npm pack (prepare builds dist/ when src/ changed)');
+  const { output } = await run('package', ['npm', 'pack', '--json', '--pack-destination', work], { cwd: root, timeoutMs: 4 * MINUTE });
   const [packed] = JSON.parse(output.slice(output.indexOf('[')));
   const files = new Set(packed.files.map((f) => f.path));
   const problems = [];
@@ -267,7 +271,10 @@ async function checkMcp(fixture, dir) {
     await run(name, ['node', ...fixture.build], { cwd: dir, timeoutMs: 2 * MINUTE });
   });
   // Side by side, each on its own port: most of an app's time is its start-up.
-  await Promise.all(fixture.mcpApps.map((app) => driveMcpApp(name, dir, app)));
+  await Promise.all([
+    ...fixture.mcpApps.map((app) => driveMcpApp(name, dir, app)),
+    ...(fixture.mcpVariants ?? []).map(({ app, label, nodeArgs }) => driveMcpApp(name, dir, app, label, nodeArgs)),
+  ]);
 }
 
 /**
@@ -283,12 +290,12 @@ function copyMcpNestSnippet(name, target) {
   writeFileSync(target, source);
 }
 
-/** Starts `node dist/main.js` with CONSUMER_APP=`app` and runs the driver's cases for it; each case is a check. */
-async function driveMcpApp(name, dir, app, label = app) {
+/** Starts `node [nodeArgs] dist/main.js` with CONSUMER_APP=`app` and runs the driver's cases for it; each case is a check. */
+async function driveMcpApp(name, dir, app, label = app, nodeArgs = []) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = { PORT: String(port), PUBLIC_URL: base, BASE_URL: base, CONSUMER_APP: app, MCP_DEV_TOKENS, NO_COLOR: '1' };
-  const server = start(name, ['node', 'dist/main.js'], { cwd: dir, env });
+  const server = start(name, ['node', ...nodeArgs, 'dist/main.js'], { cwd: dir, env });
   const t = Date.now();
   try {
     try {
