@@ -6,7 +6,8 @@
  *
  * - the MCP-Nest demo (`examples/mcp-nest`, statefulMode true): the four demo tools for clients with form and
  *   URL mode, form only and no elicitation, pages submitted with `submitPage` and, for approve-deploy on
- *   2025-11-25, in Chromium; identity from `req.user`; a refused `requestState` as JSON-RPC -32602;
+ *   2025-11-25, in Chromium; identity from `req.user`; a refused `requestState` as JSON-RPC -32602; the tool it
+ *   registers at run time (`connect-service-dynamic`, `interceptor.dynamicTool`) in both eras and without a user;
  * - the same demo with `MCP_NEST_STATEFUL=0`: the start-up warning naming `statefulMode`, and a link instead of a
  *   push on 2025-11-25;
  * - the pins app (`examples/mcp-nest/pins-app.ts`, raw MCP-Nest without `McpNestElicitationModule`): the MCP-Nest
@@ -412,6 +413,68 @@ describe('the MCP-Nest demo (statefulMode true)', () => {
       expect(reply.message.result).toBeUndefined();
       expect(reply.message.error).toEqual(refused);
     });
+  });
+});
+
+describe('a tool registered at run time (strategy.registerTool with interceptor.dynamicTool: connect-service-dynamic)', () => {
+  const TOOL = 'connect-service-dynamic';
+  const MESSAGE = 'Enter your bitbucket API key so the assistant can connect to bitbucket for you.';
+  const CONNECTED = 'Connected to bitbucket (dynamic tool)';
+
+  it('2025-11-25, a form+url client: -32042 with the page URL, the page submitted, and the retry gets the tool’s result', async () => {
+    const user = 'mcpnest-dynamic-legacy';
+    const client = await connect(demo, { era: '2025-11-25', user });
+    const call = () => client.callTool(TOOL, { service: 'bitbucket' });
+
+    const first = await outcomeOf(call());
+    if (!('error' in first)) throw new Error(`expected -32042, got a result: ${JSON.stringify(first.result)}`);
+    const url = client.lastUrl();
+    const id = idOf(demo, url, 'api-key');
+    expect(first.error).toEqual({
+      name: 'UrlElicitationRequiredError',
+      code: -32042,
+      message: expect.any(String),
+      data: { elicitations: [{ mode: 'url', url, elicitationId: id, message: MESSAGE }] },
+    });
+
+    const page = await submitPage(url!, { apiKey: API_KEY }, { cookie: await signIn(demo, user) });
+    expect(page).toEqual({ status: 200, text: expect.stringContaining(DONE['api-key']) });
+    await client.completion(id);
+    const done = await call();
+    expect(done.isError).toBeFalsy();
+    expect(textOf(done)).toBe(CONNECTED);
+    expect(client.requests).toEqual([]);
+  });
+
+  it('2026-07-28: the call follows input_required until the page is submitted, then completes with the tool’s result', async () => {
+    const user = 'mcpnest-dynamic-modern';
+    const first = await modernCall(demo.mcpUrl, TOOL, { service: 'bitbucket' }, { user });
+    expect(first.message.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+
+    const client = await connect(demo, { era: '2026-07-28', user });
+    const pending = client.callTool(TOOL, { service: 'bitbucket' });
+    pending.catch(() => undefined);
+    const url = await client.waitForUrl();
+    idOf(demo, url, 'api-key');
+    expect(client.requests).toEqual([{ mode: 'url', message: MESSAGE, url }]);
+    const page = await submitPage(url, { apiKey: API_KEY }, { cookie: await signIn(demo, user) });
+    expect(page).toEqual({ status: 200, text: expect.stringContaining(DONE['api-key']) });
+    const done = await pending;
+    expect(done.isError).toBeFalsy();
+    expect(textOf(done)).toBe(CONNECTED);
+    // The retry after the page is a complete result.
+    const again = await modernCall(demo.mcpUrl, TOOL, { service: 'bitbucket' }, { user });
+    expect(again.message.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: CONNECTED }] });
+  });
+
+  it.each(ERAS)('%s: a call without a bearer (no req.user) gets the readable tool error naming the adapter’s settings', async (era) => {
+    const client = await connect(demo, { era });
+    const result = await client.callTool(TOOL, { service: 'bitbucket' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('No authenticated user on this MCP-Nest tool call');
+    expect(textOf(result)).toContain('McpNestElicitationModule.forRoot({ resolveUser');
+    expect(textOf(result)).not.toContain('resolveMcpUser');
+    expect(textOf(result)).not.toContain('Internal server error');
   });
 });
 

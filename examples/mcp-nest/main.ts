@@ -22,5 +22,6 @@ const { mcpUrl, url } = await startMcpNestDemo({
 console.log(`\nMCP elicitation demo on @rekog/mcp-nest ready. MCP endpoint (protocol 2026-07-28 and 2025-11-25): ${mcpUrl}`);
 console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
-    'call connect-service, approve-deploy, delete-file or configure-profile, and open the link the client shows.\n',
+    'call connect-service (or connect-service-dynamic, registered at run time), approve-deploy, delete-file or ' +
+    'configure-profile, and open the link the client shows.\n',
 );

@@ -1,7 +1,8 @@
 /**
  * The demo on `@rekog/mcp-nest` 2.x: the same four tools, identity and pages as `examples/demo`, served by
  * MCP-Nest's microservice strategy at `/mcp` on both protocol eras (2025-11-25 on stateful sessions, 2026-07-28
- * statelessly), with `McpNestElicitationModule` handing each `@Tool()` its `ToolElicitation`.
+ * statelessly), with `McpNestElicitationModule` handing each `@Tool()` its `ToolElicitation`; and one tool
+ * registered at run time, `connect-service-dynamic` (`dynamic-tools.ts`, `interceptor.dynamicTool`).
  */
 import 'reflect-metadata';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -15,6 +16,7 @@ import { DemoLoginController } from '../demo/demo-login.controller.js';
 import { freePort, limitSlowClients } from '../demo/http-server.js';
 import { ConformanceToolsController } from './conformance-tools.controller.js';
 import { DemoToolsController } from './demo-tools.controller.js';
+import { DemoDynamicTools } from './dynamic-tools.js';
 
 /** Settings of the MCP-Nest demo (from the environment in `main.ts`, from the tests directly). */
 export interface McpNestDemoOptions {
@@ -86,7 +88,8 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
     ],
     // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
     controllers: [DemoToolsController, DemoLoginController, ...(process.env.MCP_CONFORMANCE === '1' ? [ConformanceToolsController] : [])],
-    providers: [{ provide: 'MCP_STRATEGY', useValue: strategy }],
+    // DemoDynamicTools registers connect-service-dynamic at run time (strategy.registerTool, interceptor.dynamicTool).
+    providers: [{ provide: 'MCP_STRATEGY', useValue: strategy }, DemoDynamicTools],
   })
   class McpNestDemoModule {}
 

@@ -76,14 +76,23 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
 
   /**
    * A handler for MCP-Nest's runtime `strategy.registerTool({ name, handler })`, whose tools are called directly,
-   * outside Nest's pipeline (no interceptor runs): `body` gets the call's `ToolElicitation` the same way.
+   * outside Nest's pipeline (no interceptor runs): `body` gets the call's `ToolElicitation` the same way. `A` is what
+   * the tool's `parameters` validated (MCP-Nest passes it as `Record<string, unknown>`); the handler takes what
+   * MCP-Nest's `DynamicToolHandler` declares, so it is assignable there.
    */
-  dynamicTool<A>(
+  dynamicTool<A = Record<string, unknown>>(
     name: string,
     body: (args: A, elicitation: ToolElicitation, context: McpNestContext) => unknown,
     { outputSchema }: { outputSchema?: unknown } = {},
-  ): (args: A, context: McpNestContext) => Promise<unknown> {
-    return async (args, context) => {
+  ): (args: Record<string, unknown>, context: unknown) => Promise<unknown> {
+    return async (rawArgs, context) => {
+      if (!isMcpNestContext(context)) {
+        throw new TypeError(
+          `dynamicTool('${name}'): the handler's second argument must be MCP-Nest's McpContext (pass the handler as ` +
+            `strategy.registerTool({ handler })), got ${context === null ? 'null' : typeof context}`,
+        );
+      }
+      const args = rawArgs as A;
       try {
         return await this.run(context, { name, outputSchema }, args, (elicitation) =>
           body(args, withAdapterIdentityHint(elicitation), context),
