@@ -71,6 +71,36 @@ describe('a page refused because resolvePageUser returned nothing', () => {
   });
 });
 
+describe('a page refused because another browser user opened it', () => {
+  const otherUserHints = (logger: RecordingLogger) => logger.lines.filter((line) => line.includes('"Not your request"'));
+
+  // In this order: the hint is logged once per process.
+  it('with NODE_ENV=production: nothing logged', async () => {
+    const port = await freePort();
+    const { app, logger } = await withNodeEnv('production', () =>
+      listen({ baseUrl: `http://127.0.0.1:${port}`, resolvePageUser: () => 'bob', encryptionKey: 'b'.repeat(64) }, port),
+    );
+    const { url } = await app.get(ElicitationService).createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'alice' });
+    expect((await withNodeEnv('production', () => fetch(url))).status).toBe(403);
+    expect(otherUserHints(logger)).toEqual([]);
+  });
+
+  it('in development: 403, and one warning per process naming both options and no user id', async () => {
+    const port = await freePort();
+    const { app, logger } = await listen({ baseUrl: `http://127.0.0.1:${port}`, resolvePageUser: () => 'dev-user' }, port);
+    const service = app.get(ElicitationService);
+    for (const kind of ['api-key', 'confirm'] as const) {
+      const { url } = await service.createUrlElicitation({ kind, message: 'Key?', userId: 'alice' });
+      const page = await fetch(url);
+      expect(page.status).toBe(403);
+    }
+    expect(otherUserHints(logger)).toHaveLength(1);
+    expect(otherUserHints(logger)[0]).toMatch(/^warn A page answered 403 "Not your request": the browser user \(resolvePageUser/);
+    expect(otherUserHints(logger)[0]).toContain('resolveMcpUser');
+    expect(otherUserHints(logger)[0]).not.toMatch(/alice|dev-user|\/elicit\//);
+  });
+});
+
 describe('baseUrl on another port than the app listens on', () => {
   const portWarnings = (logger: RecordingLogger) => logger.lines.filter((line) => line.includes('the app listens on port'));
 

@@ -11,7 +11,7 @@ import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from '
 import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
 import { pageError } from '../errors/page-text.js';
 import { PageSecurity } from './page-security.js';
-import { hintNoPageUser } from './development-hints.js';
+import { hintNoPageUser, hintOtherPageUser } from './development-hints.js';
 
 /** A page post's parsed urlencoded body (Express and Fastify give an object, or nothing without a body). */
 export type FormBody = Record<string, unknown> | undefined;
@@ -141,7 +141,10 @@ export class ElicitationPageAccess {
         this.redirect(res, HttpStatus.SEE_OTHER, login);
         return undefined;
       }
-      if (user !== record.userId) throw pageError(ForbiddenException, (m) => m.errors.otherAccount);
+      if (user !== record.userId) {
+        hintOtherPageUser();
+        throw pageError(ForbiddenException, (m) => m.errors.otherAccount);
+      }
     }
     if (record.status === 'expired') throw new ElicitationExpiredException();
     if (record.status !== 'pending') throw new ElicitationFinishedException(record.status);
