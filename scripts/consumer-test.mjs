@@ -5,10 +5,10 @@
 // tarball and the fixture's dependencies from the registry (no links, no workspace), compiles it with its own
 // TypeScript (which also type-checks an import of every subpath), starts `node dist/main.js` on a free port and
 // checks the api-key page and the status route over real HTTP, then checks that require and import resolve every
-// subpath to one copy of the package. The CommonJS app also runs its own Jest e2e tests (Jest loads the CommonJS
-// build) and type-checks the subpaths under `module: commonjs` (node10 resolution: `typesVersions`), as apps
-// generated before Nest 11 have it.
-// Then each app installs what the README's snippets import (once, for all that follows) and
+// subpath to one copy of the package. Then each app installs what the README's snippets import (once, for all
+// that follows). The CommonJS app runs its own Jest e2e tests (Jest loads the CommonJS build and the SDKs'
+// CommonJS copies: pages, and MCP calls answered -32042) and type-checks the subpaths under `module: commonjs`
+// (node10 resolution: `typesVersions`), as apps generated before Nest 11 have it. Then each app
 // - serves the README's MCP controllers (examples/readme/mcp-*.ts, copied into its src/ with
 //   test/consumers/mcp/mcp-apps.ts; the CommonJS app also the MCP-Nest snippet), each started as production
 //   starts it (`node dist/main.js`, CONSUMER_APP naming the controller), to real SDK clients over Streamable HTTP:
@@ -222,6 +222,8 @@ async function runFixture(fixture, tarball, subpaths) {
   );
   await check(name, 'node dist/main.js: the api-key page and the status route', () => checkHttp(name, dir));
   await check(name, 'require and import resolve every subpath to one copy', () => checkOneCopy(name, dir, subpaths));
+  // After the app compiled without them: the SDKs its Jest e2e tests (test/mcp.e2e-spec.ts) and the MCP apps use.
+  await check(name, 'npm install what the README snippets import', () => installReadmePackages(name, dir));
   for (const step of fixture.extra) {
     await check(name, step.what, async () => {
       const { output } = await run(name, ['node', ...step.cmd], { cwd: dir, timeoutMs: 2 * MINUTE });
@@ -230,7 +232,6 @@ async function runFixture(fixture, tarball, subpaths) {
       if (summary) log(name, `jest: ${summary[0].replace(/^Tests:\s+/, '')}`);
     });
   }
-  await check(name, 'npm install what the README snippets import', () => installReadmePackages(name, dir));
   await checkMcp(fixture, dir).catch(() => undefined); // its cases are recorded one by one
   await check(name, 'README snippets: tsc --strict compiles examples/readme', () => compileReadmeSnippets(name, dir));
   log(name, `done (Node ${process.version}, Nest ${readVersion(dir, '@nestjs/core')})`);
