@@ -118,3 +118,42 @@ export function itOffersExactly(
     return Promise.resolve();
   });
 }
+
+/** A test body of a group: given the store `makeStore` made for the test. */
+export type StoreTestFn<S> = (store: S) => Promise<unknown>;
+
+/**
+ * What a group of the suites (records, extend, key ring, events, counters: a file each, as keyv's test suite is
+ * split) registers its tests with. `it` and `itIfOffered` hand each body the store made for that test.
+ */
+export interface ContractGroupApi<S> {
+  /** The store made for the running test. */
+  readonly store: () => S;
+  readonly it: (name: string, fn: StoreTestFn<S>) => void;
+  readonly itIfOffered: (member: OptionalStoreMember, name: string, fn: StoreTestFn<S>) => void;
+  readonly expect: ContractTestApi['expect'];
+}
+
+/** Makes a fresh store before every test of the enclosing `describe`, for the groups registered in it. */
+export function contractGroupApi<S>(
+  api: ContractTestApi,
+  offers: ContractSuiteOptions['offers'],
+  makeStore: () => S | Promise<S>,
+): ContractGroupApi<S> {
+  let made: { store: S } | undefined;
+  api.beforeEach(async () => {
+    made = { store: await makeStore() };
+  });
+  const store = (): S => {
+    if (!made) throw new Error('no store yet: the suites make one before each test');
+    return made.store;
+  };
+  return {
+    store,
+    it: (name, fn) => {
+      api.it(name, () => fn(store()));
+    },
+    itIfOffered: (member, name, fn) => itIfOffered(api, offers, member, name, () => fn(store())),
+    expect: api.expect,
+  };
+}

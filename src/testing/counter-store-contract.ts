@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
-import { itIfOffered, itOffersExactly, type ContractSuiteOptions, type ContractTestApi } from './contract-test-api.js';
+import { contractGroupApi, itOffersExactly, type ContractSuiteOptions, type ContractTestApi } from './contract-test-api.js';
+import { counterTests } from './store-contract.counters.js';
 
 /**
  * The behaviour every `ElicitationCounterStore` must have. Run it against your own store in your own test runner:
@@ -32,36 +32,7 @@ export function counterStoreTests(
   api: ContractTestApi,
   offers: ContractSuiteOptions['offers'],
 ): void {
-  const { it, expect, beforeEach } = api;
-  let store: ElicitationCounterStore;
-  beforeEach(async () => {
-    store = await makeStore();
-  });
-
-  itOffersExactly(api, offers, ['peekHits'], () => store);
-
-  it('counts hits in a fixed window per key', async () => {
-    const key = `ip-${randomUUID()}`;
-    const now = Date.now();
-    const first = await store.hit(key, 60_000, now);
-    const second = await store.hit(key, 60_000, now + 1);
-    expect([first.count, second.count]).toEqual([1, 2]);
-    expect(second.resetAt).toBeGreaterThan(now);
-    expect(second.resetAt).toBeLessThanOrEqual(now + 60_001);
-    expect((await store.hit(`${key}-other`, 60_000, now)).count).toBe(1);
-  });
-
-  itIfOffered(api, offers, 'peekHits', 'peeks at a hit count without counting (when the store offers peekHits)', async () => {
-    if (!store.peekHits) throw new Error('the store offers no peekHits, but options.offers lists it');
-    const key = `peek-${randomUUID()}`;
-    const now = Date.now();
-    expect(await store.peekHits(key, 60_000, now)).toBe(0);
-    await store.hit(key, 60_000, now);
-    await store.hit(key, 60_000, now);
-    expect(await store.peekHits(key, 60_000, now + 1)).toBe(2);
-    expect(await store.peekHits(key, 60_000, now + 1)).toBe(2);
-    expect((await store.hit(key, 60_000, now + 2)).count).toBe(3);
-    // Another window of the same key starts from nothing.
-    expect(await store.peekHits(key, 60_000, now + 60_000)).toBe(0);
-  });
+  const group = contractGroupApi(api, offers, makeStore);
+  itOffersExactly(api, offers, ['peekHits'], group.store);
+  counterTests(group);
 }
