@@ -1,7 +1,7 @@
 /**
  * The OAuth token vault end to end: two demo app instances (in this process) on one real Redis (same key ring,
  * same prefix), one real `oidc-provider` on its own loopback port shared by both (short access tokens: 2 s,
- * while the module refreshes 60 s before expiry, so every later `getOAuthToken` refreshes), accounts connected
+ * while the module refreshes 60 s before expiry, so every later `ElicitationOAuth.getToken` refreshes), accounts connected
  * in a real Chromium through the module's `oauth` page and the provider's own login and consent pages, and the
  * testing kit's MCP clients calling the demo's `connect-account` tool on both protocol eras.
  *
@@ -16,6 +16,7 @@ import { Redis } from 'ioredis';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { freePort } from '../examples/demo/http-server.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationOAuth } from '../src/oauth/elicitation-oauth.js';
 import { ElicitationOAuthError, type OAuthToken } from '../src/index.js';
 import { createElicitationTestClient, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';
 import { deletePrefix, REDIS_URL, redisAvailable } from '../test/support/redis.js';
@@ -57,6 +58,8 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
   let b: DemoApp;
   let serviceA: ElicitationService;
   let serviceB: ElicitationService;
+  let oauthA: ElicitationOAuth;
+  let oauthB: ElicitationOAuth;
   let browser: OAuthConnectBrowser;
   const apps: DemoApp[] = [];
   const clients: ElicitationTestClient[] = [];
@@ -101,6 +104,8 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     expect([a.url, b.url]).toEqual(origins);
     serviceA = a.app.get(ElicitationService);
     serviceB = b.app.get(ElicitationService);
+    oauthA = a.app.get(ElicitationOAuth);
+    oauthB = b.app.get(ElicitationOAuth);
   }, 30_000);
 
   afterAll(async () => {
@@ -197,12 +202,12 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     const pages = client.urls.length;
     const codes = codeGrants();
 
-    for (const service of [serviceA, serviceB]) {
+    for (const oauth of [oauthA, oauthB]) {
       const refreshes = refreshGrants();
       const accessBefore = latest('access', login).jti;
       const refreshBefore = latest('refresh', login).jti;
       const started = Date.now();
-      const token = await service.getOAuthToken(user, PROVIDER);
+      const token = await oauth.getToken(user, PROVIDER);
 
       expect(token).toMatchObject({ subject: login, scopes: ['openid', 'profile'] });
       expect(Object.keys(token!).sort()).toEqual(['accessToken', 'expiresAt', 'scopes', 'subject']);
@@ -241,11 +246,11 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
 
     const refused = invalidGrants();
     const refreshes = refreshGrants();
-    expect(await serviceA.getOAuthToken(user, PROVIDER)).toBeUndefined();
+    expect(await oauthA.getToken(user, PROVIDER)).toBeUndefined();
     expect(invalidGrants()).toBe(refused + 1);
     expect(refreshGrants()).toBe(refreshes);
     // Forgotten in the shared store: the other instance has nothing to refresh either.
-    expect(await serviceB.getOAuthToken(user, PROVIDER)).toBeUndefined();
+    expect(await oauthB.getToken(user, PROVIDER)).toBeUndefined();
     expect(invalidGrants()).toBe(refused + 1);
 
     // The tool asks again: a new oauth page.
@@ -261,7 +266,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     await (await refreshTokenAtProvider(latest('refresh', login).jti))!.destroy();
     const refused = invalidGrants();
     const started = Date.now();
-    const results = await Promise.all([serviceA.getOAuthToken(user, PROVIDER), serviceB.getOAuthToken(user, PROVIDER)]);
+    const results = await Promise.all([oauthA.getToken(user, PROVIDER), oauthB.getToken(user, PROVIDER)]);
     const elapsed = Date.now() - started;
     expect(results).toEqual([undefined, undefined]);
     // One refresh tried (and refused), not one per instance.
@@ -270,7 +275,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     expect(elapsed).toBeLessThan(10_000);
   }, 45_000);
 
-  it('revokeOAuth revokes at the provider and forgets: true, the refresh token gone there, undefined after; false the second time', async () => {
+  it('ElicitationOAuth.revoke revokes at the provider and forgets: true, the refresh token gone there, undefined after; false the second time', async () => {
     const user = `revoke-${RUN}`;
     const login = `acct-${user}`;
     await connect({ user, login });
@@ -278,7 +283,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     const accessToken = latest('access', login).jti;
     expect((await refreshTokenAtProvider(refreshToken))?.isValid).toBe(true);
 
-    expect(await serviceA.revokeOAuth(user, PROVIDER)).toBe(true);
+    expect(await oauthA.revoke(user, PROVIDER)).toBe(true);
     // The provider's revocation endpoint got the refresh token: destroyed there, with its grant's access token.
     expect(destroyedRefresh).toContain(refreshToken);
     expect(await refreshTokenAtProvider(refreshToken)).toBeUndefined();
@@ -286,13 +291,13 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
 
     const refreshes = refreshGrants();
     const refused = invalidGrants();
-    expect(await serviceB.getOAuthToken(user, PROVIDER)).toBeUndefined();
-    expect(await serviceA.getOAuthToken(user, PROVIDER)).toBeUndefined();
+    expect(await oauthB.getToken(user, PROVIDER)).toBeUndefined();
+    expect(await oauthA.getToken(user, PROVIDER)).toBeUndefined();
     // Nothing was left to refresh: the provider was not asked.
     expect(refreshGrants()).toBe(refreshes);
     expect(invalidGrants()).toBe(refused);
-    expect(await serviceB.revokeOAuth(user, PROVIDER)).toBe(false);
-    expect(await serviceA.revokeOAuth(user, PROVIDER)).toBe(false);
+    expect(await oauthB.revoke(user, PROVIDER)).toBe(false);
+    expect(await oauthA.revoke(user, PROVIDER)).toBe(false);
   }, 45_000);
 
   it('keeps the grant when the token endpoint is down at refresh: ElicitationOAuthError without a token, then works once it is back', async () => {
@@ -306,8 +311,8 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
 
     provider.tokenEndpointDown = true;
     try {
-      for (const service of [serviceA, serviceB, serviceA]) {
-        const error = await rejectionOf(service.getOAuthToken(user, PROVIDER));
+      for (const oauth of [oauthA, oauthB, oauthA]) {
+        const error = await rejectionOf(oauth.getToken(user, PROVIDER));
         expect(error).toBeInstanceOf(ElicitationOAuthError);
         const { message, provider: name } = error as ElicitationOAuthError;
         expect(name).toBe(PROVIDER);
@@ -322,7 +327,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     expect((await refreshTokenAtProvider(refreshToken))?.isValid).toBe(true);
 
     // Back up: the kept grant (its refresh token unspent) refreshes.
-    const token = await serviceB.getOAuthToken(user, PROVIDER);
+    const token = await oauthB.getToken(user, PROVIDER);
     expect(token).toMatchObject({ subject: login, scopes: ['openid', 'profile'] });
     expect(token!.accessToken).not.toBe(accessToken);
     expect(token!.accessToken).toBe(latest('access', login).jti);
@@ -344,8 +349,8 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
       if (era === '2025-11-25') await client.completion(id, 5_000);
       for (const service of [serviceA, serviceB]) expect(await service.getStatus(id)).toMatchObject({ status: 'completed' });
       // Both instances see the grant.
-      expect(await serviceA.getOAuthToken(user, PROVIDER)).toMatchObject({ subject: login });
-      expect(await serviceB.getOAuthToken(user, PROVIDER)).toMatchObject({ subject: login });
+      expect(await oauthA.getToken(user, PROVIDER)).toMatchObject({ subject: login });
+      expect(await oauthB.getToken(user, PROVIDER)).toMatchObject({ subject: login });
     },
     45_000,
   );
@@ -368,9 +373,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
       const refreshes = refreshGrants();
       const refused = invalidGrants();
       const refreshBefore = latest('refresh', login).jti;
-      const tokens = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? serviceA : serviceB).getOAuthToken(user, PROVIDER)),
-      );
+      const tokens = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? oauthA : oauthB).getToken(user, PROVIDER)));
       // Every caller, on either instance, gets the one new token: the old grant stays readable during the refresh.
       const got = tokens.filter((t): t is OAuthToken => t !== undefined);
       expect(got).toHaveLength(8);
@@ -388,8 +391,8 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
       previous = value;
     }
     // The grant is still kept after the races: both instances find it.
-    expect(await serviceA.getOAuthToken(user, PROVIDER)).toMatchObject({ subject: login });
-    expect(await serviceB.getOAuthToken(user, PROVIDER)).toMatchObject({ subject: login });
+    expect(await oauthA.getToken(user, PROVIDER)).toMatchObject({ subject: login });
+    expect(await oauthB.getToken(user, PROVIDER)).toMatchObject({ subject: login });
     expect(invalidGrants()).toBe(refusedBefore);
   }, 45_000);
 
@@ -407,12 +410,12 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     };
     const alsoAsk = (token: TokenModel) => {
       if (token.accountId !== login || during.length > 0) return;
-      during.push(serviceA.getOAuthToken(user, PROVIDER), serviceB.getOAuthToken(user, PROVIDER));
+      during.push(oauthA.getToken(user, PROVIDER), oauthB.getToken(user, PROVIDER));
     };
     events.on('refresh_token.consumed', alsoAsk);
     let first: OAuthToken | undefined;
     try {
-      first = await serviceA.getOAuthToken(user, PROVIDER);
+      first = await oauthA.getToken(user, PROVIDER);
     } finally {
       events.off('refresh_token.consumed', alsoAsk);
     }
@@ -432,7 +435,7 @@ describe('OAuth token vault: real provider, two instances on one Redis, Chromium
     provider.tokenEndpointDown = true;
     let results: Array<PromiseSettledResult<OAuthToken | undefined>>;
     try {
-      results = await Promise.allSettled([serviceA.getOAuthToken(user, PROVIDER), serviceB.getOAuthToken(user, PROVIDER)]);
+      results = await Promise.allSettled([oauthA.getToken(user, PROVIDER), oauthB.getToken(user, PROVIDER)]);
     } finally {
       provider.tokenEndpointDown = false;
     }

@@ -19,6 +19,7 @@ import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { DEMO_OIDC_PROVIDER } from '../examples/demo/demo-tools.service.js';
 import { freePort } from '../examples/demo/http-server.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationOAuth } from '../src/oauth/elicitation-oauth.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { createElicitationTestClient, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';
@@ -96,6 +97,10 @@ class Harness {
 
   get service(): ElicitationService {
     return this.demo.app.get(ElicitationService);
+  }
+
+  get oauth(): ElicitationOAuth {
+    return this.demo.app.get(ElicitationOAuth);
   }
 
   /** A GET (no redirects followed), recorded. */
@@ -312,7 +317,7 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
       expect(codeGrants()).toBe(grantsBefore + 1);
 
       // The vault holds one of the access tokens the provider issued, for the account typed at its login.
-      const token = await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER);
+      const token = await h.oauth.getToken(user, DEMO_OIDC_PROVIDER);
       expect(token?.subject).toBe(login);
       expect(issued.accessTokens.has(token!.accessToken)).toBe(true);
       await page.context().close();
@@ -339,7 +344,7 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
     h.toolResults.push(JSON.stringify(result));
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(NOT_ANSWERED);
-    expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
+    expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
     await page.context().close();
   }, 60_000);
 
@@ -368,7 +373,7 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
     expect(retry.isError).toBe(true);
     expect(textOf(retry)).toBe(NOT_ANSWERED);
     expect(client.urls).toHaveLength(urls);
-    expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
+    expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
     await page.context().close();
   }, 60_000);
 
@@ -386,8 +391,8 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
     const expectNothingChanged = async (grantsBefore: number) => {
       expect(await h.status(a.id)).toBe('pending');
       expect(await h.status(b.id)).toBe('pending');
-      expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
-      expect(await h.service.getOAuthToken(attacker, DEMO_OIDC_PROVIDER)).toBeUndefined();
+      expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
+      expect(await h.oauth.getToken(attacker, DEMO_OIDC_PROVIDER)).toBeUndefined();
       expect(codeGrants()).toBe(grantsBefore);
     };
 
@@ -460,13 +465,13 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
       expect(res.text).toContain(CONNECTED);
       expect(codeGrants()).toBe(grants + 1);
       expect(await h.status(a.id)).toBe('completed');
-      const kept = await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER);
+      const kept = await h.oauth.getToken(user, DEMO_OIDC_PROVIDER);
       expect(kept?.subject).toBe(login);
 
       const replayed = await h.callback(a.callback.search, user);
       expect(replayed.status).toBe(409);
       expect(codeGrants()).toBe(grants + 1);
-      expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toEqual(kept);
+      expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toEqual(kept);
       expect(await h.status(b.id)).toBe('pending');
     });
   });
@@ -491,7 +496,7 @@ describe('OAuth connect through a real oidc-provider, Chromium and the SDK clien
     expect(down.url.searchParams.get('code')).toBeTruthy();
     expect(down.text).toContain('Demo OIDC could not be reached just now. Nothing was saved.');
     expect(await h.status(asked.id)).toBe('pending');
-    expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
+    expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
     expect(codeGrants()).toBe(grants);
 
     provider.tokenEndpointDown = false;
@@ -572,6 +577,6 @@ describe('an expired state (the mounted development provider, short elicitations
     expect(res.status).toBe(410);
     expect(res.text).toContain('This sign-in took too long and has expired. Nothing was saved.');
     expect(await h.status(asked.id)).toBe('expired');
-    expect(await h.service.getOAuthToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
+    expect(await h.oauth.getToken(user, DEMO_OIDC_PROVIDER)).toBeUndefined();
   }, 60_000);
 });

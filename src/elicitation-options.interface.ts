@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
-import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth/oauth-options.js';
+import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './options/oauth-options.js';
 import type { ElicitationAuditOption } from './observability/audit-record.js';
 import type { PageMessagesOverride } from './messages/locales.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';

@@ -1,7 +1,7 @@
 import { DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_TTL_MS } from './elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from './errors/elicitation-config.error.js';
-import { resolveOAuthOptions } from './oauth/oauth-options.js';
+import { resolveOAuthOptions } from './options/oauth-options.js';
 import { checkPlugIns, resolveIdentity, resolveKeys } from './options/identity-options.validation.js';
 import { resolveAudit, resolveExternalUrlPolicy, resolveLimits, resolveThrottle } from './options/limit-options.validation.js';
 import { resolveMcp } from './options/mcp-options.validation.js';

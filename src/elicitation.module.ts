@@ -19,18 +19,22 @@ import { LinkedQuestions } from './mcp/linked-questions.js';
 import { McpElicitation } from './mcp/mcp-elicitation.js';
 import { RequestStates } from './mcp/request-states.js';
 import { McpSdkLoader } from './mcp/sdk-loader.js';
+import { ElicitationOAuth } from './oauth/elicitation-oauth.js';
 import { OAuthFlow } from './oauth/oauth-flow.js';
 import { OAuthGrants } from './oauth/oauth-grants.js';
 import { OAuthProviders } from './oauth/oauth-providers.js';
 import { ElicitationAudit } from './observability/elicitation-audit.js';
 import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
 import { observedStoreProvider } from './observability/observed-store.js';
+import { ElicitationAnswers } from './service/elicitation-answers.js';
+import { ElicitationTransitions } from './service/elicitation-transitions.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
 /**
  * Server-side MCP elicitation for Nest: `ElicitationModule.forRoot({ baseUrl })` or
  * `forRootAsync({ imports, inject, useFactory | useClass })`. Exports `ElicitationService`, the
- * configured `ElicitationStore`, `ElicitationEvents` and the MCP binding `McpElicitation`.
+ * configured `ElicitationStore`, `ElicitationEvents`, the MCP binding `McpElicitation` and the connected accounts'
+ * tokens `ElicitationOAuth`.
  */
 @Module({
   providers: [
@@ -39,10 +43,13 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationAudit,
     observedStoreProvider,
     ElicitationEvents,
+    ElicitationAnswers,
+    ElicitationTransitions,
+    ElicitationService,
     OAuthProviders,
     OAuthGrants,
     OAuthFlow,
-    ElicitationService,
+    ElicitationOAuth,
     ElicitationCleanupScheduler,
     TemplateRenderer,
     ElicitationPageFilter,
@@ -60,6 +67,6 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ChatAnswers,
     McpElicitation,
   ],
-  exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation],
+  exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation, ElicitationOAuth],
 })
 export class ElicitationModule extends ElicitationConfigurableModule {}

@@ -1,24 +1,20 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ELICITATION_ID_PATTERN, ELICITATION_RESOLVED_OPTIONS } from './elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from './elicitation.constants.js';
 import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import type {
   ElicitationData,
-  ElicitationEvent,
   ElicitationExtendResult,
   ElicitationKind,
   ElicitationOutcome,
   ElicitationRecord,
   ElicitationStatusView,
   ElicitationSummary,
-  FinalStatus,
   TransitionResult,
   WaitOutcome,
 } from './elicitation.types.js';
 import { ElicitationInputError } from './errors/elicitation-input.error.js';
 import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
 import { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
-import { SecretBox } from './security/secret-box.js';
-import { ElicitationEvents, lifecycleEvent } from './events/elicitation-events.js';
 import {
   attachKindData,
   buildPendingRecord,
@@ -26,9 +22,9 @@ import {
   typeOfAsk,
   type CreateUrlElicitationInput,
 } from './service/create-input.validation.js';
-import { OAuthGrants, type OAuthGrant } from './oauth/oauth-grants.js';
-import type { OAuthToken } from './oauth/oauth-options.js';
-import { ElicitationWaiters, type ElicitationWaitOptions } from './service/elicitation-waiters.js';
+import { ElicitationAnswers, type AskForKept } from './service/elicitation-answers.js';
+import { ElicitationTransitions, isElicitationId } from './service/elicitation-transitions.js';
+import type { ElicitationWaitOptions } from './service/elicitation-waiters.js';
 import { ElicitationAudit } from './observability/elicitation-audit.js';
 import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
 import { ELICITATION_OBSERVED_STORE } from './observability/observed-store.js';
@@ -56,9 +52,6 @@ export interface ElicitationReadOptions {
   consume?: boolean;
 }
 
-/** A completed answer as the store keeps it (`ElicitationRecord.data`): JSON text, sealed or as is. */
-type KeptAnswer = { $sealed: string } | { $json: string };
-
 /** A record's lifetime as created, in milliseconds (an `extend` keeps the expiry it had in `extendedFrom`). */
 function originalLifetime(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom'>): number {
   return (record.extendedFrom ?? record.expiresAt) - record.createdAt;
@@ -80,15 +73,6 @@ function extendedExpiry(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt
  */
 @Injectable()
 export class ElicitationService implements OnModuleDestroy {
-  /** The `waitForCompletion` calls of this instance. */
-  private readonly waiters: ElicitationWaiters;
-  private readonly stopRemoteWakes: () => void;
-  private readonly box: SecretBox;
-  /**
-   * Whether answers are sealed at rest: only in a store that keeps them outside this process
-   * (`ElicitationStore.inProcess`); in this heap the key would lie next to them.
-   */
-  private readonly sealAnswers: boolean;
   /** The abuse limits `create` enforces (per-user rate per minute, pending caps). */
   private readonly quota: CreateQuota;
   /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down. */
@@ -97,20 +81,11 @@ export class ElicitationService implements OnModuleDestroy {
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
-    private readonly events: ElicitationEvents,
     private readonly telemetry: ElicitationTelemetry,
     private readonly audit: ElicitationAudit,
-    private readonly grants: OAuthGrants,
+    private readonly transitions: ElicitationTransitions,
+    private readonly answers: ElicitationAnswers,
   ) {
-    this.box = new SecretBox(options.encryptionKeys);
-    this.sealAnswers = store.inProcess !== true;
-    this.waiters = new ElicitationWaiters({
-      current: (id) => this.getRecord(id),
-      stored: (id) => this.store.get(id, Date.now()),
-      outcome: (record) => this.outcome(record),
-    });
-    // Transitions made here wake their waiters directly; only another instance's need the event.
-    this.stopRemoteWakes = events.subscribeRemote((event) => this.waiters.remote(event));
     const { limits } = options;
     this.quota = {
       perUserLimit: limits.createPerMinute,
@@ -142,7 +117,7 @@ export class ElicitationService implements OnModuleDestroy {
    * @internal for the pages, which check an id once per request
    */
   isValidId(id: unknown): id is string {
-    return typeof id === 'string' && ELICITATION_ID_PATTERN.test(id);
+    return isElicitationId(id);
   }
 
   /**
@@ -168,7 +143,7 @@ export class ElicitationService implements OnModuleDestroy {
     if (created !== 'created') throw new ElicitationQuotaError(created);
     this.telemetry.created(record.kind, 'url');
     this.audit.record({ event: 'created', elicitationId: record.id, kind: record.kind, userId: record.userId });
-    this.publish('created', record, record.createdAt);
+    this.transitions.publish('created', record, record.createdAt);
     return { elicitationId: record.id, url: this.urlFor(record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
 
@@ -192,12 +167,8 @@ export class ElicitationService implements OnModuleDestroy {
    * malformed ids.
    * @internal for the pages; applications read through `getStatus`, `getResult` and `list`
    */
-  async getRecord(id: string): Promise<ElicitationRecord | undefined> {
-    if (!this.isValidId(id)) return undefined;
-    const now = Date.now();
-    const record = await this.store.get(id, now);
-    if (record?.status === 'pending' && now >= record.expiresAt) return this.expire(record.id, now);
-    return record;
+  getRecord(id: string): Promise<ElicitationRecord | undefined> {
+    return this.transitions.current(id);
   }
 
   /**
@@ -212,14 +183,14 @@ export class ElicitationService implements OnModuleDestroy {
     if (!record) return undefined;
     if (record.status === 'pending') return { status: 'pending' };
     if (consume && record.status === 'completed') {
-      this.assertOpenable(record);
+      this.answers.assertOpenable(record);
       const taken = await this.store.consume(id, Date.now());
       // Consumed already (by another reader): the answer is gone.
       if (taken) this.consumed(taken);
-      return taken ? this.outcome<T>(taken) : undefined;
+      return taken ? this.answers.outcome<T>(taken) : undefined;
     }
     if (record.status === 'completed' && record.consumedAt !== undefined) return undefined;
-    return this.outcome<T>(record);
+    return this.answers.outcome<T>(record);
   }
 
   /**
@@ -233,62 +204,28 @@ export class ElicitationService implements OnModuleDestroy {
   ): Promise<StoredAnswer<T> | undefined> {
     const now = Date.now();
     let record = await this.store.findLatestCompleted(userId, type, now);
-    if (record && consume) this.assertOpenable(record);
+    if (record && consume) this.answers.assertOpenable(record);
     if (record && consume) {
       record = await this.store.consume(record.id, now);
       if (record) this.consumed(record);
     }
-    return record && { elicitationId: record.id, data: this.reveal(record) as T, completedAt: new Date(record.finishedAt!) };
+    return record && { elicitationId: record.id, data: this.answers.reveal(record) as T, completedAt: new Date(record.finishedAt!) };
   }
 
   /**
-   * A valid access token of `userId`'s account at `provider` (one of the `oauth.providers`), from the token vault:
-   * refreshed first when it expires within `oauth.refreshBeforeMs` (once across instances: a rotating refresh
-   * token is spent once), `undefined` when the user has not connected the account, or revoked it, or the
-   * provider refused the refresh (the grant is then forgotten, and the next `requireAnswer` asks again). Throws
-   * `ElicitationOAuthError` when the provider cannot be reached for a refresh (the grant stays), and
-   * `ElicitationInputError` for an unknown provider. Never gives the refresh token.
-   */
-  async getOAuthToken(userId: string, provider: string): Promise<OAuthToken | undefined> {
-    return (await this.grants.token(userId, provider))?.token;
-  }
-
-  /**
-   * Disconnects `userId`'s account at `provider`: revokes the grant at the provider when it has a revocation
-   * endpoint (a failure there is logged), then forgets every grant kept for it. Resolves whether there was one.
-   */
-  revokeOAuth(userId: string, provider: string): Promise<boolean> {
-    return this.grants.revoke(userId, provider);
-  }
-
-  /**
-   * The answer a `requireAnswer` would take without asking: the user's latest of the ask's type, or for `oauth`
-   * a valid token of the vault (refreshed when due). The record's id comes with it.
+   * The answer a `requireAnswer` would take without asking: the user's latest of the ask's type, or what the
+   * feature that keeps the kind's answers finds (for `oauth`, a valid token of the vault, refreshed when due). The
+   * record's id comes with it.
    * @internal for the MCP binding
    */
   async keptAnswer<T extends ElicitationData = ElicitationData>(
     userId: string,
-    ask: Pick<CreateUrlElicitationInput, 'kind' | 'type' | 'provider'>,
+    ask: AskForKept,
   ): Promise<{ elicitationId: string; data: T } | undefined> {
-    if (ask.kind !== 'oauth') return this.findByUserAndType<T>(userId, typeOfAsk(ask));
-    const found = await this.grants.token(userId, String(ask.provider));
-    return found && { elicitationId: found.recordId, data: found.token as unknown as T };
-  }
-
-  /**
-   * Completes an `oauth` elicitation with the grant its callback obtained: sealed in every store (tokens outlive
-   * the question), kept for `oauth.retentionMs`; the user's older grants at the provider are forgotten.
-   * @internal for the OAuth callback
-   */
-  async completeOAuth(id: string, grant: OAuthGrant): Promise<TransitionResult> {
-    const result = await this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': 'completed' }, () =>
-      this.finish(id, 'completed', JSON.stringify(OAuthGrants.view(grant)), grant),
-    );
-    if (result.ok) {
-      result.record.data = { ...OAuthGrants.view(grant) };
-      await this.grants.forgetOlder(result.record.userId, grant.provider, id);
-    }
-    return result;
+    const keeper = ask.kind && this.answers.keeperOf(ask.kind);
+    if (!keeper) return this.findByUserAndType<T>(userId, typeOfAsk(ask));
+    const found = await keeper.kept(userId, ask);
+    return found && { elicitationId: found.elicitationId, data: found.data as T };
   }
 
   /**
@@ -303,9 +240,7 @@ export class ElicitationService implements OnModuleDestroy {
     const max = Math.ceil(this.options.limits.maxUploadBytes / 3) * 4 + 4096;
     if (Buffer.byteLength(json) > max)
       throw new ElicitationInputError('data', `is larger than limits.maxUploadBytes (${max} bytes as JSON)`);
-    const result = await this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': 'completed' }, () =>
-      this.finish(id, 'completed', json, undefined, true),
-    );
+    const result = await this.transitions.finish(id, 'completed', { json, seal: true });
     if (result.ok) result.record.data = answer;
     return result;
   }
@@ -353,21 +288,21 @@ export class ElicitationService implements OnModuleDestroy {
     if (Buffer.byteLength(json) > this.options.limits.maxResultBytes) {
       throw new ElicitationInputError('data', `is larger than limits.maxResultBytes (${this.options.limits.maxResultBytes} bytes)`);
     }
-    const result = await this.transition(id, 'completed', json);
+    const result = await this.transitions.finish(id, 'completed', { json });
     // Callers get the answer as given, never its sealed form.
     if (result.ok) result.record.data = data;
-    else if (result.reason === 'already-finished' && result.record.data) result.record.data = this.reveal(result.record);
+    else if (result.reason === 'already-finished' && result.record.data) result.record.data = this.answers.reveal(result.record);
     return result;
   }
 
   /** The user refused. Same exactly-once rule as `complete`. */
   decline(id: string): Promise<TransitionResult> {
-    return this.transition(id, 'declined');
+    return this.transitions.finish(id, 'declined');
   }
 
   /** The server (or the tool) withdrew the request. Same exactly-once rule as `complete`. */
   cancel(id: string): Promise<TransitionResult> {
-    return this.transition(id, 'cancelled');
+    return this.transitions.finish(id, 'cancelled');
   }
 
   /**
@@ -402,8 +337,7 @@ export class ElicitationService implements OnModuleDestroy {
     const result = await this.store.extend(id, { expiresAt, purgeAt: record.purgeAt + (expiresAt - record.expiresAt), now });
     if (result.ok) {
       this.audit.record({ event: 'extended', elicitationId: id, kind: result.record.kind, userId: result.record.userId });
-      this.waiters.extended(id, result.record.expiresAt);
-      this.publish('extended', result.record, now);
+      this.transitions.extended(result.record, now);
     } else if (result.reason === 'expired') {
       return this.refusedExtension(id, now, result.record);
     }
@@ -435,7 +369,7 @@ export class ElicitationService implements OnModuleDestroy {
     id: string,
     options: ElicitationWaitOptions = {},
   ): Promise<WaitOutcome<T>> {
-    return this.waiters.wait(id, options) as Promise<WaitOutcome<T>>;
+    return this.transitions.wait(id, options) as Promise<WaitOutcome<T>>;
   }
 
   /**
@@ -444,7 +378,7 @@ export class ElicitationService implements OnModuleDestroy {
    */
   async sweep(now: number = Date.now()): Promise<number> {
     const expired = await this.store.sweep(now, this.options.retentionMs);
-    for (const record of expired) this.finished('expired', record, now);
+    for (const record of expired) this.transitions.finished('expired', record, now);
     return expired.length;
   }
 
@@ -455,116 +389,18 @@ export class ElicitationService implements OnModuleDestroy {
    */
   onModuleDestroy(): void {
     this.shutdown.abort(new ElicitationShutdownError());
-    this.stopRemoteWakes();
-    this.waiters.close();
-  }
-
-  /** Moves a pending record to `status` (exactly once, whatever the concurrency), in an `elicitation.finish` span. */
-  private transition(id: string, status: FinalStatus, answerJson?: string): Promise<TransitionResult> {
-    return this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': status }, () => this.finish(id, status, answerJson));
-  }
-
-  /**
-   * `transition`'s work; `answerJson` is a completion's answer as its waiters get it, `grant` an `oauth`
-   * completion's grant (what is kept then, sealed, for `oauth.retentionMs`); `seal`: sealed in any store (a file).
-   */
-  private async finish(id: string, status: FinalStatus, answerJson?: string, grant?: OAuthGrant, seal = false): Promise<TransitionResult> {
-    if (!this.isValidId(id)) return { ok: false, reason: 'not-found' };
-    const now = Date.now();
-    const data = grant
-      ? this.grants.seal(id, grant)
-      : answerJson === undefined
-        ? undefined
-        : seal
-          ? { $sealed: this.box.seal(answerJson, id) }
-          : this.storedAnswer(id, answerJson);
-    const retentionMs = grant ? this.options.oauth!.retentionMs : this.options.retentionMs;
-    const result = await this.store.finish(id, { status, data, now, purgeAt: now + retentionMs });
-    if (result.ok) {
-      this.finished(status, result.record, now, answerJson);
-    } else if (result.reason === 'expired') {
-      const expired = await this.expire(id, now);
-      if (expired && expired.status !== 'expired') {
-        return { ok: false, reason: 'already-finished', status: expired.status as FinalStatus, record: expired };
-      }
-    }
-    return result;
+    this.transitions.close();
   }
 
   /** The refusal of an extension that came too late: the overdue record expired (once), or how it ended meanwhile. */
   private async refusedExtension(id: string, now: number, record: ElicitationRecord): Promise<ElicitationExtendResult> {
-    const current = (await this.expire(id, now)) ?? record;
+    const current = (await this.transitions.expire(id, now)) ?? record;
     if (current.status === 'pending' || current.status === 'expired') return { ok: false, reason: 'expired', record: current };
     return { ok: false, reason: 'already-finished', status: current.status, record: current };
-  }
-
-  /** Moves an overdue record to `expired` (once) and returns its current state. */
-  private async expire(id: string, now: number): Promise<ElicitationRecord | undefined> {
-    const result = await this.store.finish(id, { status: 'expired', now, purgeAt: now + this.options.retentionMs });
-    if (result.ok) {
-      this.finished('expired', result.record, now);
-      return result.record;
-    }
-    return result.reason === 'not-found' ? undefined : result.record;
-  }
-
-  /** The outcome a tool sees, with the answer decrypted in process. */
-  private outcome<T extends ElicitationData>(record: ElicitationRecord): ElicitationOutcome<T> {
-    if (record.status === 'completed') return { status: 'completed', data: this.reveal(record) as T };
-    return { status: record.status as Exclude<FinalStatus, 'completed'> };
-  }
-
-  /**
-   * Throws `ElicitationKeyError` when this instance cannot open a record's sealed answer (it was sealed under a key
-   * the ring lacks), before a read-once read would take it out of the store for nothing.
-   */
-  private assertOpenable(record: ElicitationRecord): void {
-    const sealed = (record.data as { $sealed?: unknown } | undefined)?.$sealed;
-    if (typeof sealed === 'string') this.box.assertKnownKey(sealed);
-  }
-
-  /**
-   * An answer as the store keeps it: its JSON text, sealed (bound to its elicitation id) when the store keeps it
-   * outside this process. Every answer is sealed there, secret or not: that spares a read to find out which.
-   */
-  private storedAnswer(id: string, answerJson: string): KeptAnswer {
-    return this.sealAnswers ? { $sealed: this.box.seal(answerJson, id) } : { $json: answerJson };
-  }
-
-  /**
-   * A completed record's answer, a copy of its own for each caller, decrypted when it was sealed. Throws
-   * `ElicitationKeyError` when it was sealed under a key this instance's `encryptionKey` ring lacks.
-   */
-  private reveal(record: ElicitationRecord): ElicitationData {
-    if (record.kind === 'oauth') {
-      // A grant: the tool's part only (never the refresh token).
-      const grant = this.grants.open(record);
-      return grant ? { ...OAuthGrants.view(grant) } : {};
-    }
-    const data = record.data ?? {};
-    const { $json, $sealed } = data as Partial<Record<'$json' | '$sealed', unknown>>;
-    if (typeof $json === 'string') return JSON.parse($json) as ElicitationData;
-    return typeof $sealed === 'string' ? (JSON.parse(this.box.open($sealed, record.id)) as ElicitationData) : data;
-  }
-
-  /**
-   * This instance moved `record` to `status`: wakes the local waiters with the outcome in hand (a completion's
-   * answer as `answerJson`), then announces the transition here and to the other instances.
-   */
-  private finished(status: FinalStatus, record: Readonly<ElicitationRecord>, at: number, answerJson?: string): void {
-    this.telemetry.finished(record.kind, status, 'url', record.createdAt, at);
-    const event = status === 'completed' ? 'answered' : status;
-    this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
-    this.waiters.finished(record.id, status, answerJson);
-    this.publish(status, record, at);
   }
 
   /** A read-once read took this record's answer out of the store. */
   private consumed(record: ElicitationRecord): void {
     this.audit.record({ event: 'answer.consumed', elicitationId: record.id, kind: record.kind, userId: record.userId });
-  }
-
-  private publish(type: ElicitationEvent['type'], record: Readonly<ElicitationRecord>, at: number): void {
-    this.events.publish(lifecycleEvent(type, record, at));
   }
 }

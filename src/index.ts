@@ -49,8 +49,9 @@ export type * from './elicitation.types.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
 
-// Connecting accounts (kind 'oauth'): the providers and the token vault's answers
-export type { ElicitationOAuthOptions, OAuthProviderOptions, OAuthToken } from './oauth/oauth-options.js';
+// Connecting accounts (kind 'oauth'): the providers, the connected accounts' tokens and what they give a tool
+export { ElicitationOAuth } from './oauth/elicitation-oauth.js';
+export type { ElicitationOAuthOptions, OAuthProviderOptions, OAuthToken } from './options/oauth-options.js';
 
 // Stores
 export {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationTransitions } from '../src/service/elicitation-transitions.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
@@ -304,7 +305,7 @@ describe('ElicitationService', () => {
       const { elicitationId } = await createKey();
       await expect(service.waitForCompletion(elicitationId, { timeoutMs: 20 })).resolves.toEqual({ status: 'timeout' });
       expect((await service.getStatus(elicitationId))!.status).toBe('pending');
-      expect(service['waiters'].size).toBe(0);
+      expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
     });
 
     it('rejects with the abort reason when the signal aborts, and forgets the waiter', async () => {
@@ -313,14 +314,14 @@ describe('ElicitationService', () => {
       const wait = service.waitForCompletion(elicitationId, { signal: controller.signal });
       controller.abort(new Error('client went away'));
       await expect(wait).rejects.toThrow('client went away');
-      expect(service['waiters'].size).toBe(0);
+      expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
       const aborted = AbortSignal.abort(new Error('already'));
       await expect(service.waitForCompletion(elicitationId, { signal: aborted })).rejects.toThrow('already');
     });
 
     it('rejects for an unknown id', async () => {
       await expect(service.waitForCompletion('1b4e28ba-2fa1-41d2-883f-0016d3cca427')).rejects.toThrow(/not found/);
-      expect(service['waiters'].size).toBe(0);
+      expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
     });
 
     it('wakes every waiter of one id', async () => {
@@ -392,7 +393,7 @@ describe('ElicitationService', () => {
       expect(await b.complete(elicitationId, { apiKey: 'from-b' })).toMatchObject({ ok: true });
       expect(await waits).toEqual(Array(2).fill({ status: 'completed', data: { apiKey: 'from-b' } }));
       expect(store.reads).toBe(1);
-      expect(a['waiters'].size).toBe(0);
+      expect(refA.get(ElicitationTransitions)['waiters'].size).toBe(0);
     });
 
     it('wakes a waiter on A with the status a declined event from B carries, without a read', async () => {

@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/server';
-import { ElicitationModule, ElicitationService, McpElicitation, type OAuthToken } from 'nestjs-mcp-elicitation';
+import { ElicitationModule, ElicitationOAuth, McpElicitation, type OAuthToken } from 'nestjs-mcp-elicitation';
 
 @Module({
   imports: [
@@ -41,7 +41,7 @@ export class AppModule {}
 export class CalendarTools {
   constructor(
     private readonly elicitation: McpElicitation,
-    private readonly service: ElicitationService,
+    private readonly oauth: ElicitationOAuth,
   ) {}
 
   register(server: McpServer) {
@@ -63,11 +63,11 @@ export class CalendarTools {
 
   /** Outside a tool call: a valid token, or undefined when the user has not connected (or revoked) the account. */
   githubToken(userId: string): Promise<OAuthToken | undefined> {
-    return this.service.getOAuthToken(userId, 'github');
+    return this.oauth.getToken(userId, 'github');
   }
 
   /** "Disconnect GitHub" in your settings page: revoked at GitHub when it can be, forgotten here. */
   disconnectGithub(userId: string): Promise<boolean> {
-    return this.service.revokeOAuth(userId, 'github');
+    return this.oauth.revoke(userId, 'github');
   }
 }

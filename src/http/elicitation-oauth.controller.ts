@@ -6,6 +6,7 @@ import type { ElicitationRecord } from '../elicitation.types.js';
 import { withPageText, type PageText } from '../errors/page-text.js';
 import { PAGE_MESSAGES } from '../messages/page-messages.js';
 import { OAuthCallbackError, OAuthFlow } from '../oauth/oauth-flow.js';
+import { OAuthGrants } from '../oauth/oauth-grants.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
@@ -30,6 +31,7 @@ export class ElicitationOAuthController {
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
     private readonly flow: OAuthFlow,
+    private readonly grants: OAuthGrants,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
 
@@ -60,7 +62,7 @@ export class ElicitationOAuthController {
       throw refusal(new OAuthCallbackError('provider-error', HttpStatus.BAD_GATEWAY, code), provider);
     }
     const grant = await this.refusingAsync(provider, () => this.flow.exchange(record, state, this.callbackUrl(req)));
-    const done = await this.service.completeOAuth(record.id, grant);
+    const done = await this.grants.connect(record.id, grant);
     return this.answers.done(req, res, record, done, messages.done.accountConnected(provider));
   }
 

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { SecretBox } from '../security/secret-box.js';
+import { ElicitationAnswers } from '../service/elicitation-answers.js';
+import { ElicitationTransitions } from '../service/elicitation-transitions.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
-import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from './oauth-options.js';
+import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from '../options/oauth-options.js';
 import { describeFailure, providerUnreachable } from './oauth-failures.js';
 import { OAuthProviders, type OAuthProvider } from './oauth-providers.js';
 
@@ -54,6 +56,9 @@ const GRANT_RECORD_TTL_MS = 60_000;
  * a rotating refresh token is spent once. A refresh the provider refuses (`invalid_grant`: revoked, expired) leaves
  * the grant forgotten, and the next `requireAnswer` asks again; a provider that cannot be reached leaves it as it
  * was and fails with `ElicitationOAuthError`.
+ *
+ * It keeps the answers of `oauth` records for the lifecycle (`ElicitationAnswers.keepKind`): a tool sees the grant's
+ * public part only, and `requireAnswer` of kind `oauth` takes a valid token of the vault without asking.
  */
 @Injectable()
 export class OAuthGrants {
@@ -66,8 +71,21 @@ export class OAuthGrants {
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly providers: OAuthProviders,
+    private readonly transitions: ElicitationTransitions,
+    answers: ElicitationAnswers,
   ) {
     this.box = new SecretBox(options.encryptionKeys);
+    answers.keepKind('oauth', {
+      // A grant: the tool's part only (never the refresh token).
+      reveal: (record) => {
+        const grant = this.open(record);
+        return grant ? { ...OAuthGrants.view(grant) } : {};
+      },
+      kept: async (userId, ask) => {
+        const found = await this.token(userId, String(ask.provider));
+        return found && { elicitationId: found.recordId, data: { ...found.token } };
+      },
+    });
   }
 
   private get oauth(): ResolvedOAuthOptions {
@@ -96,6 +114,26 @@ export class OAuthGrants {
       scopes: tokens.scope !== undefined ? tokens.scope.split(' ').filter(Boolean) : [...(before?.scopes ?? requested)],
       subject: before?.subject,
     };
+  }
+
+  /**
+   * Completes an `oauth` elicitation with the grant its callback obtained: sealed in every store (tokens outlive
+   * the question), kept for `oauth.retentionMs`; the user's older grants at the provider are forgotten. Its
+   * waiters and the result see the grant's public part only.
+   */
+  async connect(id: string, grant: OAuthGrant): Promise<TransitionResult> {
+    const view = OAuthGrants.view(grant);
+    const kept = this.seal(id, grant);
+    const result = await this.transitions.finish(id, 'completed', {
+      json: JSON.stringify(view),
+      kept,
+      retentionMs: this.oauth.retentionMs,
+    });
+    if (result.ok) {
+      result.record.data = { ...view };
+      await this.forgetOlder(result.record.userId, grant.provider, id);
+    }
+    return result;
   }
 
   /** A grant kept as an answer: sealed, bound to its record's id. */

@@ -6,7 +6,7 @@ import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { assertSafeExternalUrl, type ExternalUrlPolicy } from '../security/url-policy.js';
 import { loadOpenIdClient, type OpenIdClient } from './openid-client.loader.js';
-import type { ResolvedOAuthProvider } from './oauth-options.js';
+import type { ResolvedOAuthProvider } from '../options/oauth-options.js';
 
 /** How long one request to a provider may take. */
 const PROVIDER_TIMEOUT_S = 10;

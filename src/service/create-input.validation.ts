@@ -7,7 +7,7 @@ import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import type { ZodFormSchema } from '../forms/zod-form.js';
 import { rememberHostedChecks } from '../forms/zod-hosted-checks.js';
-import { isScopeList, oauthGrantType } from '../oauth/oauth-options.js';
+import { isScopeList, oauthGrantType } from '../options/oauth-options.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
 import { normaliseAccept, type UploadSettings } from '../uploads/file-accept.js';
 

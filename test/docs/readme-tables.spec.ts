@@ -2,7 +2,7 @@
  * The README's reference tables say what the code has, no more and no less: the options and extras tables
  * (names, required or not, primitive types, literal defaults) against `ElicitationModuleOptions`,
  * `ElicitationLimits` and `ElicitationModuleExtras`; the Service API table against the public methods of
- * `ElicitationService` (names, type parameters, parameters); the Errors table against every exported class that
+ * `ElicitationService` (names, type parameters, parameters), and the OAuth section's against `ElicitationOAuth`'s; the Errors table against every exported class that
  * extends `Error` (and the properties each one declares); the store contract table against `ElicitationStore`
  * (names, optional members, parameters). "Public" is what the published types hold: `@internal` is left out,
  * as `stripInternal` leaves it out of `dist`. Each check also runs on a README with a row taken away or made
@@ -309,24 +309,34 @@ function extrasTableProblems(readme: string): string[] {
   return problems;
 }
 
-/** The Service API table against the public methods of `ElicitationService`. */
-function serviceTableProblems(readme: string): string[] {
-  const documented = documentedSignatures(tableRows(readmeSection(readme, '## Service API'), 'method'));
+/** The `method` table under `heading` against the public methods of the root export `className`. */
+function methodTableProblems(readme: string, heading: string, className: string, table: string): string[] {
+  const documented = documentedSignatures(tableRows(readmeSection(readme, heading), 'method'));
   const methods = new Map(
-    publicMembers(rootExport('ElicitationService'))
+    publicMembers(rootExport(className))
       .filter(ts.isMethodDeclaration)
       .map((m) => [memberName(m), m]),
   );
   const problems = differences(
-    'Service API table',
+    table,
     methods.keys(),
     documented.map((d) => d.name),
   );
   for (const doc of documented) {
     const method = methods.get(doc.name);
-    if (method) problems.push(...signatureProblems(`Service API table "${doc.name}"`, doc, method));
+    if (method) problems.push(...signatureProblems(`${table} "${doc.name}"`, doc, method));
   }
   return problems;
+}
+
+/** The Service API table against the public methods of `ElicitationService`. */
+function serviceTableProblems(readme: string): string[] {
+  return methodTableProblems(readme, '## Service API', 'ElicitationService', 'Service API table');
+}
+
+/** The OAuth section's table against the public methods of `ElicitationOAuth`. */
+function oauthTableProblems(readme: string): string[] {
+  return methodTableProblems(readme, '## Connecting accounts (OAuth)', 'ElicitationOAuth', 'ElicitationOAuth table');
 }
 
 /** The Errors table against every exported `Error` class, and the properties each one declares. */
@@ -442,6 +452,10 @@ describe('README tables', () => {
     expect(serviceTableProblems(readme)).toEqual([]);
   });
 
+  it("the OAuth section's table lists every public method of ElicitationOAuth with its parameters", () => {
+    expect(oauthTableProblems(readme)).toEqual([]);
+  });
+
   it('the Errors table lists every exported Error class and the properties each declares', () => {
     expect(errorsTableProblems(readme)).toEqual([]);
   });
@@ -480,6 +494,12 @@ describe('README tables', () => {
         serviceTableProblems,
         (r) => replaced(r, '| `getStatus(id)` |', '| `getStatus(id, now)` |'),
         'the code takes (id)',
+      ],
+      [
+        'an ElicitationOAuth method missing',
+        oauthTableProblems,
+        (r) => dropRow(r, '`revoke(userId, provider)`'),
+        '"revoke" is in the code',
       ],
       ['a service option key missing', serviceTableProblems, (r) => replaced(r, '{ timeoutMs?, signal? }', '{ timeoutMs? }'), '"signal"'],
       ['an error class missing', errorsTableProblems, (r) => dropRow(r, '`FormSchemaError`'), '"FormSchemaError" is in the code'],

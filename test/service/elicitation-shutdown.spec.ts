@@ -10,6 +10,7 @@ import { Test } from '@nestjs/testing';
 import { ElicitationCleanupScheduler } from '../../src/cleanup/elicitation-cleanup.scheduler.js';
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationTransitions } from '../../src/service/elicitation-transitions.js';
 import type { ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.error.js';
 import { ElicitationShutdownError as Exported } from '../../src/index.js';
@@ -69,7 +70,7 @@ describe('ElicitationService on shutdown', () => {
     // Not a timeout, not cancelled: the question stays open for another instance or a later call.
     expect((await store.get(a.elicitationId, Date.now()))?.status).toBe('pending');
     expect((await store.get(b.elicitationId, Date.now()))?.status).toBe('pending');
-    expect(service['waiters'].size).toBe(0);
+    expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
   });
 
   it('refuses new waits and new elicitations once shutting down', async () => {
@@ -82,7 +83,7 @@ describe('ElicitationService on shutdown', () => {
     await expect(service.createUrlElicitation({ kind: 'confirm', message: 'Again?', userId: 'alice' })).rejects.toBeInstanceOf(
       ElicitationShutdownError,
     );
-    expect(service['waiters'].size).toBe(0);
+    expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
   });
 
   it('a wait whose record read fails after the shutdown rejected it leaves no unhandled rejection', async () => {

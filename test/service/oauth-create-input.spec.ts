@@ -10,7 +10,7 @@ import { resolveElicitationOptions } from '../../src/elicitation-options.validat
 import { ElicitationService } from '../../src/elicitation.service.js';
 import type { ElicitationKind, ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
-import type { ElicitationOAuthOptions } from '../../src/oauth/oauth-options.js';
+import type { ElicitationOAuthOptions } from '../../src/options/oauth-options.js';
 import {
   attachKindData,
   buildPendingRecord,

@@ -17,7 +17,7 @@ import {
   resolveOAuthOptions,
   type ElicitationOAuthOptions,
   type OAuthProviderOptions,
-} from '../../src/oauth/oauth-options.js';
+} from '../../src/options/oauth-options.js';
 import { OAuthProviders } from '../../src/oauth/oauth-providers.js';
 import { errorOf } from '../support/error-of.js';
 

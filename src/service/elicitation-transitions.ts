@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ELICITATION_ID_PATTERN, ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../elicitation.types.js';
+import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import type { ElicitationStore } from '../stores/elicitation-store.js';
+import { ElicitationAnswers, type KeptAnswer } from './elicitation-answers.js';
+import { ElicitationWaiters, type ElicitationWaitOptions } from './elicitation-waiters.js';
+
+/** True when `id` has the shape of an elicitation id: the one id check, made before any store access. */
+export function isElicitationId(id: unknown): id is string {
+  return typeof id === 'string' && ELICITATION_ID_PATTERN.test(id);
+}
+
+/** A completion's answer, as `ElicitationTransitions.finish` takes it. */
+export interface FinishedAnswer {
+  /** The answer as its waiters get it (JSON text). */
+  json: string;
+  /** Kept sealed in every store (a file), not only in one outside this process. */
+  seal?: boolean;
+  /** What the store keeps instead of `json` (a feature that keeps its answers itself: the OAuth vault's grant). */
+  kept?: KeptAnswer;
+  /** How long the store retains the answer. @default the module's `retentionMs` */
+  retentionMs?: number;
+}
+
+/**
+ * The lifecycle's moves, one place for each: a record read as a reader sees it (an overdue pending one expires on the
+ * way), a pending record moved to its final status (exactly once, whatever the concurrency), and what follows a move
+ * made here: telemetry, the audit record, this instance's waiters woken with the outcome in hand, the event for the
+ * other instances (whose waiters that event wakes). `ElicitationService` is built on it, and so are the features
+ * that finish a record their own way (the OAuth callback). Internal: never exported.
+ */
+@Injectable()
+export class ElicitationTransitions {
+  /** The `waitForCompletion` calls of this instance. */
+  private readonly waiters: ElicitationWaiters;
+  private readonly stopRemoteWakes: () => void;
+
+  constructor(
+    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
+    private readonly events: ElicitationEvents,
+    private readonly telemetry: ElicitationTelemetry,
+    private readonly audit: ElicitationAudit,
+    private readonly answers: ElicitationAnswers,
+  ) {
+    this.waiters = new ElicitationWaiters({
+      current: (id) => this.current(id),
+      stored: (id) => this.store.get(id, Date.now()),
+      outcome: (record) => this.answers.outcome(record),
+    });
+    // Transitions made here wake their waiters directly; only another instance's need the event.
+    this.stopRemoteWakes = events.subscribeRemote((event) => this.waiters.remote(event));
+  }
+
+  /** The record as a reader sees it now: an overdue pending one expired on the way; `undefined` for unknown or malformed ids. */
+  async current(id: string): Promise<ElicitationRecord | undefined> {
+    if (!isElicitationId(id)) return undefined;
+    const now = Date.now();
+    const record = await this.store.get(id, now);
+    if (record?.status === 'pending' && now >= record.expiresAt) return this.expire(record.id, now);
+    return record;
+  }
+
+  /**
+   * Moves a pending record to `status`, exactly once, in an `elicitation.finish` span; a completion keeps `answer`
+   * (sealed as `ElicitationAnswers.keep` says, or as `answer.kept`). A record found overdue expires instead.
+   */
+  finish(id: string, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
+    return this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': status }, () => this.move(id, status, answer));
+  }
+
+  /** Moves an overdue record to `expired` (once) and returns its current state. */
+  async expire(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const result = await this.store.finish(id, { status: 'expired', now, purgeAt: now + this.options.retentionMs });
+    if (result.ok) {
+      this.finished('expired', result.record, now);
+      return result.record;
+    }
+    return result.reason === 'not-found' ? undefined : result.record;
+  }
+
+  /**
+   * This instance moved `record` to `status`: wakes the local waiters with the outcome in hand (a completion's
+   * answer as `answerJson`), then announces the transition here and to the other instances.
+   */
+  finished(status: FinalStatus, record: Readonly<ElicitationRecord>, at: number, answerJson?: string): void {
+    this.telemetry.finished(record.kind, status, 'url', record.createdAt, at);
+    const event = status === 'completed' ? 'answered' : status;
+    this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
+    this.waiters.finished(record.id, status, answerJson);
+    this.publish(status, record, at);
+  }
+
+  /** `record` was given more time here: its waits follow the new expiry, and so (through the event) do the others'. */
+  extended(record: Readonly<ElicitationRecord>, at: number): void {
+    this.waiters.extended(record.id, record.expiresAt);
+    this.publish('extended', record, at);
+  }
+
+  /** Announces a lifecycle event here and to the other instances. */
+  publish(type: ElicitationEvent['type'], record: Readonly<ElicitationRecord>, at: number): void {
+    this.events.publish(lifecycleEvent(type, record, at));
+  }
+
+  /** A wait for the record to leave `pending` (see `ElicitationService.waitForCompletion`). */
+  wait(id: string, options: ElicitationWaitOptions): Promise<WaitOutcome> {
+    return this.waiters.wait(id, options);
+  }
+
+  /** Shutdown: every wait, and every one started after, rejects with `ElicitationShutdownError`; remote wakes stop. */
+  close(): void {
+    this.stopRemoteWakes();
+    this.waiters.close();
+  }
+
+  /** `finish`'s work, in its span. */
+  private async move(id: string, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
+    if (!isElicitationId(id)) return { ok: false, reason: 'not-found' };
+    const now = Date.now();
+    const data = answer && (answer.kept ?? this.answers.keep(id, answer.json, answer.seal));
+    const purgeAt = now + (answer?.retentionMs ?? this.options.retentionMs);
+    const result = await this.store.finish(id, { status, data, now, purgeAt });
+    if (result.ok) {
+      this.finished(status, result.record, now, answer?.json);
+    } else if (result.reason === 'expired') {
+      const expired = await this.expire(id, now);
+      if (expired && expired.status !== 'expired') {
+        return { ok: false, reason: 'already-finished', status: expired.status as FinalStatus, record: expired };
+      }
+    }
+    return result;
+  }
+}
