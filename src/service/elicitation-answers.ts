@@ -32,6 +32,12 @@ export interface KindAnswerKeeper {
 }
 
 /**
+ * Kinds whose answers only the feature that keeps them may open (an `oauth` grant holds a refresh token): without
+ * that feature's keeper, the lifecycle refuses to open them rather than show a tool the whole grant.
+ */
+const KEPT_BY_THEIR_FEATURE: ReadonlySet<ElicitationKind> = new Set<ElicitationKind>(['oauth']);
+
+/**
  * The answers at rest: sealed (AES-GCM, bound to the elicitation id) in a store that keeps them outside this
  * process, and in every store for a file; opened for the tool that reads them; for a kind whose feature keeps its
  * answers itself (`keepKind`), what that feature says a tool sees. Internal to the lifecycle and its features.
@@ -87,6 +93,8 @@ export class ElicitationAnswers {
   reveal(record: ElicitationRecord): ElicitationData {
     const keeper = this.keepers.get(record.kind);
     if (keeper) return keeper.reveal(record);
+    if (KEPT_BY_THEIR_FEATURE.has(record.kind))
+      throw new Error(`nestjs-mcp-elicitation: answers of kind '${record.kind}' are opened only by their feature, which is not set up`);
     const data = record.data ?? {};
     const { $json, $sealed } = data as Partial<Record<'$json' | '$sealed', unknown>>;
     if (typeof $json === 'string') return JSON.parse($json) as ElicitationData;
