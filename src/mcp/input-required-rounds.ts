@@ -1,0 +1,71 @@
+import { InputRequiredSignal, type InputRequest } from './input-required.js';
+import type { AnsweredQuestion, PendingQuestion, RequestState } from './request-state.codec.js';
+import type { RequestStates, StateCall } from './request-states.js';
+
+/** A question's place in this run: answered earlier, the one the client is answering now, or new. */
+export interface Slot {
+  /** Its position in the call (0 for the first question). */
+  index: number;
+  key: string;
+  question: string;
+  answered?: AnsweredQuestion;
+  pending?: PendingQuestion;
+}
+
+/** What the rounds of a 2026-07-28 call need. */
+export interface InputRequiredRoundsDeps {
+  states: Pick<RequestStates, 'mint'>;
+  /** The call the next state is minted for. */
+  call: StateCall;
+  /** The verified state of this retry, if any. */
+  state: RequestState | undefined;
+}
+
+/**
+ * The rounds of one 2026-07-28 tool call as its sealed `requestState` carries them: each question the tool asks
+ * finds its place (answered in an earlier round, the one the client is answering now, or new; in order, checked
+ * against what is asked), and a question not answered yet stops the tool with a fresh state.
+ */
+export class InputRequiredRounds {
+  /** How many questions this run has asked so far. */
+  private asked = 0;
+  /** The answered questions to carry into the next state. */
+  private readonly answered: AnsweredQuestion[];
+
+  constructor(private readonly deps: InputRequiredRoundsDeps) {
+    this.answered = [...(deps.state?.answered ?? [])];
+  }
+
+  /** Finds this question's place: answered earlier, the one the client is answering now, or new. */
+  next(question: string, key?: string): Slot {
+    const index = this.asked++;
+    const state = this.deps.state;
+    const earlier = state?.answered[index];
+    if (earlier) {
+      if (earlier.question !== question) {
+        throw new Error(
+          'This tool asked a different question on a retry than before (protocol 2026-07-28 runs the tool again from the top: ' +
+            'the questions and their order must not depend on anything that changes between retries).',
+        );
+      }
+      return { index, key: earlier.key, question, answered: earlier };
+    }
+    const pending = state?.pending;
+    if (pending && index === state.answered.length && pending.question === question) {
+      return { index, key: pending.key, question, pending: { ...pending } };
+    }
+    return { index, key: key ?? `elicitation-${index + 1}`, question };
+  }
+
+  /** `slot` is answered in this round: by a form response, or by the elicitation whose outcome is the answer. */
+  answer(slot: Slot, answer: Pick<AnsweredQuestion, 'response'> | Pick<AnsweredQuestion, 'elicitationId'>): void {
+    this.answered.push({ key: slot.key, question: slot.question, ...answer });
+  }
+
+  /** Stops the tool: `input_required` with these requests (none: "retry later") and a fresh sealed state. */
+  suspend(inputRequests: Record<string, InputRequest> | undefined, pending: PendingQuestion): never {
+    const asked = inputRequests ? { ...pending, askedAt: Date.now() } : pending;
+    const requestState = this.deps.states.mint(this.deps.call, this.answered, asked);
+    throw new InputRequiredSignal({ resultType: 'input_required', ...(inputRequests && { inputRequests }), requestState });
+  }
+}

@@ -1,0 +1,169 @@
+import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
+import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
+import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
+import type { FormDefinition } from '../forms/define-form.js';
+import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from './client-ladder.js';
+import { anySignal, type PushChannel } from './push-channel.js';
+import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from './tool-elicitation.js';
+
+/** What the push mechanism's own rungs need. */
+export interface PushRungsDeps {
+  service: Pick<ElicitationService, 'waitForCompletion' | 'decline' | 'cancel' | 'getResult' | 'getRecord' | 'extensionOf'>;
+  /** The call's channel to its client. */
+  channel: PushChannel;
+  /** Ids of the elicitations whose outcome this call used (the call's `CallScope.used`). */
+  used: Set<string>;
+  /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
+  maxFormAttempts: number;
+  /** How long an "I have finished" from the form bridge waits for the page's answer to land. */
+  pendingRetryWaitMs: number;
+}
+
+/**
+ * The rungs the push mechanism (protocol 2025-11-25) asks on itself, each waiting inside the call: `url` and
+ * `form-bridge` on a hosted page, `form` in form mode. Each resolves the answer, `cannot-ask` (an instant
+ * decline) or `next`.
+ */
+export class PushRungs {
+  constructor(private readonly deps: PushRungsDeps) {}
+
+  /**
+   * `elicitation/create` in URL mode, then the wait for the page. A decline sooner than `instantDeclineMs`
+   * passes the question on (the page stays open for the next rung).
+   */
+  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<LadderStep<WaitOutcome<T>>> {
+    const channel = this.deps.channel;
+    return this.ending(page, async () => {
+      const sentAt = Date.now();
+      const dialogMs = await this.timeLeft(page);
+      const consent = await channel.keepingAlive(page.message, () =>
+        channel.elicitInput(
+          { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
+          channel.signal,
+          dialogMs,
+        ),
+      );
+      if (consent.action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
+      if (consent.action !== 'accept') return { done: await this.endByClient<T>(page, consent.action) };
+      const outcome = await channel.keepingAlive(page.message, () =>
+        this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs, signal: channel.signal }),
+      );
+      return { done: await this.settled(page, outcome) };
+    });
+  }
+
+  /**
+   * The form bridge: a form-mode question that carries the page URL and one "I have finished" box. Whichever
+   * comes first wins: the page's answer (the form is then withdrawn) or the client's reply. Accept → the
+   * page's answer (waiting `pendingRetryWaitMs` for it to land); still none → asked again, up to
+   * `limits.maxFormAttempts`, then the next rung. Decline or cancel ends the elicitation that way.
+   */
+  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<LadderStep<WaitOutcome<T>>> {
+    const { service, channel } = this.deps;
+    const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    return this.ending(page, async () => {
+      for (let attempt = 1; attempt <= this.deps.maxFormAttempts; attempt++) {
+        const sentAt = Date.now();
+        const stop = new AbortController();
+        const signal = anySignal(channel.signal, stop.signal);
+        const left = waitUntil === undefined ? undefined : Math.max(1, waitUntil - Date.now());
+        const pageDone = service
+          .waitForCompletion<T>(page.elicitationId, { timeoutMs: left, signal: stop.signal })
+          .then((outcome) => ({ outcome }))
+          // Aborted once the client's reply won; a shutdown ends the call.
+          .catch((error: unknown) =>
+            error instanceof ElicitationShutdownError ? Promise.reject(error) : new Promise<never>(() => undefined),
+          );
+        const reply = channel
+          .elicitInput(
+            { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
+            signal,
+            await this.timeLeft(page),
+          )
+          .then((answer) => ({ answer }));
+        reply.catch(() => undefined);
+        const first = await channel.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
+        stop.abort();
+        if ('outcome' in first) return { done: await this.settled(page, first.outcome) };
+        const { action } = first.answer;
+        if (action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
+        if (action !== 'accept') return { done: await this.endByClient<T>(page, action) };
+        const outcome = await service.waitForCompletion<T>(page.elicitationId, {
+          timeoutMs: this.deps.pendingRetryWaitMs,
+          signal: channel.signal,
+        });
+        if (outcome.status !== 'timeout') return { done: await this.settled(page, outcome) };
+      }
+      return 'next';
+    });
+  }
+
+  /** Form mode with the re-ask loop. A decline sooner than `instantDeclineMs` passes the question on. */
+  async form<T>(message: string, definition: FormDefinition<T>, options: ElicitationElicitOptions): Promise<LadderStep<ElicitResult<T>>> {
+    const channel = this.deps.channel;
+    const signal = anySignal(channel.signal, options.signal);
+    const timeout = options.timeoutMs ?? DEFAULT_FORM_TIMEOUT_MS;
+    for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
+      const sentAt = Date.now();
+      const result = await channel.keepingAlive(message, () =>
+        channel.elicitInput({ mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema }, signal, timeout),
+      );
+      if (result.action === 'decline' && attempt === 1 && channel.instant(sentAt)) return 'cannot-ask';
+      if (result.action === 'decline') return { done: { action: 'decline', via: 'form' } };
+      if (result.action !== 'accept') return { done: { action: 'cancel', via: 'form' } };
+      const checked = definition.validate(result.content);
+      if (checked.ok) return { done: { action: 'accept', content: checked.value, via: 'form' } };
+      if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
+      issues = checked.issues;
+    }
+  }
+
+  /**
+   * Runs a rung that waits on a page: an error (the client cancelled the call, a timeout) cancels the
+   * elicitation, so its page says so and the completion notification goes out. A shutdown leaves it pending:
+   * another instance may still take the answer, and the tool's next call takes the page up again.
+   */
+  private async ending<R>(page: UrlElicitationRequest, run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ElicitationShutdownError) throw error;
+      await this.endByBinding(page, 'cancel').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The client declined or cancelled: the elicitation ends that way. */
+  private async endByClient<T extends ElicitationData>(page: UrlElicitationRequest, action: string): Promise<WaitOutcome<T>> {
+    return this.endByBinding(page, action === 'decline' ? 'decline' : 'cancel');
+  }
+
+  /** Ends the elicitation from this side; its outcome is this call's (spent, so a later call asks anew). */
+  private async endByBinding<T extends ElicitationData>(page: UrlElicitationRequest, how: 'decline' | 'cancel'): Promise<WaitOutcome<T>> {
+    const service = this.deps.service;
+    const ended = how === 'decline' ? await service.decline(page.elicitationId) : await service.cancel(page.elicitationId);
+    const outcome = ended.ok || ended.reason === 'not-found' ? undefined : await service.getResult<T>(page.elicitationId);
+    this.deps.used.add(page.elicitationId);
+    if (outcome && outcome.status !== 'pending') return outcome;
+    return { status: how === 'decline' ? 'declined' : 'cancelled' };
+  }
+
+  /** A wait's outcome: a timeout withdraws the question; any final outcome is this call's. */
+  private async settled<T extends ElicitationData>(page: UrlElicitationRequest, outcome: WaitOutcome<T>): Promise<WaitOutcome<T>> {
+    if (outcome.status === 'timeout') await this.deps.service.cancel(page.elicitationId);
+    this.deps.used.add(page.elicitationId);
+    return outcome;
+  }
+
+  /**
+   * How long the client's dialog for `page` may stay open: until the latest the elicitation can expire ("Need more
+   * time?" may move its expiry on while the dialog is open; the wait on the page itself follows the real expiry).
+   */
+  private async timeLeft(page: UrlElicitationRequest): Promise<number> {
+    const record = await this.deps.service.getRecord(page.elicitationId);
+    const latest = record ? (this.deps.service.extensionOf(record) ?? record.expiresAt) : page.expiresAt.getTime();
+    return Math.max(1, latest - Date.now());
+  }
+}
