@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LoggerService } from '@nestjs/common';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { defineForm } from '../src/forms/define-form.js';
-import type { ElicitationAuditRecord } from '../src/observability/audit-record.js';
+import type { ElicitationAuditRecord } from '../src/options/audit-record.js';
 import { submitPage } from '../src/testing/index.js';
 import { startLadderApp, type LadderApp } from './support/ladder-app.js';
 import { startPageApp } from './support/page-app.js';

@@ -15,7 +15,7 @@ import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
-import { PAGE_MESSAGES } from '../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';

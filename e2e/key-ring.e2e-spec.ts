@@ -17,7 +17,7 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
-import { PAGE_MESSAGES } from '../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
 import { keyIdOf } from '../src/security/key-ids.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../test/support/redis.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';

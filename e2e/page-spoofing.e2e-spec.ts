@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { ElicitationService } from '../src/elicitation.service.js';
-import { PAGE_MESSAGES } from '../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
 import { startPageApp } from './support/page-app.js';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './support/page-browser.js';
 

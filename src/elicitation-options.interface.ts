@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './options/oauth-options.js';
-import type { ElicitationAuditOption } from './observability/audit-record.js';
+import type { ElicitationAuditOption } from './options/audit-record.js';
 import type { PageMessagesOverride } from './messages/locales.js';
 import type { ExternalUrlPolicy } from './security/url-policy.js';
 import type { ElicitationStore } from './stores/elicitation-store.js';

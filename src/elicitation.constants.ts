@@ -12,16 +12,6 @@ export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_PENDING_RETRY_WAIT_MS = 5_000;
 /** Interval of the progress notifications sent while a person answers inside a call (2025-11-25). */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
-/** Default key prefix of the Redis store (`RedisElicitationStore` option `keyPrefix`). */
-export const DEFAULT_REDIS_KEY_PREFIX = 'elicitation';
-/** Default time Redis keeps a record past its `purgeAt` when no sweep removed it first: 1 hour. */
-export const DEFAULT_REDIS_GRACE_MS = 3_600_000;
-/** Default number of records a Redis sweep handles per round trip. */
-export const DEFAULT_REDIS_SWEEP_BATCH = 500;
-/** Default length cap of the Redis event stream (`RedisElicitationStore` option `eventsMaxLength`): 10,000 events. */
-export const DEFAULT_REDIS_EVENTS_MAX_LENGTH = 10_000;
-/** Default age cap of the Redis event stream (`RedisElicitationStore` option `eventsMaxAgeMs`): 10 minutes. */
-export const DEFAULT_REDIS_EVENTS_MAX_AGE_MS = 10 * 60_000;
 /**
  * How long a key ring an instance announced in a shared store counts as live without being announced again (a
  * running instance announces it every `KEY_RING_REFRESH_MS`, and withdraws it on shutdown): 60 seconds.

@@ -29,7 +29,7 @@ export type {
   ElicitationAuditOption,
   ElicitationAuditRecord,
   ElicitationAuditSink,
-} from './observability/audit-record.js';
+} from './options/audit-record.js';
 export {
   DEFAULT_CLEANUP_INTERVAL_MS,
   DEFAULT_LIMITS,

@@ -4,7 +4,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { withPageText, type PageText } from '../errors/page-text.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import { OAuthCallbackError, OAuthFlow } from '../oauth/oauth-flow.js';
 import { OAuthGrants } from '../oauth/oauth-grants.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';

@@ -10,7 +10,7 @@ import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-ob
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { PAGE_MESSAGES } from '../messages/default-messages.js';
 
 /**
  * The status route (`/:id/status`, JSON), polled by MCP clients and throttled per IP. Status only: never any

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../messages/page-messages.js';
+import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { PageSecurity } from './page-security.js';

@@ -1,6 +1,5 @@
 import type { ElicitationStatus } from '../elicitation.types.js';
 import type { FieldRule } from '../forms/field-rule.js';
-import { EN_MESSAGES } from './catalogs/en.js';
 
 export type { FieldRule };
 
@@ -192,9 +191,3 @@ export interface PageMessages {
     readonly unsupportedBody: string;
   };
 }
-
-/**
- * The English catalog: what pages show when no other locale is negotiated, and what the status route's JSON errors
- * and the exceptions' own messages say (see `messages/catalogs/`).
- */
-export const PAGE_MESSAGES: PageMessages = EN_MESSAGES;

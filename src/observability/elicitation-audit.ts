@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import type { ElicitationAuditRecord, ElicitationAuditSink } from './audit-record.js';
+import type { ElicitationAuditRecord, ElicitationAuditSink } from '../options/audit-record.js';
 import { currentRequest } from './request-context.js';
 
 /** The context name of the `'log'` sink's lines. */

@@ -4,7 +4,7 @@ import {
   DEFAULT_REDIS_GRACE_MS,
   DEFAULT_REDIS_KEY_PREFIX,
   DEFAULT_REDIS_SWEEP_BATCH,
-} from '../elicitation.constants.js';
+} from './redis.defaults.js';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../elicitation.types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MAX_API_KEY_LENGTH } from '../../src/elicitation.constants.js';
 import { readApiKeySubmission, readConfirmSubmission } from '../../src/http/page-submissions.js';
-import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 
 const { apiKey: keyMessages, confirm: confirmMessages } = PAGE_MESSAGES;
 

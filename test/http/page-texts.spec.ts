@@ -8,7 +8,7 @@ import type { ResolvedElicitationOptions } from '../../src/elicitation-options.i
 import { formPlanOf } from '../../src/http/form-plan.js';
 import { fieldViews, initialInput } from '../../src/http/form-view.js';
 import { TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
-import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { MAX_BUTTON_LABEL_LENGTH, MAX_FIELD_TITLE_LENGTH, MAX_TITLE_LENGTH } from '../../src/security/display-text.js';
 import { PageCatalogs } from '../../src/messages/locales.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ResolvedElicitationOptions } from '../../src/elicitation-options.interface.js';
 import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
-import { PAGE_MESSAGES } from '../../src/messages/page-messages.js';
+import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { PageCatalogs } from '../../src/messages/locales.js';
 import type { PageFrame } from '../../src/http/template-renderer.js';
 

@@ -12,7 +12,7 @@ import { ElicitationService } from '../../src/elicitation.service.js';
 import type { ElicitationEvent, ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationEvents } from '../../src/events/elicitation-events.js';
-import type { ElicitationAuditRecord } from '../../src/observability/audit-record.js';
+import type { ElicitationAuditRecord } from '../../src/options/audit-record.js';
 import { ElicitationWaiters } from '../../src/service/elicitation-waiters.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { pendingRecord } from '../../src/testing/index.js';
