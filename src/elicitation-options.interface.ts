@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './mcp/client-ladder.js';
+import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './options/client-ladder.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './options/oauth-options.js';
 import type { ElicitationAuditOption } from './options/audit-record.js';
 import type { PageMessagesOverride } from './messages/locales.js';

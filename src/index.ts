@@ -102,7 +102,7 @@ export {
   type FallbackRung,
   type McpClientProfile,
   type PageFallbackRung,
-} from './mcp/client-ladder.js';
+} from './options/client-ladder.js';
 export {
   isPendingQuestionSignal,
   PENDING_QUESTION_META_KEY,

@@ -2,7 +2,7 @@ import type { CreatedElicitation, ElicitationService } from '../elicitation.serv
 import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
-import { fitFor, type FallbackRung, type ObservedLadder } from './client-ladder.js';
+import { fitFor, type FallbackRung, type ObservedLadder } from '../options/client-ladder.js';
 import type { MechanismTelemetry } from './form-telemetry.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from './tool-elicitation.js';

@@ -2,7 +2,7 @@ import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationOutcome, FinalStatus } from '../elicitation.types.js';
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
-import type { LadderStep, PageFallbackRung } from './client-ladder.js';
+import type { LadderStep, PageFallbackRung } from '../options/client-ladder.js';
 import { statusOfAction, type MechanismTelemetry } from './form-telemetry.js';
 import type { InputRequiredRounds, Slot } from './input-required-rounds.js';
 import { bridgeRequest, formRequests, type Page } from './input-required-requests.js';

@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
-import { BRIDGE_SCHEMA, bridgeMessage } from './client-ladder.js';
+import { BRIDGE_SCHEMA, bridgeMessage } from '../options/client-ladder.js';
 import type { InputRequest } from './input-required.js';
 import { reaskMessage } from './tool-elicitation.js';
 

@@ -2,7 +2,7 @@ import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
-import { descend, type FallbackRung, type PageFallbackRung } from './client-ladder.js';
+import { descend, type FallbackRung, type PageFallbackRung } from '../options/client-ladder.js';
 import { answerOf, CallQuestions } from './call-questions.js';
 import type { MechanismTelemetry } from './form-telemetry.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';

@@ -4,7 +4,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationService } from '../elicitation.service.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
-import type { McpClientProfile } from './client-ladder.js';
+import type { McpClientProfile } from '../options/client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required-tool-elicitation.js';
 import { InputRequiredSignal, type InputRequiredResult } from './input-required.js';

@@ -4,7 +4,7 @@ import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
-import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from './client-ladder.js';
+import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../options/client-ladder.js';
 import { anySignal, type PushChannel } from './push-channel.js';
 import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from './tool-elicitation.js';
 

@@ -4,7 +4,7 @@ import type { ElicitationData, ElicitationRecord } from '../elicitation.types.js
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
-import { descend, type FallbackRung, type PageFallbackRung } from './client-ladder.js';
+import { descend, type FallbackRung, type PageFallbackRung } from '../options/client-ladder.js';
 import { answerOf, CallQuestions } from './call-questions.js';
 import type { CompletionNotifications } from './completion-notifications.js';
 import { countedFormQuestion, statusOfAction, statusOfStep, type MechanismTelemetry } from './form-telemetry.js';

@@ -4,7 +4,7 @@ import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
-import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from './client-ladder.js';
+import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from '../options/client-ladder.js';
 import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { ZodFormSchema } from '../forms/zod-form.js';
 import { digestOf } from './request-state.codec.js';

@@ -1,6 +1,6 @@
 import type { ElicitationLimits, ElicitationModuleOptions, ElicitationThrottle } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
-import type { ElicitationFallback } from '../mcp/client-ladder.js';
+import type { ElicitationFallback } from './client-ladder.js';
 import type { ElicitationOAuthOptions, OAuthProviderOptions } from './oauth-options.js';
 import type { ExternalUrlPolicy } from '../security/url-policy.js';
 import { nearestKey } from './nearest-key.js';

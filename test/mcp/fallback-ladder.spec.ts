@@ -14,7 +14,7 @@ import type { ElicitationModuleOptions } from '../../src/elicitation-options.int
 import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
-import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/mcp/client-ladder.js';
+import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/options/client-ladder.js';
 import { PENDING_QUESTION_META_KEY } from '../../src/mcp/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
