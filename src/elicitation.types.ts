@@ -1,10 +1,7 @@
-/**
- * The page a URL-mode elicitation sends the user to: `api-key`, `confirm`, `form` (a hosted form built from
- * a restricted schema), `oauth` (connect an account at one of the `oauth.providers`: the built-in OAuth 2 / OpenID
- * Connect flow), `file` (a file upload: the answer is the file's name, type, size and SHA-256, with its content or
- * the `uploadSink`'s reference) or `external` (a third-party page; your own callback completes it).
- */
-export type ElicitationKind = 'api-key' | 'confirm' | 'form' | 'oauth' | 'file' | 'external';
+import type { ElicitationKind } from './elicitation-kinds.js';
+
+/** The page a URL-mode elicitation sends the user to (declared beside the one list of kinds, `ELICITATION_KINDS`). */
+export type { ElicitationKind } from './elicitation-kinds.js';
 
 /** Every state an elicitation can be in. `pending` is the only state a record ever leaves. */
 export type ElicitationStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';

@@ -1,6 +1,7 @@
 import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationExtendResult, ElicitationKind } from '../elicitation.types.js';
+import { isPageKind } from '../elicitation-kinds.js';
+import type { ElicitationExtendResult } from '../elicitation.types.js';
 import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
 import { pageError, withPageHeading } from '../errors/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
@@ -12,9 +13,6 @@ import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import { PageAnswers } from './page-answers.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
-
-/** The pages a person may ask more time on: every kind with a page of the module's own (`external` has none). */
-const PAGES_WITH_TIME: readonly string[] = ['api-key', 'confirm', 'form', 'oauth', 'file'] satisfies ElicitationKind[];
 
 /**
  * "Need more time?" (`POST /:id/<page>/extend`): a pending elicitation's page asks for more time, once
@@ -44,8 +42,9 @@ export class ElicitationExtendController {
     @Req() req: PageRequest,
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<string> {
-    if (!PAGES_WITH_TIME.includes(page)) throw new ElicitationNotFoundException();
-    const record = await this.access.openPost(id, page as ElicitationKind, req, body, 'extend');
+    // A person may ask more time on every page of the module's own (`external` has none).
+    if (!isPageKind(page)) throw new ElicitationNotFoundException();
+    const record = await this.access.openPost(id, page, req, body, 'extend');
     const result = await this.service.extend(record.id);
     if (!result.ok) throw this.refusal(result);
     // Back to the page (a path the module builds, never one from the request), which shows the new expiry.

@@ -8,7 +8,8 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { ELICITATION_ID_PATTERN } from '../elicitation.constants.js';
-import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
+import { isElicitationKind } from '../elicitation-kinds.js';
+import type { ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
 import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
@@ -41,8 +42,6 @@ interface RouteObservation {
 
 /** The observations of the requests being served, by their Node request. */
 const observations = new WeakMap<object, RouteObservation>();
-
-const KINDS: readonly string[] = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'] satisfies ElicitationKind[];
 
 /** The record a page request concerns, once the page's checks loaded it (for the audit log). */
 export function observePageRecord(req: NodeRequestPart & { raw?: NodeRequestPart }, record: ElicitationRecord): void {
@@ -127,7 +126,7 @@ export class ElicitationRouteObserver implements CanActivate {
     this.audit.record({
       event,
       elicitationId: record?.id ?? observation.elicitationId,
-      kind: record?.kind ?? (KINDS.includes(page) ? (page as ElicitationKind) : undefined),
+      kind: record?.kind ?? (isElicitationKind(page) ? page : undefined),
       userId: record?.userId,
       ...info,
       ...(observation.refusal && { reason: observation.refusal }),

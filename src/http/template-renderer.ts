@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Inject, Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { PAGE_KINDS } from '../elicitation-kinds.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
@@ -11,8 +12,8 @@ import type { FieldView } from './form-view.js';
 import type { PageLabels } from '../messages/page-messages.js';
 import type { PageLocale } from '../messages/locales.js';
 
-/** The templates the module renders; a `templatesDir` may replace any of them. */
-export const TEMPLATE_NAMES = ['layout', 'api-key', 'confirm', 'form', 'oauth', 'file', 'done', 'error'] as const;
+/** The templates the module renders (the layout, a page per `PAGE_KINDS`, done and error); a `templatesDir` may replace any of them. */
+export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** What the api-key and confirm pages read (both get every field, so a custom template may use any). */

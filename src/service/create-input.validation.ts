@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS, ELICITATION_ID_PATTERN, MAX_TIMER_MS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import type { ElicitationKind, ElicitationRecord } from '../elicitation.types.js';
+import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../elicitation-kinds.js';
+import type { ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
@@ -11,8 +12,6 @@ import { isScopeList, oauthGrantType } from '../options/oauth-options.js';
 import { assertSafeExternalUrl } from '../security/url-policy.js';
 import { normaliseAccept, type UploadSettings } from '../uploads/file-accept.js';
 
-/** The kinds `createUrlElicitation` accepts. */
-const KINDS: readonly ElicitationKind[] = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'];
 /** Largest hosted-form schema, as JSON, in bytes (kept apart from the metadata cap). */
 const MAX_FORM_SCHEMA_BYTES = 32 * 1024;
 /** Longest `message`, in characters. */
@@ -95,7 +94,7 @@ export type KindDataOptions = Pick<ResolvedElicitationOptions, 'externalUrlPolic
 export function buildPendingRecord(input: CreateUrlElicitationInput, options: CreateInputOptions, now: number): ElicitationRecord {
   if (!input || typeof input !== 'object') throw new ElicitationInputError('input', 'must be an object');
   const { kind, message, userId, metadata = {}, session, askKey } = input;
-  if (!KINDS.includes(kind)) throw new ElicitationInputError('kind', `must be one of ${KINDS.join(', ')}`);
+  if (!isElicitationKind(kind)) throw new ElicitationInputError('kind', `must be one of ${ELICITATION_KINDS.join(', ')}`);
   const type = typeOfAsk(input);
   if (typeof message !== 'string' || !message.trim() || message.length > MAX_MESSAGE_LENGTH) {
     throw new ElicitationInputError('message', `must be a non-empty string of at most ${MAX_MESSAGE_LENGTH} characters`);
