@@ -111,7 +111,8 @@ export {
   type PendingQuestionResult,
 } from './mcp/linked-questions.js';
 export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/chat-answers.js';
-export { RequestStateError, type RequestState, type RequestStateRejection } from './mcp/request-state.codec.js';
+export type { RequestState } from './mcp/request-state.codec.js';
+export { RequestStateError, type RequestStateRejection } from './errors/request-state.error.js';
 
 // Serving MCP over HTTP yourself: bounded 2025-11-25 sessions (no SDK import)
 export {

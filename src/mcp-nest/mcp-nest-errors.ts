@@ -8,7 +8,7 @@ import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.j
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
-import { RequestStateError } from '../mcp/request-state.codec.js';
+import { RequestStateError } from '../errors/request-state.error.js';
 import type { SdkCopy } from '../mcp/sdk-loader.js';
 
 /** JSON-RPC invalid params: what a refused `requestState` answers. */

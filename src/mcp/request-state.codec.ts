@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
+import { RequestStateError } from '../errors/request-state.error.js';
 import { randomPool } from '../security/random-pool.js';
 import { isCanonicalSealed, SecretBox } from '../security/secret-box.js';
 
@@ -73,27 +74,6 @@ interface RequestStateWire {
   i?: number;
   d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
   p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number };
-}
-
-/**
- * Why a `requestState` was refused (only for logs: the client always gets the same error). `key`: sealed under a
- * key this instance's `encryptionKey` ring lacks (the error's `cause` is the `ElicitationKeyError` naming it).
- */
-export type RequestStateRejection = 'malformed' | 'tampered' | 'key' | 'expired' | 'user' | 'method' | 'tool' | 'arguments' | 'replayed';
-
-/**
- * A `requestState` that must not be honoured. The message is the same for every reason (it may reach the
- * client); `reason` is for server logs only.
- */
-export class RequestStateError extends Error {
-  override readonly name = 'RequestStateError';
-
-  constructor(
-    readonly reason: RequestStateRejection,
-    options?: { cause?: unknown },
-  ) {
-    super('Invalid or expired requestState', options);
-  }
 }
 
 /** The seal's additional data: a state sealed for this purpose opens for nothing else, and vice versa. */

@@ -6,14 +6,8 @@ import { firstReportOf } from '../security/key-ids.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
-import {
-  digestOf,
-  RequestStateCodec,
-  RequestStateError,
-  type AnsweredQuestion,
-  type PendingQuestion,
-  type RequestState,
-} from './request-state.codec.js';
+import { RequestStateError } from '../errors/request-state.error.js';
+import { digestOf, RequestStateCodec, type AnsweredQuestion, type PendingQuestion, type RequestState } from './request-state.codec.js';
 
 /** The call a state is minted for. */
 export interface StateCall {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
+import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
 import { oauthErrorCode, providerUnreachable } from './oauth-failures.js';
@@ -13,21 +14,6 @@ import { OAUTH_STATE_TTL_MS, OAuthStateCodec, type OAuthState, type OAuthStatePr
 export interface OAuthAsk {
   provider: string;
   scopes: string[];
-}
-
-/** Why a callback could not finish the flow. `status` is the page's HTTP status. */
-export class OAuthCallbackError extends Error {
-  override readonly name = 'OAuthCallbackError';
-
-  constructor(
-    readonly reason:
-      'state-malformed' | 'state-expired' | 'state-used' | 'state-user' | 'provider-error' | 'exchange-refused' | 'provider-unavailable',
-    readonly status: number,
-    /** The provider's error code, when it sent one (`invalid_grant`, ...): printable ASCII only. */
-    readonly code?: string,
-  ) {
-    super(`OAuth callback refused: ${reason}${code ? ` (${code})` : ''}`);
-  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
+import { OAuthProviderError } from '../errors/oauth-provider.error.js';
 import { assertSafeExternalUrl, type ExternalUrlPolicy } from '../security/url-policy.js';
 import { loadOpenIdClient, type OpenIdClient } from './openid-client.loader.js';
 import type { ResolvedOAuthProvider } from '../options/oauth-options.js';
@@ -155,18 +156,6 @@ export class OAuthProviders implements OnModuleInit {
       const value = url.replace(/\?[\s\S]*$/, '?<redacted>');
       throw new Failure(field, `is refused by the externalUrlPolicy: ${(error as Error).message}`, { value });
     }
-  }
-}
-
-/** A provider that cannot be used now (its URL refused, discovery failed): the flow answers 502/503 with it. */
-export class OAuthProviderError extends Error {
-  override readonly name = 'OAuthProviderError';
-
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`OAuth provider: ${field} ${problem}.`);
   }
 }
 

@@ -15,7 +15,7 @@ import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../../src/errors/elicitation-not-answered.error.js';
 import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.error.js';
 import { ElicitationUnsupportedError } from '../../src/errors/elicitation-unsupported.error.js';
-import { RequestStateError } from '../../src/mcp/request-state.codec.js';
+import { RequestStateError } from '../../src/errors/request-state.error.js';
 import { McpNestElicitationInterceptor, McpNestElicitationModule, userFromRequest } from '../../src/mcp-nest/index.js';
 import { toMcpNestError } from '../../src/mcp-nest/mcp-nest-errors.js';
 import { sdkCopyOf } from '../../src/mcp/sdk-copies.js';

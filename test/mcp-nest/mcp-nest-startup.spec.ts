@@ -10,7 +10,8 @@ import { ElicitationModule } from '../../src/elicitation.module.js';
 import { ElicitationIdentityError } from '../../src/errors/elicitation-identity.error.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { Elicitation, McpNestElicitationModule } from '../../src/mcp-nest/index.js';
-import { MCP_NEST_NO_USER, withAdapterIdentityHint } from '../../src/mcp-nest/mcp-nest-identity.js';
+import { MCP_NEST_NO_USER } from '../../src/errors/mcp-nest-identity.error.js';
+import { withAdapterIdentityHint } from '../../src/mcp-nest/mcp-nest-identity.js';
 import { NO_ELICITATION_MODULE } from '../../src/mcp-nest/mcp-nest-wiring.check.js';
 import { RecordingLogger } from '../../e2e/support/recording-logger.js';
 

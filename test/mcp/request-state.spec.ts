@@ -5,13 +5,8 @@ import { Redis } from 'ioredis';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { RequestStates } from '../../src/mcp/request-states.js';
 import type { SdkV2Context } from '../../src/mcp/sdk.types.js';
-import {
-  digestOf,
-  RequestStateCodec,
-  RequestStateError,
-  type RequestState,
-  type RequestStateRejection,
-} from '../../src/mcp/request-state.codec.js';
+import { RequestStateError, type RequestStateRejection } from '../../src/errors/request-state.error.js';
+import { digestOf, RequestStateCodec, type RequestState } from '../../src/mcp/request-state.codec.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { SecretBox } from '../../src/security/secret-box.js';

@@ -13,7 +13,8 @@ import { createDemoOidc, DEMO_OIDC_PATH, type DemoOidc } from '../../examples/de
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
 import { describeFailure, oauthErrorCode, providerUnreachable } from '../../src/oauth/oauth-failures.js';
 import type { OAuthProviderOptions } from '../../src/options/oauth-options.js';
-import { OAuthProviderError, OAuthProviders, type OAuthProvider } from '../../src/oauth/oauth-providers.js';
+import { OAuthProviderError } from '../../src/errors/oauth-provider.error.js';
+import { OAuthProviders, type OAuthProvider } from '../../src/oauth/oauth-providers.js';
 import { errorOf } from '../support/error-of.js';
 import { compileElicitation } from '../support/testing-module.js';
 

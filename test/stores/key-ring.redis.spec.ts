@@ -17,7 +17,7 @@ import { ElicitationService } from '../../src/elicitation.service.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import { RequestStateError } from '../../src/mcp/request-state.codec.js';
+import { RequestStateError } from '../../src/errors/request-state.error.js';
 import type { SdkV2Context } from '../../src/mcp/sdk.types.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
