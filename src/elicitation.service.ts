@@ -361,9 +361,9 @@ export class ElicitationService implements OnModuleDestroy {
   }
 
   /**
-   * Resolves when the elicitation leaves `pending` (with the data when completed), or with
-   * `{ status: 'timeout' }` when `timeoutMs` passes first. Lets a tool pause and resume inside one call.
-   * Rejects with `ElicitationShutdownError` when the app shuts down first (the elicitation stays pending).
+   * Resolves when the elicitation leaves `pending` (with the data when completed), or with `{ status: 'timeout' }`
+   * when `timeoutMs` passes first. Lets a tool pause and resume inside one call. Rejects with `ElicitationNotFoundError`
+   * for an unknown id, with `ElicitationShutdownError` when the app shuts down first (the elicitation stays pending).
    */
   waitForCompletion<T extends ElicitationData = ElicitationData>(
     id: string,

@@ -136,19 +136,22 @@ export { assertSafeExternalUrl, type ExternalUrlPolicy } from './security/url-po
 
 // Errors
 export { ElicitationConfigError } from './errors/elicitation-config.error.js';
-export { ElicitationExpiredException } from './errors/elicitation-expired.exception.js';
-export { ElicitationFinishedException } from './errors/elicitation-finished.exception.js';
 export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';
 export { ElicitationInputError } from './errors/elicitation-input.error.js';
 export { ElicitationKeyError } from './errors/elicitation-key.error.js';
 export { ElicitationNotAnsweredError } from './errors/elicitation-not-answered.error.js';
+export { ElicitationNotFoundError } from './errors/elicitation-not-found.error.js';
 export { ElicitationOAuthError } from './errors/elicitation-oauth.error.js';
-export { ElicitationNotFoundException } from './errors/elicitation-not-found.exception.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
 export { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
 export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
-export { ElicitationThrottledException } from './errors/elicitation-throttled.exception.js';
 export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
 export { ElicitationValidationError, type FieldIssue } from './errors/elicitation-validation.error.js';
 export { FormSchemaError } from './errors/form-schema.error.js';
 export { UnsafeUrlError, type UnsafeUrlReason } from './errors/unsafe-url.error.js';
+
+// HTTP exceptions (the pages and the status route)
+export { ElicitationExpiredException } from './http/exceptions/elicitation-expired.exception.js';
+export { ElicitationFinishedException } from './http/exceptions/elicitation-finished.exception.js';
+export { ElicitationNotFoundException } from './http/exceptions/elicitation-not-found.exception.js';
+export { ElicitationThrottledException } from './http/exceptions/elicitation-throttled.exception.js';

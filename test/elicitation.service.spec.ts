@@ -4,6 +4,7 @@ import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationTransitions } from '../src/service/elicitation-transitions.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
+import { ElicitationNotFoundError } from '../src/errors/elicitation-not-found.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { buildForm } from '../src/forms/define-form.js';
 import { ElicitationStore, type ElicitationEventChannel } from '../src/stores/elicitation-store.js';
@@ -319,8 +320,17 @@ describe('ElicitationService', () => {
       await expect(service.waitForCompletion(elicitationId, { signal: aborted })).rejects.toThrow('already');
     });
 
-    it('rejects for an unknown id', async () => {
-      await expect(service.waitForCompletion('1b4e28ba-2fa1-41d2-883f-0016d3cca427')).rejects.toThrow(/not found/);
+    it('rejects for an unknown id with ElicitationNotFoundError, a plain error that does not repeat the id', async () => {
+      const unknown = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
+      await expect(service.waitForCompletion(unknown)).rejects.toThrow(/not found/);
+      const error = await service.waitForCompletion(unknown).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ElicitationNotFoundError);
+      expect(error).not.toHaveProperty('getStatus');
+      expect(error).toMatchObject({ name: 'ElicitationNotFoundError', elicitationId: unknown });
+      expect((error as Error).message).toContain('a UUID');
+      expect((error as Error).message).not.toContain(unknown);
+      const malformed = await service.waitForCompletion('not an id').catch((e: unknown) => e);
+      expect(malformed).toMatchObject({ name: 'ElicitationNotFoundError', elicitationId: 'not an id' });
       expect(ref.get(ElicitationTransitions)['waiters'].size).toBe(0);
     });
 

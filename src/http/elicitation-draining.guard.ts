@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { ElicitationService } from '../elicitation.service.js';
-import { pageError } from '../errors/page-text.js';
+import { pageError } from './exceptions/page-text.js';
 import type { PageResponse } from './page-http.js';
 
 /** The `Retry-After` of a page or status request refused while the app shuts down, in seconds. */

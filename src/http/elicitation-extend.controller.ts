@@ -2,8 +2,8 @@ import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Po
 import { ElicitationService } from '../elicitation.service.js';
 import { isPageKind } from '../elicitation-kinds.js';
 import type { ElicitationExtendResult } from '../elicitation.types.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
-import { pageError, withPageHeading } from '../errors/page-text.js';
+import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
+import { pageError, withPageHeading } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';

@@ -14,9 +14,9 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
-import { pageError, withPageText } from '../errors/page-text.js';
+import { pageError, withPageText } from './exceptions/page-text.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
 import { raw, type PageResponse } from './page-http.js';

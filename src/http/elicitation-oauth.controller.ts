@@ -4,7 +4,7 @@ import type { ResolvedElicitationOptions } from '../elicitation-options.interfac
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
-import { withPageText, type PageText } from '../errors/page-text.js';
+import { withPageText, type PageText } from './exceptions/page-text.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import { OAuthFlow } from '../oauth/oauth-flow.js';
 import { OAuthGrants } from '../oauth/oauth-grants.js';

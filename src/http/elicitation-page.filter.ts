@@ -1,12 +1,12 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
+import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
-import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
-import { pageHeadingOf, pageTextOf } from '../errors/page-text.js';
+import { pageHeadingOf, pageTextOf } from './exceptions/page-text.js';
 import { PageLocales } from './page-locales.js';
 import { firstReportOf } from '../security/key-ids.js';
 import { PageSecurity } from './page-security.js';

@@ -10,12 +10,12 @@ import {
 import { ELICITATION_ID_PATTERN } from '../elicitation.constants.js';
 import { isElicitationKind } from '../elicitation-kinds.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
-import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
-import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
-import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
+import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
+import { ElicitationExpiredException } from './exceptions/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
-import { ElicitationThrottledException } from '../errors/elicitation-throttled.exception.js';
+import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
+import { ElicitationThrottledException } from './exceptions/elicitation-throttled.exception.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry, NO_SPAN, type TelemetrySpan } from '../observability/elicitation-telemetry.js';
 import { requestInfoOf, runInRequest, type ElicitationRequestInfo, type RequestInfoSource } from '../observability/request-context.js';

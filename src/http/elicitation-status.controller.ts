@@ -2,7 +2,7 @@ import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException, UseF
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import { ElicitationThrottledException } from '../errors/elicitation-throttled.exception.js';
+import { ElicitationThrottledException } from './exceptions/elicitation-throttled.exception.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 

@@ -3,13 +3,13 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
-import { ElicitationCsrfException } from '../errors/elicitation-csrf.exception.js';
-import { ElicitationExpiredException } from '../errors/elicitation-expired.exception.js';
-import { ElicitationFinishedException } from '../errors/elicitation-finished.exception.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
+import { ElicitationExpiredException } from './exceptions/elicitation-expired.exception.js';
+import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';
+import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
 import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
-import { pageError } from '../errors/page-text.js';
+import { pageError } from './exceptions/page-text.js';
 import { PageSecurity } from './page-security.js';
 import { hintNoPageUser, hintOtherPageUser } from './development-hints.js';
 

@@ -7,7 +7,7 @@ import type {
   FinalStatus,
   WaitOutcome,
 } from '../elicitation.types.js';
-import { ElicitationNotFoundException } from '../errors/elicitation-not-found.exception.js';
+import { ElicitationNotFoundError } from '../errors/elicitation-not-found.error.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 
 /** Options of `waitForCompletion`. */
@@ -59,7 +59,7 @@ export class ElicitationWaiters {
   /**
    * Resolves when the elicitation leaves `pending` (with the data when completed), `{ status: 'expired' }`
    * when it expires first, or `{ status: 'timeout' }` when `timeoutMs` passes first. Rejects with
-   * `ElicitationNotFoundException` for an unknown id, with the signal's reason on abort, and with
+   * `ElicitationNotFoundError` for an unknown id, with the signal's reason on abort, and with
    * `ElicitationShutdownError` once `close` was called (at once for a wait started after it).
    */
   async wait(id: string, { timeoutMs, signal }: ElicitationWaitOptions = {}): Promise<WaitOutcome> {
@@ -144,7 +144,7 @@ export class ElicitationWaiters {
     });
     if (!record) {
       waiter.settle({ status: 'timeout' });
-      throw new ElicitationNotFoundException();
+      throw new ElicitationNotFoundError(id);
     }
     if (done) {
       // Settled (aborted, or woken by a transition) while the record was being read.

@@ -1,6 +1,6 @@
 import { ConflictException } from '@nestjs/common';
-import type { ElicitationStatus } from '../elicitation.types.js';
-import { PAGE_MESSAGES } from '../messages/default-messages.js';
+import type { ElicitationStatus } from '../../elicitation.types.js';
+import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 import { withPageText } from './page-text.js';
 
 /** HTTP 409 for a page opened or submitted after its elicitation finished; names the outcome, never the data. */

@@ -1,5 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../messages/default-messages.js';
+import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 import { withPageText } from './page-text.js';
 
 /** HTTP 404 for an unknown, malformed or forgotten elicitation id. */

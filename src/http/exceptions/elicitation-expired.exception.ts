@@ -1,5 +1,5 @@
 import { GoneException } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../messages/default-messages.js';
+import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 import { withPageText } from './page-text.js';
 
 /** HTTP 410 for a page of an expired elicitation. */

@@ -1,5 +1,5 @@
-import type { PageMessages } from '../messages/page-messages.js';
-import { PAGE_MESSAGES } from '../messages/default-messages.js';
+import type { PageMessages } from '../../messages/page-messages.js';
+import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 
 /** The text a page shows for an exception, from the page's own catalog. */
 export type PageText = (messages: PageMessages) => string;

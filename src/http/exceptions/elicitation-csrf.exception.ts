@@ -1,5 +1,5 @@
 import { ForbiddenException } from '@nestjs/common';
-import { PAGE_MESSAGES } from '../messages/default-messages.js';
+import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 import { withPageText } from './page-text.js';
 
 /**
