@@ -22,7 +22,8 @@ export type {
   ResolvePageUser,
   UploadSink,
 } from './elicitation-options.interface.js';
-export type { PageLabels, PageMessages, FieldRule } from './messages/page-messages.js';
+export type { PageLabels, PageMessages } from './messages/page-messages.js';
+export type { FieldRule } from './form-rules.js';
 export type { PageMessagesOverride } from './messages/locales.js';
 export type {
   ElicitationAuditEvent,

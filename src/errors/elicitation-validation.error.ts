@@ -1,4 +1,5 @@
-import type { FieldRule } from '../forms/field-rule.js';
+import type { FieldRule } from '../form-rules.js';
+
 /** One problem with an answer: the field and what is wrong with it (never the value itself). */
 export interface FieldIssue {
   field: string;

@@ -4,8 +4,9 @@
  * TypeScript type of an accepted answer from a schema declared `as const` (or through `defineForm`).
  */
 
-/** `format` values the spec allows on string fields. */
-export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
+import type { StringFormat } from '../form-rules.js';
+
+export type { StringFormat };
 
 interface FieldBase {
   /** Label shown to the user. */

@@ -1,7 +1,5 @@
 import type { ElicitationStatus } from '../elicitation.types.js';
-import type { FieldRule } from '../forms/field-rule.js';
-
-export type { FieldRule };
+import type { FieldRule } from '../form-rules.js';
 
 /**
  * The sentences the templates print themselves, handed to them as `labels` (the built-in templates print

@@ -1,4 +1,11 @@
-import type { StringFormat } from './form-schema.js';
+/**
+ * The vocabulary of a form field's rules, shared by the forms (`forms/`), their validation error (`errors/`) and the
+ * pages' catalogs (`messages/`): the string formats a field may require, and which rule an answer broke. A leaf:
+ * it imports nothing, so that `errors/` can name a rule without importing `forms/`, which throws its errors.
+ */
+
+/** `format` values the spec allows on string fields. */
+export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
 
 /**
  * Which rule of a form field an answer broke, with the rule's own bound: what a page needs to say the problem in
