@@ -6,7 +6,7 @@
 /** The layers, bottom to top, each a path pattern under src/ (the first that matches names a file's layer). */
 const LAYERS = [
   ['field rules', '^src/form-rules\\.ts$'],
-  ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/|^src/elicitation(\\.types|-kinds)\\.ts$'],
+  ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/|^src/elicitation(\\.types|-kinds|-id)\\.ts$'],
   ['stores', '^src/stores/|^src/redis/(?!index\\.ts$)'],
   ['options', '^src/options/|^src/elicitation-options\\.|^src/elicitation\\.constants\\.ts$'],
   ['observability', '^src/observability/'],

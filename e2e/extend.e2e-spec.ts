@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationRecords } from '../src/service/elicitation-records.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
@@ -45,12 +46,14 @@ async function statusOf(url: string, id: string): Promise<{ status: string; expi
 describe('"Need more time?" over HTTP (demo app, memory store)', () => {
   let demo: DemoApp;
   let service: ElicitationService;
+  let records: ElicitationRecords;
   const events: ElicitationEvent[] = [];
   const clients: TestClient[] = [];
 
   beforeAll(async () => {
     demo = await startDemoApp({ port: 0, logger: false, ttlMs: TTL_MS });
     service = demo.app.get(ElicitationService);
+    records = demo.app.get(ElicitationRecords);
     demo.app.get(ElicitationEvents).subscribe((e) => events.push(e));
   });
   afterAll(async () => {
@@ -73,7 +76,7 @@ describe('"Need more time?" over HTTP (demo app, memory store)', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toBe('');
 
-    const record = (await service.getRecord(id))!;
+    const record = (await records.read(id))!;
     const created = record.createdAt;
     // The default extendMs is the elicitation's own lifetime, which is also the cap (twice the lifetime).
     expect(record.expiresAt).toBe(expiresAt + TTL_MS);

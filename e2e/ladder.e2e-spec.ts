@@ -19,6 +19,7 @@ import { freePort, startDemoProcess, type DemoProcess } from '../examples/demo/d
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationRecords } from '../src/service/elicitation-records.js';
 import { FormSchemaError } from '../src/errors/form-schema.error.js';
 import { defineForm } from '../src/forms/define-form.js';
 import { PENDING_QUESTION_META_KEY } from '../src/mcp/linked-questions.js';
@@ -355,6 +356,7 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
 
   let ladder: LadderApp;
   let service: ElicitationService;
+  let records: ElicitationRecords;
   const refusals: unknown[] = [];
   const clients: ElicitationTestClient[] = [];
 
@@ -386,6 +388,7 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
       });
     });
     service = ladder.app.get(ElicitationService);
+    records = ladder.app.get(ElicitationRecords);
   });
 
   afterAll(async () => {
@@ -422,9 +425,9 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
       expect(text).toContain(JSON.stringify(tripForm.schema));
       expect(text).toContain('call the tool "plan-trip" again with the same arguments');
 
-      const record = await service.getRecord(id);
+      const record = await records.read(id);
       expect(record).toMatchObject({ status: 'pending', userId: alice, kind: 'form' });
-      const unchanged = async () => expect(await service.getRecord(id)).toEqual(record);
+      const unchanged = async () => expect(await records.read(id)).toEqual(record);
 
       // Asked again before the answer: the same question, no new elicitation.
       expect(pendingOf(await client.callTool('plan-trip', { city: 'Oslo' }))).toEqual(asked);
@@ -434,7 +437,7 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
       const notFound = await submit(client, { elicitationId: unknown, action: 'accept', content: { traveller: 'Ada', nights: 3 } });
       expect(notFound.isError).toBe(true);
       expect(textOf(notFound)).toBe('No question with this elicitationId is waiting for an answer from you in the chat.');
-      expect(await service.getRecord(unknown)).toBeUndefined();
+      expect(await records.read(unknown)).toBeUndefined();
       await unchanged();
 
       // Another user's question (another bearer): the same answer as for an unknown id.
@@ -458,19 +461,19 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
       const linked = pendingOf(await client.callTool('rate-stay'));
       expect(linked.answerWith).toBeUndefined();
       expect(linked.url).toBe(`${ladder.url}/elicit/${linked.elicitationId}/form`);
-      const linkedRecord = await service.getRecord(linked.elicitationId);
+      const linkedRecord = await records.read(linked.elicitationId);
       expect(linkedRecord).toMatchObject({ status: 'pending', userId: alice, kind: 'form' });
       const notModel = await submit(client, { elicitationId: linked.elicitationId, action: 'accept', content: { rating: 5 } });
       expect(notModel.isError).toBe(true);
       expect(textOf(notModel)).toBe(textOf(notFound));
-      expect(await service.getRecord(linked.elicitationId)).toEqual(linkedRecord);
+      expect(await records.read(linked.elicitationId)).toEqual(linkedRecord);
       await unchanged();
 
       // The good answer.
       const accepted = await submit(client, { elicitationId: id, action: 'accept', content: { traveller: 'Ada', nights: 3 } });
       expect(accepted.isError).toBeFalsy();
       expect(textOf(accepted)).toBe('Answer recorded. Now call the original tool again with the same arguments to continue.');
-      expect(await service.getRecord(id)).toMatchObject({ status: 'completed' });
+      expect(await records.read(id)).toMatchObject({ status: 'completed' });
       expect(await statusOn(ladder.url, id)).toBe('completed');
 
       const done = await client.callTool('plan-trip', { city: 'Oslo' });
@@ -478,11 +481,11 @@ describe('the model rung and submit-elicitation-answer (an app with fallback.for
       expect(textOf(done)).toBe('Booked 3 nights in Oslo for Ada (via model)');
 
       // The question is answered: a second answer is refused and changes nothing.
-      const answered = await service.getRecord(id);
+      const answered = await records.read(id);
       const late = await submit(client, { elicitationId: id, action: 'accept', content: { traveller: 'Eve', nights: 4 } });
       expect(late.isError).toBe(true);
       expect(textOf(late)).toContain('no longer open');
-      expect(await service.getRecord(id)).toEqual(answered);
+      expect(await records.read(id)).toEqual(answered);
     });
 
     it('refuses, at declaration, a form with secret fields on the model rung (FormSchemaError naming the field)', async () => {

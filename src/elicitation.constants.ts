@@ -68,10 +68,5 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /** Injection token of the validated, defaulted options (services inject these, never the raw ones). */
 export const ELICITATION_RESOLVED_OPTIONS = Symbol('ElicitationResolvedOptions');
 
-/**
- * Elicitation ids are v4 UUIDs (122 random bits from `crypto.randomUUID`). Anything else is refused
- * before the store is touched.
- */
-export const ELICITATION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** Injection token of the URL segment the routes are mounted under. */
 export const ELICITATION_ROUTE_PREFIX = Symbol('ElicitationRoutePrefix');

@@ -27,6 +27,7 @@ import { ElicitationAudit } from './observability/elicitation-audit.js';
 import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
 import { observedStoreProvider } from './observability/observed-store.js';
 import { ElicitationAnswers } from './service/elicitation-answers.js';
+import { ElicitationRecords } from './service/elicitation-records.js';
 import { ElicitationTransitions } from './service/elicitation-transitions.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 
@@ -45,6 +46,7 @@ import { ElicitationStore } from './stores/elicitation-store.js';
     ElicitationEvents,
     ElicitationAnswers,
     ElicitationTransitions,
+    ElicitationRecords,
     ElicitationService,
     OAuthProviders,
     OAuthGrants,

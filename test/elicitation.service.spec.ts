@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationRecords } from '../src/service/elicitation-records.js';
 import { ElicitationTransitions } from '../src/service/elicitation-transitions.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
@@ -16,12 +17,14 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 describe('ElicitationService', () => {
   let ref: TestingModule;
   let service: ElicitationService;
+  let records: ElicitationRecords;
   let events: ElicitationEvent[];
   let stopListening: () => void;
 
   beforeEach(async () => {
     ref = await compileElicitation({ ttlMs: 60_000, retentionMs: 30_000 });
     service = ref.get(ElicitationService);
+    records = ref.get(ElicitationRecords);
     events = [];
     stopListening = ref.get(ElicitationEvents).subscribe((e) => events.push(e));
   });
@@ -228,26 +231,26 @@ describe('ElicitationService', () => {
 
     it('counts invalid answers and declines on the limits.maxFormAttempts-th (default 3)', async () => {
       const { elicitationId } = await createForm();
-      const record = (await service.getRecord(elicitationId))!;
-      expect(await service.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 2 });
-      expect(await service.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 1 });
-      const third = await service.recordInvalidFormAttempt(record);
+      const record = (await records.read(elicitationId))!;
+      expect(await records.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 2 });
+      expect(await records.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 1 });
+      const third = await records.recordInvalidFormAttempt(record);
       expect(third).toMatchObject({ attemptsLeft: 0, declined: { ok: true, record: { status: 'declined' } } });
       expect(await service.getResult(elicitationId)).toEqual({ status: 'declined' });
       expect(events.filter((e) => e.type !== 'created').map((e) => e.type)).toEqual(['declined']);
       // A late attempt finds it finished: nothing is declined twice.
-      expect(await service.recordInvalidFormAttempt(record)).toMatchObject({
+      expect(await records.recordInvalidFormAttempt(record)).toMatchObject({
         attemptsLeft: 0,
         declined: { ok: false, reason: 'already-finished', status: 'declined' },
       });
     });
 
     it('keeps one count per elicitation', async () => {
-      const a = (await service.getRecord((await createForm()).elicitationId))!;
-      const b = (await service.getRecord((await createForm()).elicitationId))!;
-      expect(await service.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 2 });
-      expect(await service.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 1 });
-      expect(await service.recordInvalidFormAttempt(b)).toEqual({ attemptsLeft: 2 });
+      const a = (await records.read((await createForm()).elicitationId))!;
+      const b = (await records.read((await createForm()).elicitationId))!;
+      expect(await records.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 2 });
+      expect(await records.recordInvalidFormAttempt(a)).toEqual({ attemptsLeft: 1 });
+      expect(await records.recordInvalidFormAttempt(b)).toEqual({ attemptsLeft: 2 });
     });
   });
 

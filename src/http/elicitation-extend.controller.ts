@@ -1,7 +1,8 @@
 import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ElicitationService } from '../elicitation.service.js';
+import { idOf } from '../elicitation-id.js';
 import { isPageKind } from '../elicitation-kinds.js';
 import type { ElicitationExtendResult } from '../elicitation.types.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { pageError, withPageHeading } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
@@ -27,7 +28,7 @@ import { PageSecurity } from './page-security.js';
 @UseFilters(ElicitationPageFilter)
 export class ElicitationExtendController {
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
@@ -45,7 +46,7 @@ export class ElicitationExtendController {
     // A person may ask more time on every page of the module's own (`external` has none).
     if (!isPageKind(page)) throw new ElicitationNotFoundException();
     const record = await this.access.openPost(id, page, req, body, 'extend');
-    const result = await this.service.extend(record.id);
+    const result = await this.records.extend(idOf(record));
     if (!result.ok) throw this.refusal(result);
     // Back to the page (a path the module builds, never one from the request), which shows the new expiry.
     return this.answers.redirect(res, HttpStatus.SEE_OTHER, this.security.pagePath(record.id, record.kind));

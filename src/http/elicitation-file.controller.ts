@@ -17,7 +17,8 @@ import {
 } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { idOf } from '../elicitation-id.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
@@ -65,7 +66,7 @@ export class ElicitationFileController {
   private readonly logger = new Logger('ElicitationFilePage');
 
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
@@ -93,7 +94,8 @@ export class ElicitationFileController {
     if (!isMultipart(node.headers['content-type'])) {
       // The Cancel button posts url-encoded (no file sent for nothing); any other such post has no file.
       const record = await this.access.openPost(id, 'file', req, body);
-      if (body?.action === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
+      if (body?.action === 'cancel')
+        return this.answers.done(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
       return this.page(req, res, 400, record, messages.file.chooseFile);
     }
     // The checks openPost makes before reading anything: the id and the path (404), then the size (413).
@@ -129,7 +131,8 @@ export class ElicitationFileController {
       }
       throw new ElicitationCsrfException();
     }
-    if (read.outcome === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
+    if (read.outcome === 'cancel')
+      return this.answers.done(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
     if (read.outcome === 'file' && read.size > settings.maxBytes) return this.problem(req, res, record, settings, 'tooLarge');
     if (read.outcome === 'problem') return this.problem(req, res, record, settings, read.problem);
     const name = fileName(read.name);
@@ -139,7 +142,7 @@ export class ElicitationFileController {
     } else {
       answer.content = read.content.toString('base64');
     }
-    return this.answers.done(req, res, record, await this.service.completeFile(id, answer), messages.done.fileReceived);
+    return this.answers.done(req, res, record, await this.records.completeFile(idOf(record), answer), messages.done.fileReceived);
   }
 
   /** Hands the file to `uploadSink` (a stream of its bytes); its reference, or a 503 page when it failed (nothing stored). */

@@ -1,7 +1,8 @@
 import { Body, Get, HttpException, HttpStatus, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { idOf } from '../elicitation-id.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
 import { withPageText, type PageText } from './exceptions/page-text.js';
@@ -27,7 +28,7 @@ import { PageSecurity } from './page-security.js';
 @UseFilters(ElicitationPageFilter)
 export class ElicitationOAuthController {
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
@@ -57,13 +58,13 @@ export class ElicitationOAuthController {
     await this.refusingAsync(provider, () => this.flow.spend(state));
     if (query.error !== undefined) {
       if (query.error === 'access_denied') {
-        return this.answers.done(req, res, record, await this.service.decline(record.id), messages.done.declined);
+        return this.answers.done(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
       }
       const code = typeof query.error === 'string' && /^[\x20-\x7E]{1,64}$/.test(query.error) ? query.error : undefined;
       throw refusal(new OAuthCallbackError('provider-error', HttpStatus.BAD_GATEWAY, code), provider);
     }
     const grant = await this.refusingAsync(provider, () => this.flow.exchange(record, state, this.callbackUrl(req)));
-    const done = await this.grants.connect(record.id, grant);
+    const done = await this.grants.connect(idOf(record), grant);
     return this.answers.done(req, res, record, done, messages.done.accountConnected(provider));
   }
 
@@ -88,7 +89,7 @@ export class ElicitationOAuthController {
     const record = await this.access.openPost(id, 'oauth', req, body);
     const { messages } = this.answers.localeOf(req);
     const action = body?.action;
-    if (action === 'cancel') return this.answers.done(req, res, record, await this.service.decline(id), messages.done.declined);
+    if (action === 'cancel') return this.answers.done(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
     if (action !== 'continue') return this.page(req, res, 400, record, messages.oauth.chooseAction);
     const provider = this.flow.displayName(record);
     const location = await this.refusingAsync(provider, () => this.flow.authorizationUrl(record, this.stateUser(record)));

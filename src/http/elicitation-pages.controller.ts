@@ -1,7 +1,8 @@
 import { Body, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { idOf } from '../elicitation-id.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
@@ -30,7 +31,7 @@ import type { PageContexts } from './template-renderer.js';
 @UseFilters(ElicitationPageFilter)
 export class ElicitationPagesController {
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
@@ -55,10 +56,10 @@ export class ElicitationPagesController {
   ): Promise<string> {
     const record = await this.access.openPost(id, 'api-key', req, body);
     const { messages } = this.answers.localeOf(req);
-    if (body?.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
+    if (body?.action === 'cancel') return this.finished(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
     const submitted = readApiKeySubmission(body, messages);
     if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'api-key', record, submitted.message);
-    return this.finished(req, res, record, await this.service.complete(id, submitted.value), messages.done.apiKeyReceived);
+    return this.finished(req, res, record, await this.records.complete(idOf(record), submitted.value), messages.done.apiKeyReceived);
   }
 
   @Get(':id/confirm')
@@ -81,8 +82,15 @@ export class ElicitationPagesController {
     const { messages } = this.answers.localeOf(req);
     const submitted = readConfirmSubmission(body, messages);
     if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, submitted.message);
-    if (submitted.value.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
-    return this.finished(req, res, record, await this.service.complete(id, { confirmed: true }), messages.done.confirmationReceived);
+    if (submitted.value.action === 'cancel')
+      return this.finished(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
+    return this.finished(
+      req,
+      res,
+      record,
+      await this.records.complete(idOf(record), { confirmed: true }),
+      messages.done.confirmationReceived,
+    );
   }
 
   /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
@@ -111,12 +119,13 @@ export class ElicitationPagesController {
   ): Promise<string> {
     const record = await this.access.openPost(id, 'form', req, body);
     const { messages } = this.answers.localeOf(req);
-    if (body?.action === 'cancel') return this.finished(req, res, record, await this.service.decline(id), messages.done.declined);
+    if (body?.action === 'cancel') return this.finished(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
     const plan = formPlanOf(record.metadata);
     const { content, kept } = readSubmission(plan, body ?? {});
     const result = recheckHostedAnswer(record.id, plan.validate(content));
-    if (result.ok) return this.finished(req, res, record, await this.service.complete(id, result.value), messages.done.answersReceived);
-    const { attemptsLeft, declined } = await this.service.recordInvalidFormAttempt(record);
+    if (result.ok)
+      return this.finished(req, res, record, await this.records.complete(idOf(record), result.value), messages.done.answersReceived);
+    const { attemptsLeft, declined } = await this.records.recordInvalidFormAttempt(record);
     if (!declined) {
       const summary = messages.form.summary(result.issues.length, attemptsLeft);
       return this.hostedForm(req, res, 400, record, plan, kept, result.issues, summary);

@@ -7,7 +7,7 @@ import {
   PayloadTooLargeException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ELICITATION_ID_PATTERN } from '../elicitation.constants.js';
+import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import { isElicitationKind } from '../elicitation-kinds.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
@@ -32,8 +32,8 @@ interface RouteObservation {
   span: TelemetrySpan;
   /** Whether the handler runs in the request's context (`InRouteContext`): only with an audit log or a recorded span. */
   inContext: boolean;
-  /** The id in the path, when it has the shape of one (nothing else of the path is recorded). */
-  elicitationId?: string;
+  /** The id in the path, when it has the shape of one (nothing else of the path is recorded): checked here, once. */
+  elicitationId?: ElicitationId;
   record?: Pick<ElicitationRecord, 'id' | 'kind' | 'userId'>;
   /** A page GET passed every check (`ElicitationPageAccess.open`). */
   opened?: boolean;
@@ -42,6 +42,15 @@ interface RouteObservation {
 
 /** The observations of the requests being served, by their Node request. */
 const observations = new WeakMap<object, RouteObservation>();
+
+/**
+ * The `:id` of a request to the routes, checked once per request: by this observer, the routes' first guard, or here
+ * for a request it did not see (`undefined`: not of an id's shape).
+ */
+export function routeElicitationId(req: NodeRequestPart & { raw?: NodeRequestPart }, id: string): ElicitationId | undefined {
+  const observation = observations.get(raw(req));
+  return observation ? observation.elicitationId : parseElicitationId(id);
+}
 
 /** The record a page request concerns, once the page's checks loaded it (for the audit log). */
 export function observePageRecord(req: NodeRequestPart & { raw?: NodeRequestPart }, record: ElicitationRecord): void {
@@ -94,7 +103,7 @@ export class ElicitationRouteObserver implements CanActivate {
     const node = raw(req);
     if (observations.has(node)) return true;
     const page = pageOf(context.getHandler());
-    const id = req.params?.id;
+    const elicitationId = parseElicitationId(req.params?.id);
     const submit = node.method === 'POST';
     // The status route is polled: a span per poll would drown the pages' own.
     const span =
@@ -106,7 +115,7 @@ export class ElicitationRouteObserver implements CanActivate {
       info: requestInfoOf(req),
       span,
       inContext: this.audit.enabled || span !== NO_SPAN,
-      ...(typeof id === 'string' && ELICITATION_ID_PATTERN.test(id) && { elicitationId: id }),
+      ...(elicitationId && { elicitationId }),
     };
     observations.set(node, observation);
     const res = http.getResponse<{ raw?: ServerResponse } & Partial<ServerResponse>>();

@@ -1,12 +1,12 @@
 import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
-import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
-import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
+import { ElicitationRouteObserver, InRouteContext, routeElicitationId } from './elicitation-route-observer.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
@@ -24,24 +24,25 @@ export class ElicitationStatusController {
   private readonly logger = new Logger('ElicitationStatus');
 
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly security: PageSecurity,
   ) {}
 
   @Get(':id/status')
   @Header('Cache-Control', 'no-store')
   @InRouteContext()
-  // The request is for InRouteContext (an expiry noticed here is audited with the client's address).
+  // The request is for InRouteContext too (an expiry noticed here is audited with the client's address).
   async status(
     @Param('id') id: string,
-    @Req() _req: PageRequest,
+    @Req() req: PageRequest,
     @Res({ passthrough: true }) res: PageResponse,
   ): Promise<ElicitationStatusView> {
     this.security.applyBaseHeaders(res);
-    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
+    const checked = routeElicitationId(req, id);
+    if (checked === undefined) throw new ElicitationNotFoundException();
     let view: ElicitationStatusView | undefined;
     try {
-      view = await this.service.getStatus(id);
+      view = await this.records.status(checked);
     } catch (error) {
       if (error instanceof ElicitationStoreUnavailableError) throw new ServiceUnavailableException(PAGE_MESSAGES.errors.statusUnavailable);
       if (error instanceof ElicitationKeyError) {

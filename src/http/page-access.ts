@@ -1,14 +1,16 @@
 import { ForbiddenException, HttpStatus, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
+import { pageRoute } from '../service/page-urls.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationExpiredException } from './exceptions/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
-import { observePageOpened, observePageRecord, observeRefusal } from './elicitation-route-observer.js';
+import { observePageOpened, observePageRecord, observeRefusal, routeElicitationId } from './elicitation-route-observer.js';
 import { pageError } from './exceptions/page-text.js';
 import { PageSecurity } from './page-security.js';
 import { hintNoPageUser, hintOtherPageUser } from './development-hints.js';
@@ -34,9 +36,9 @@ function parsedBodyBytes(body: FormBody): number {
 /**
  * Who may see or answer a page: every check a page makes before it renders or changes anything, in one
  * place and in this order, so that the id's shape is checked before anything else and the store is touched
- * only when the cheaper checks passed (the service's own reads check the id's shape again, as every public
- * service method does):
- * 1. the id's shape (404, before any store access);
+ * only when the cheaper checks passed:
+ * 1. the id's shape (404, before any store access): checked once per request (`routeElicitationId`, by the routes'
+ *    first guard), then passed on as an `ElicitationId`, which the lifecycle's internal port takes as it is;
  * 2. the path's spelling: a page is served at its canonical path only (`PageSecurity.pagePath`, the CSRF
  *    cookie's scope, which browsers match case-sensitively), while Express matches routes case-insensitively and
  *    ignores a trailing slash. Another spelling of the module's own segments is a 308 to the canonical path on a
@@ -50,7 +52,7 @@ function parsedBodyBytes(body: FormBody): number {
 @Injectable()
 export class ElicitationPageAccess {
   constructor(
-    private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly security: PageSecurity,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
@@ -60,12 +62,13 @@ export class ElicitationPageAccess {
    * to the page's canonical path, or a 303 to the sign-in page; the route then sends an empty body).
    */
   async open(id: string, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined> {
-    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
-    if (!this.atCanonicalPath(id, kind, req)) {
-      this.redirect(res, HttpStatus.PERMANENT_REDIRECT, this.security.pagePath(id, kind));
+    const checked = routeElicitationId(req, id);
+    if (checked === undefined) throw new ElicitationNotFoundException();
+    if (!this.atCanonicalPath(checked, kind, req)) {
+      this.redirect(res, HttpStatus.PERMANENT_REDIRECT, this.security.pagePath(checked, kind));
       return undefined;
     }
-    const record = await this.load(id, kind, req, res);
+    const record = await this.load(checked, kind, req, res);
     if (record) observePageOpened(req);
     return record;
   }
@@ -76,14 +79,15 @@ export class ElicitationPageAccess {
    */
   async openPost(id: string, kind: ElicitationKind, req: PageRequest, body: FormBody, action?: 'extend'): Promise<ElicitationRecord> {
     const page = action === undefined ? kind : `${kind}/${action}`;
-    if (!this.service.isValidId(id) || !this.atCanonicalPath(id, page, req)) throw new ElicitationNotFoundException();
+    const checked = routeElicitationId(req, id);
+    if (checked === undefined || !this.atCanonicalPath(checked, page, req)) throw new ElicitationNotFoundException();
     const max = this.options.limits.maxBodyBytes;
     // The parser read exactly Content-Length bytes when there is one; only a body sent without one is measured.
     const length = raw<NodeRequestPart>(req).headers['content-length'];
     const bytes = length === undefined ? parsedBodyBytes(body) : Number(length);
     if (!(bytes <= max)) throw pageError(PayloadTooLargeException, (m) => m.errors.tooMuchData);
-    if (!this.security.verifyPost(id, req, body?._csrf)) throw new ElicitationCsrfException();
-    return this.load(id, kind, req);
+    if (!this.security.verifyPost(checked, req, body?._csrf)) throw new ElicitationCsrfException();
+    return this.load(checked, kind, req);
   }
 
   /**
@@ -91,7 +95,8 @@ export class ElicitationPageAccess {
    * before a file page reads its body).
    */
   isPostablePath(id: string, kind: ElicitationKind, req: PageRequest): boolean {
-    return this.service.isValidId(id) && this.atCanonicalPath(id, kind, req);
+    const checked = routeElicitationId(req, id);
+    return checked !== undefined && this.atCanonicalPath(checked, kind, req);
   }
 
   /**
@@ -99,9 +104,10 @@ export class ElicitationPageAccess {
    * the size, which the upload's reader enforces itself while streaming (the whole upload is over `maxBodyBytes`).
    */
   openUpload(id: string, req: PageRequest, csrf: unknown): Promise<ElicitationRecord> {
-    if (!this.isPostablePath(id, 'file', req)) throw new ElicitationNotFoundException();
-    if (!this.security.verifyPost(id, req, csrf)) throw new ElicitationCsrfException();
-    return this.load(id, 'file', req);
+    const checked = routeElicitationId(req, id);
+    if (checked === undefined || !this.atCanonicalPath(checked, 'file', req)) throw new ElicitationNotFoundException();
+    if (!this.security.verifyPost(checked, req, csrf)) throw new ElicitationCsrfException();
+    return this.load(checked, 'file', req);
   }
 
   /**
@@ -110,8 +116,10 @@ export class ElicitationPageAccess {
    * GET from the provider, and its sealed single-use `state` stands in for the CSRF token.
    */
   openCallback(id: string, req: PageRequest): Promise<ElicitationRecord> {
-    if (!this.service.isValidId(id)) throw new ElicitationNotFoundException();
-    return this.load(id, 'oauth', req);
+    // The id comes from the sealed state, not the path: checked here, once.
+    const checked = parseElicitationId(id);
+    if (checked === undefined) throw new ElicitationNotFoundException();
+    return this.load(checked, 'oauth', req);
   }
 
   /** The page for a change a page asked for that did not happen: 404, 410, or 409 naming how the record ended. */
@@ -122,10 +130,15 @@ export class ElicitationPageAccess {
   }
 
   /** Checks 3 to 5 on an id of the right shape. Given the response (a GET), it may answer the sign-in redirect. */
-  private load(id: string, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined>;
-  private load(id: string, kind: ElicitationKind, req: PageRequest): Promise<ElicitationRecord>;
-  private async load(id: string, kind: ElicitationKind, req: PageRequest, res?: PageResponse): Promise<ElicitationRecord | undefined> {
-    const record = await this.service.getRecord(id);
+  private load(id: ElicitationId, kind: ElicitationKind, req: PageRequest, res: PageResponse): Promise<ElicitationRecord | undefined>;
+  private load(id: ElicitationId, kind: ElicitationKind, req: PageRequest): Promise<ElicitationRecord>;
+  private async load(
+    id: ElicitationId,
+    kind: ElicitationKind,
+    req: PageRequest,
+    res?: PageResponse,
+  ): Promise<ElicitationRecord | undefined> {
+    const record = await this.records.get(id);
     if (!record || record.kind !== kind) throw new ElicitationNotFoundException();
     observePageRecord(req, record);
     const resolve = this.options.resolvePageUser;
@@ -161,7 +174,7 @@ export class ElicitationPageAccess {
     // Node always gives the request target; without one there is nothing to redirect from.
     if (url === undefined) return true;
     const query = url.indexOf('?');
-    return (query < 0 ? url : url.slice(0, query)).endsWith(`/${this.options.routePrefix}/${id}/${page}`);
+    return (query < 0 ? url : url.slice(0, query)).endsWith(pageRoute(this.options.routePrefix, id, page));
   }
 
   /**

@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { Injectable } from '@nestjs/common';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { PageLocale } from '../messages/locales.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import { ElicitationPageAccess } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageLocales } from './page-locales.js';
@@ -29,8 +27,7 @@ export class PageAnswers {
     private readonly access: ElicitationPageAccess,
     private readonly renderer: TemplateRenderer,
     private readonly security: PageSecurity,
-    private readonly service: ElicitationService,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    private readonly records: ElicitationRecords,
     private readonly locales: PageLocales,
   ) {}
 
@@ -104,10 +101,9 @@ export class PageAnswers {
    * more: the post goes to `<page>/extend` (`ElicitationExtendController`), the hint says how many minutes it adds.
    */
   private extendForm(record: ElicitationRecord, locale: PageLocale, csrf: string | undefined): ExpiryView['extend'] {
-    const extended = csrf === undefined ? undefined : this.service.extensionOf(record);
+    const extended = csrf === undefined ? undefined : this.records.extensionOf(record);
     if (extended === undefined || csrf === undefined) return null;
-    const { baseUrl, routePrefix } = this.options;
-    const action = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/${routePrefix}/${record.id}/${record.kind}/extend`;
+    const action = this.security.pagePath(record.id, `${record.kind}/extend`);
     return { action, hint: locale.messages.time.extendHint(Math.max(1, Math.round((extended - record.expiresAt) / 60_000))), csrf };
   }
 

@@ -6,6 +6,7 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
+import { basePathOf, pageRoute } from '../service/page-urls.js';
 import { raw, type NodeRequestPart, type NodeResponsePart, type PageRequest, type PageResponse } from './page-http.js';
 
 /** Stands for the per-response nonce in the CSP computed once at start-up. */
@@ -70,7 +71,7 @@ export class PageSecurity {
     this.csrf = new CsrfTokens(options.encryptionKeys);
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.basePath = basePathOf(options.baseUrl);
     this.secure = base.protocol === 'https:';
     const page = recordHelmet(
       {
@@ -166,8 +167,7 @@ export class PageSecurity {
    * so a page is served only at this spelling (`ElicitationPageAccess` redirects any other).
    */
   pagePath(elicitationId: string, page?: string): string {
-    const path = `${this.basePath}/${this.options.routePrefix}/${elicitationId}`;
-    return page === undefined ? path : `${path}/${page}`;
+    return `${this.basePath}${pageRoute(this.options.routePrefix, elicitationId, page)}`;
   }
 }
 

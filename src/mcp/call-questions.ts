@@ -1,4 +1,5 @@
 import type { CreatedElicitation, ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
@@ -9,7 +10,8 @@ import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from '
 
 /** What the rules both mechanisms share need: the module's parts, and one tool call's user, capability and scope. */
 export interface CallQuestionsDeps {
-  service: Pick<ElicitationService, 'createUrlElicitation' | 'keptAnswer'>;
+  service: Pick<ElicitationService, 'createUrlElicitation'>;
+  records: Pick<ElicitationRecords, 'keptAnswer'>;
   linked: Pick<LinkedQuestions, 'askKey' | 'earlier'>;
   telemetry: Pick<MechanismTelemetry, 'fallback'>;
   /** The verified user of the call, or `undefined`. */
@@ -75,7 +77,7 @@ export class CallQuestions {
    *   `askKey`) once the call finishes.
    */
   keptAnswer<T extends ElicitationData>(ask: UrlElicitationAsk): Promise<{ elicitationId: string; data: T } | undefined> {
-    return this.deps.service.keptAnswer<T>(this.userId, ask);
+    return this.deps.records.keptAnswer<T>(this.userId, ask);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ElicitationService } from '../elicitation.service.js';
+import { idOf } from '../elicitation-id.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import { buildForm } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import { ANSWER_IN_CHAT } from './linked-questions.js';
@@ -31,7 +32,7 @@ const NOT_WAITING = 'No question with this elicitationId is waiting for an answe
  */
 @Injectable()
 export class ChatAnswers {
-  constructor(private readonly service: ElicitationService) {}
+  constructor(private readonly records: ElicitationRecords) {}
 
   /** The tool's description, for the model. */
   static readonly description =
@@ -40,7 +41,7 @@ export class ChatAnswers {
 
   async submit(user: string | undefined, answer: ChatAnswer): Promise<TextToolResult> {
     if (!user) return failure('This tool needs a signed-in user.');
-    const record = await this.service.getRecord(answer.elicitationId);
+    const record = await this.records.read(answer.elicitationId);
     const form = record?.metadata.form as { schema: FormSchema; secretFields: string[] } | undefined;
     if (!record || record.userId !== user || record.kind !== 'form' || record.metadata[ANSWER_IN_CHAT] !== true || !form) {
       return failure(NOT_WAITING);
@@ -56,11 +57,11 @@ export class ChatAnswers {
         const problems = checked.issues.map((i) => `${i.field} ${i.message}`).join('; ');
         return failure(`The answer does not fit the form: ${problems}. Ask the user again and submit the corrected answer.`);
       }
-      result = await this.service.complete(record.id, checked.value);
+      result = await this.records.complete(idOf(record), checked.value);
     } else if (answer.action === 'decline') {
-      result = await this.service.decline(record.id);
+      result = await this.records.decline(idOf(record));
     } else if (answer.action === 'cancel') {
-      result = await this.service.cancel(record.id);
+      result = await this.records.cancel(idOf(record));
     } else {
       return failure('action must be "accept", "decline" or "cancel".');
     }

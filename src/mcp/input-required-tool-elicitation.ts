@@ -1,4 +1,5 @@
 import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
@@ -50,6 +51,7 @@ export interface InputRequiredCall {
 /** What an input-required elicitation needs from the module. */
 export interface InputRequiredDeps {
   service: ElicitationService;
+  records: ElicitationRecords;
   states: Pick<RequestStates, 'mint'>;
   linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   pendingRetryWaitMs: number;
@@ -82,9 +84,9 @@ export class InputRequiredElicitation implements ToolElicitation {
     private readonly deps: InputRequiredDeps,
     private readonly call: InputRequiredCall,
   ) {
-    const { service, linked, telemetry, instantDeclineMs, maxFormAttempts, pendingRetryWaitMs } = deps;
+    const { service, records, linked, telemetry, instantDeclineMs, maxFormAttempts, pendingRetryWaitMs } = deps;
     const { elicitation, scope, inputResponses, signal } = call;
-    this.questions = new CallQuestions({ service, linked, telemetry, user: () => call.user, elicitation, scope });
+    this.questions = new CallQuestions({ service, records, linked, telemetry, user: () => call.user, elicitation, scope });
     this.rounds = new InputRequiredRounds({ states: deps.states, call, state: call.state });
     this.replies = new InputRequiredReplies({
       service,
@@ -198,7 +200,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     const pending = slot.pending;
     if (pending?.elicitationId) {
       const rung: PageFallbackRung = pending.bridge ? 'form-bridge' : 'url';
-      page = { id: pending.elicitationId, url: this.deps.service.urlFor(pending.elicitationId, ask.kind), message: ask.message };
+      page = { id: pending.elicitationId, url: this.deps.records.urlFor(pending.elicitationId, ask.kind), message: ask.message };
       const step = await this.replies.resume<T>(slot, pending, page, rung);
       if (step === 'cannot-ask') canAsk = false;
       else if (step !== 'next') return { ...step.done, via: rung };
@@ -255,7 +257,7 @@ export class InputRequiredElicitation implements ToolElicitation {
    */
   private unsupported(slot: Slot, mode: 'form' | 'url', message: string, kind: UrlElicitationAsk['kind'] = 'form'): never {
     const request: InputRequest =
-      mode === 'url' ? urlRequest(message, this.deps.service.urlFor(UNDECLARED_ID, kind)) : emptyFormRequest(message);
+      mode === 'url' ? urlRequest(message, this.deps.records.urlFor(UNDECLARED_ID, kind)) : emptyFormRequest(message);
     throw new InputRequiredSignal({ resultType: 'input_required', inputRequests: { [slot.key]: request } });
   }
 }

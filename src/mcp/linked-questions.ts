@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
 import { displayText } from '../security/display-text.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
@@ -95,6 +96,7 @@ export interface LinkedQuestion {
 export class LinkedQuestions {
   constructor(
     private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
   ) {}
@@ -129,7 +131,7 @@ export class LinkedQuestions {
 
   /** The page URL of a record. */
   urlOf(record: Pick<ElicitationRecord, 'id' | 'kind'>): string {
-    return this.service.urlFor(record.id, record.kind);
+    return this.records.urlFor(record.id, record.kind);
   }
 
   /**
@@ -164,7 +166,7 @@ export class LinkedQuestions {
 
   /** The newest elicitation of `userId` under `askKey` whose outcome no finished call has used yet. */
   async find(userId: string, askKey: string): Promise<ElicitationRecord | undefined> {
-    const asked = await this.service.findAsked(userId, askKey);
+    const asked = await this.records.findAsked(userId, askKey);
     for (const record of asked) {
       const used = await this.store.peekHits?.(this.spentKey(record), ...this.spentWindow(record));
       if (!used) return record;
@@ -176,7 +178,7 @@ export class LinkedQuestions {
   async spend(ids: Iterable<string>): Promise<void> {
     await Promise.all(
       [...ids].map(async (id) => {
-        const record = await this.service.getRecord(id);
+        const record = await this.records.read(id);
         if (record) await this.store.hit(this.spentKey(record), ...this.spentWindow(record));
       }),
     );

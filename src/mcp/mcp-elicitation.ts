@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationRecords } from '../service/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
 import type { McpClientProfile } from '../options/client-ladder.js';
@@ -108,6 +109,7 @@ export class McpElicitation {
 
   constructor(
     private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
     private readonly notifications: CompletionNotifications,
     private readonly states: RequestStates,
     private readonly sdks: McpSdkLoader,
@@ -278,6 +280,7 @@ export class McpElicitation {
     return new PushElicitation(
       {
         service: this.service,
+        records: this.records,
         notifications: this.notifications,
         linked: this.linked,
         urlRequiredError: this.sdks.copyFor(low, line).UrlElicitationRequiredError,
@@ -336,6 +339,7 @@ export class McpElicitation {
     return new InputRequiredElicitation(
       {
         service: this.service,
+        records: this.records,
         states: this.states,
         linked: this.linked,
         pendingRetryWaitMs: this.options.pendingRetryWaitMs,

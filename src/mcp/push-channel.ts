@@ -1,4 +1,4 @@
-import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { SdkRequestExtra, SdkServerLike } from './sdk.types.js';
 
 /** What a 2025-11-25 call's channel to its client needs. */
@@ -8,7 +8,7 @@ export interface PushChannelDeps {
   /** The call's `extra`: its request id, signal, progress token and notification sender. */
   extra: SdkRequestExtra;
   /** Its `shutdownSignal`, aborted when the module shuts down. */
-  service: Pick<ElicitationService, 'shutdownSignal'>;
+  records: Pick<ElicitationRecords, 'shutdownSignal'>;
   /** A decline sooner than this (ms) means "this client cannot ask"; 0: off. */
   instantDeclineMs: number;
   /** Progress notifications while a person answers, every this many ms; 0: off. */
@@ -32,7 +32,7 @@ export class PushChannel {
    * `ElicitationShutdownError` (the SDK would wait for the client's answer, or its timeout, while the app closes).
    */
   async elicitInput(params: Record<string, unknown>, signal: AbortSignal | undefined, timeout: number) {
-    const shutdown = this.deps.service.shutdownSignal;
+    const shutdown = this.deps.records.shutdownSignal;
     try {
       return await this.deps.server.elicitInput(params, {
         relatedRequestId: this.deps.extra.requestId,

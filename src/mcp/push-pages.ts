@@ -1,4 +1,5 @@
 import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { typeOfAsk } from '../service/create-input.validation.js';
 import type { CallQuestions } from './call-questions.js';
@@ -9,7 +10,8 @@ import type { UrlElicitationAsk, UrlElicitationRequest } from './tool-elicitatio
 
 /** What the pages of a 2025-11-25 call need. */
 export interface PushPagesDeps {
-  service: Pick<ElicitationService, 'createUrlElicitation' | 'list' | 'urlFor'>;
+  service: Pick<ElicitationService, 'createUrlElicitation' | 'list'>;
+  records: Pick<ElicitationRecords, 'urlFor'>;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
   linked: Pick<LinkedQuestions, 'urlOf'>;
@@ -60,7 +62,7 @@ export class PushPages {
     return (
       pending && {
         elicitationId: pending.elicitationId,
-        url: service.urlFor(pending.elicitationId, pending.kind),
+        url: this.deps.records.urlFor(pending.elicitationId, pending.kind),
         expiresAt: new Date(pending.expiresAt),
         message: ask.message,
       }

@@ -1,5 +1,6 @@
 import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
@@ -10,7 +11,8 @@ import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type Ur
 
 /** What the push mechanism's own rungs need. */
 export interface PushRungsDeps {
-  service: Pick<ElicitationService, 'waitForCompletion' | 'decline' | 'cancel' | 'getResult' | 'getRecord' | 'extensionOf'>;
+  service: Pick<ElicitationService, 'waitForCompletion' | 'decline' | 'cancel' | 'getResult'>;
+  records: Pick<ElicitationRecords, 'read' | 'extensionOf'>;
   /** The call's channel to its client. */
   channel: PushChannel;
   /** Ids of the elicitations whose outcome this call used (the call's `CallScope.used`). */
@@ -162,8 +164,8 @@ export class PushRungs {
    * time?" may move its expiry on while the dialog is open; the wait on the page itself follows the real expiry).
    */
   private async timeLeft(page: UrlElicitationRequest): Promise<number> {
-    const record = await this.deps.service.getRecord(page.elicitationId);
-    const latest = record ? (this.deps.service.extensionOf(record) ?? record.expiresAt) : page.expiresAt.getTime();
+    const record = await this.deps.records.read(page.elicitationId);
+    const latest = record ? (this.deps.records.extensionOf(record) ?? record.expiresAt) : page.expiresAt.getTime();
     return Math.max(1, latest - Date.now());
   }
 }

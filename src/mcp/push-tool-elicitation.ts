@@ -1,5 +1,6 @@
 import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
+import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
@@ -35,6 +36,7 @@ import { typeOfAsk } from '../service/create-input.validation.js';
 /** What a push-mechanism elicitation needs from the module. */
 export interface PushDeps {
   service: ElicitationService;
+  records: ElicitationRecords;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
   linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
@@ -86,12 +88,20 @@ export class PushElicitation implements PushToolElicitation {
     private readonly deps: PushDeps,
     private readonly call: PushCall,
   ) {
-    const { service, linked, telemetry, maxFormAttempts, pendingRetryWaitMs, instantDeclineMs, keepAliveMs } = deps;
-    this.questions = new CallQuestions({ service, linked, telemetry, user: call.user, elicitation: call.elicitation, scope: call.scope });
-    this.channel = new PushChannel({ service, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs });
-    this.rungs = new PushRungs({ service, channel: this.channel, used: call.scope.used, maxFormAttempts, pendingRetryWaitMs });
+    const { service, records, linked, telemetry, maxFormAttempts, pendingRetryWaitMs, instantDeclineMs, keepAliveMs } = deps;
+    this.questions = new CallQuestions({
+      service,
+      records,
+      linked,
+      telemetry,
+      user: call.user,
+      elicitation: call.elicitation,
+      scope: call.scope,
+    });
+    this.channel = new PushChannel({ records, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs });
+    this.rungs = new PushRungs({ service, records, channel: this.channel, used: call.scope.used, maxFormAttempts, pendingRetryWaitMs });
     const { server, extra } = call;
-    this.pages = new PushPages({ service, notifications: deps.notifications, linked, questions: this.questions, server, extra });
+    this.pages = new PushPages({ service, records, notifications: deps.notifications, linked, questions: this.questions, server, extra });
   }
 
   get userId(): string {

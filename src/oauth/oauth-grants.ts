@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import type { ElicitationId } from '../elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
@@ -121,7 +122,7 @@ export class OAuthGrants {
    * the question), kept for `oauth.retentionMs`; the user's older grants at the provider are forgotten. Its
    * waiters and the result see the grant's public part only.
    */
-  async connect(id: string, grant: OAuthGrant): Promise<TransitionResult> {
+  async connect(id: ElicitationId, grant: OAuthGrant): Promise<TransitionResult> {
     const view = OAuthGrants.view(grant);
     const kept = this.seal(id, grant);
     const result = await this.transitions.finish(id, 'completed', {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LIMITS, ELICITATION_ID_PATTERN, MAX_TIMER_MS } from '../elicitation.constants.js';
+import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../elicitation.constants.js';
+import { ELICITATION_ID_PATTERN } from '../elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../elicitation-kinds.js';
 import type { ElicitationRecord } from '../elicitation.types.js';

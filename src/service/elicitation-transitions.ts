@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_ID_PATTERN, ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
 import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../elicitation.types.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
@@ -9,11 +11,6 @@ import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { ElicitationAnswers, type KeptAnswer } from './elicitation-answers.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './elicitation-waiters.js';
-
-/** True when `id` has the shape of an elicitation id: the one id check, made before any store access. */
-export function isElicitationId(id: unknown): id is string {
-  return typeof id === 'string' && ELICITATION_ID_PATTERN.test(id);
-}
 
 /** A completion's answer, as `ElicitationTransitions.finish` takes it. */
 export interface FinishedAnswer {
@@ -39,6 +36,8 @@ export class ElicitationTransitions {
   /** The `waitForCompletion` calls of this instance. */
   private readonly waiters: ElicitationWaiters;
   private readonly stopRemoteWakes: () => void;
+  /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down (`close`). */
+  private readonly shutdown = new AbortController();
 
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
@@ -49,7 +48,11 @@ export class ElicitationTransitions {
     private readonly answers: ElicitationAnswers,
   ) {
     this.waiters = new ElicitationWaiters({
-      current: (id) => this.current(id),
+      // A wait's id comes from a tool as it is: checked here, once per read.
+      current: async (id) => {
+        const checked = parseElicitationId(id);
+        return checked === undefined ? undefined : this.current(checked);
+      },
       stored: (id) => this.store.get(id, Date.now()),
       outcome: (record) => this.answers.outcome(record),
     });
@@ -57,9 +60,16 @@ export class ElicitationTransitions {
     this.stopRemoteWakes = events.subscribeRemote((event) => this.waiters.remote(event));
   }
 
-  /** The record as a reader sees it now: an overdue pending one expired on the way; `undefined` for unknown or malformed ids. */
-  async current(id: string): Promise<ElicitationRecord | undefined> {
-    if (!isElicitationId(id)) return undefined;
+  /**
+   * Aborted, with an `ElicitationShutdownError` as its reason, when the module starts to shut down: the MCP binding
+   * ends the questions it pushed to a client with it.
+   */
+  get shutdownSignal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
+  /** The record as a reader sees it now: an overdue pending one expired on the way; `undefined` for an unknown id. */
+  async current(id: ElicitationId): Promise<ElicitationRecord | undefined> {
     const now = Date.now();
     const record = await this.store.get(id, now);
     if (record?.status === 'pending' && now >= record.expiresAt) return this.expire(record.id, now);
@@ -70,7 +80,7 @@ export class ElicitationTransitions {
    * Moves a pending record to `status`, exactly once, in an `elicitation.finish` span; a completion keeps `answer`
    * (sealed as `ElicitationAnswers.keep` says, or as `answer.kept`). A record found overdue expires instead.
    */
-  finish(id: string, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
+  finish(id: ElicitationId, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
     return this.telemetry.inSpan('elicitation.finish', { 'elicitation.outcome': status }, () => this.move(id, status, answer));
   }
 
@@ -112,15 +122,18 @@ export class ElicitationTransitions {
     return this.waiters.wait(id, options);
   }
 
-  /** Shutdown: every wait, and every one started after, rejects with `ElicitationShutdownError`; remote wakes stop. */
+  /**
+   * Shutdown: `shutdownSignal` aborts; every wait, and every one started after, rejects with
+   * `ElicitationShutdownError`; remote wakes stop.
+   */
   close(): void {
+    this.shutdown.abort(new ElicitationShutdownError());
     this.stopRemoteWakes();
     this.waiters.close();
   }
 
   /** `finish`'s work, in its span. */
-  private async move(id: string, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
-    if (!isElicitationId(id)) return { ok: false, reason: 'not-found' };
+  private async move(id: ElicitationId, status: FinalStatus, answer?: FinishedAnswer): Promise<TransitionResult> {
     const now = Date.now();
     const data = answer && (answer.kept ?? this.answers.keep(id, answer.json, answer.seal));
     const purgeAt = now + (answer?.retentionMs ?? this.options.retentionMs);

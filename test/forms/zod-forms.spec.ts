@@ -12,6 +12,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import { ElicitationValidationError } from '../../src/errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../../src/errors/form-schema.error.js';
 import { defineForm, isFormDefinition, type FormDefinition } from '../../src/forms/define-form.js';
@@ -465,9 +466,11 @@ describe('elicit(message, zodObject) through a real SDK 1.x McpServer and Client
 describe('hosted form built from Zod (createUrlElicitation, kind: form)', () => {
   let app: INestApplication<Server>;
   let service: ElicitationService;
+  let records: ElicitationRecords;
 
   beforeAll(async () => {
     ({ app, service } = await startPageApp());
+    records = app.get(ElicitationRecords);
   });
   afterAll(async () => {
     await app.close();
@@ -486,7 +489,7 @@ describe('hosted form built from Zod (createUrlElicitation, kind: form)', () => 
 
   it('stores the converted schema in the record', async () => {
     const created = await create(delivery);
-    const record = await service.getRecord(created.elicitationId);
+    const record = await records.read(created.elicitationId);
     expect(record?.metadata.form).toEqual({
       schema: {
         type: 'object',

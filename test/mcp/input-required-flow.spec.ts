@@ -17,6 +17,7 @@ import {
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { McpElicitation, type ElicitingToolHandler } from '../../src/mcp/mcp-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -71,6 +72,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
   let ref: TestingModule;
   let binding: McpElicitation;
   let service: ElicitationService;
+  let records: ElicitationRecords;
   let handler: McpHttpHandler;
   let tools: Array<[string, Record<string, unknown>, ElicitingToolHandler<never, unknown>]>;
   const clients: Client[] = [];
@@ -81,6 +83,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     });
     binding = ref.get(McpElicitation);
     service = ref.get(ElicitationService);
+    records = ref.get(ElicitationRecords);
     tools = [];
     // A fresh server per HTTP request, as in a stateless deployment: nothing survives between rounds but
     // the sealed requestState and the store.
@@ -427,6 +430,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       ref = await compileElicitation({ instantDeclineMs: 60_000, limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000 } });
       binding = ref.get(McpElicitation);
       service = ref.get(ElicitationService);
+      records = ref.get(ElicitationRecords);
       tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
       const { client } = await connect({ onElicit: () => ({ action: 'decline' }) });
       const result = await client.callTool({ name: 'approve', arguments: { app: 'shop' } });
@@ -512,7 +516,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       expect(request.params).not.toHaveProperty('requestedSchema');
       const [created] = await service.list({ userId: 'alice' });
       expect(created).toMatchObject({ kind: 'form', status: 'pending' });
-      expect(request.params.url).toBe(service.urlFor(created.elicitationId, 'form'));
+      expect(request.params.url).toBe(records.urlFor(created.elicitationId, 'form'));
     });
   });
 

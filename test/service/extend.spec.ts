@@ -9,6 +9,7 @@ import { MAX_TIMER_MS } from '../../src/elicitation.constants.js';
 import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import type { ElicitationEvent, ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationEvents } from '../../src/events/elicitation-events.js';
@@ -30,6 +31,7 @@ async function until(check: () => boolean, ms = 5_000): Promise<void> {
 describe('ElicitationService.extend', () => {
   let ref: TestingModule | undefined;
   let service: ElicitationService;
+  let records: ElicitationRecords;
   let events: ElicitationEvent[];
   let audit: ElicitationAuditRecord[];
 
@@ -37,6 +39,7 @@ describe('ElicitationService.extend', () => {
     audit = [];
     ref = await compileElicitation({ ttlMs: 60_000, retentionMs: 30_000, audit: (r) => void audit.push(r), ...options });
     service = ref.get(ElicitationService);
+    records = ref.get(ElicitationRecords);
     events = [];
     ref.get(ElicitationEvents).subscribe((e) => events.push(e));
   }
@@ -53,7 +56,7 @@ describe('ElicitationService.extend', () => {
       ttlMs,
       ...(kind === 'form' && { form: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] } }),
     });
-  const record = async (id: string) => (await service.getRecord(id))!;
+  const record = async (id: string) => (await records.read(id))!;
 
   describe('the new expiry', () => {
     it('adds the elicitation its own lifetime by default, which is also the cap: twice the lifetime after creation', async () => {
@@ -205,10 +208,10 @@ describe('ElicitationService.extend', () => {
   it("keeps the hosted form's invalid-attempt count across an extension", async () => {
     await start({ limits: { createPerMinute: 100, maxPendingPerUser: 100, maxFormAttempts: 3 } });
     const { elicitationId } = await create(10_000, 'form');
-    expect(await service.recordInvalidFormAttempt(await record(elicitationId))).toEqual({ attemptsLeft: 2 });
-    expect(await service.recordInvalidFormAttempt(await record(elicitationId))).toEqual({ attemptsLeft: 1 });
+    expect(await records.recordInvalidFormAttempt(await record(elicitationId))).toEqual({ attemptsLeft: 2 });
+    expect(await records.recordInvalidFormAttempt(await record(elicitationId))).toEqual({ attemptsLeft: 1 });
     expect((await service.extend(elicitationId)).ok).toBe(true);
-    const third = await service.recordInvalidFormAttempt(await record(elicitationId));
+    const third = await records.recordInvalidFormAttempt(await record(elicitationId));
     expect(third).toMatchObject({ attemptsLeft: 0, declined: { ok: true } });
   });
 });

@@ -8,6 +8,7 @@ import type { TestingModule } from '@nestjs/testing';
 import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import type { ElicitationKind, ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
 import type { ElicitationOAuthOptions } from '../../src/options/oauth-options.js';
@@ -229,10 +230,12 @@ describe('typeOfAsk', () => {
 describe('ElicitationService.createUrlElicitation with kind "oauth"', () => {
   let ref: TestingModule;
   let service: ElicitationService;
+  let records: ElicitationRecords;
 
   beforeAll(async () => {
     ref = await compileElicitation({ oauth });
     service = ref.get(ElicitationService);
+    records = ref.get(ElicitationRecords);
   });
   afterAll(async () => {
     await ref?.close();
@@ -241,7 +244,7 @@ describe('ElicitationService.createUrlElicitation with kind "oauth"', () => {
   it('stores the record with its grant type, provider and scopes, and links the oauth page', async () => {
     const { elicitationId, url } = await service.createUrlElicitation(ask({ provider: 'github', scopes: ['gist', 'repo'] }));
     expect(url).toBe(`https://mcp.example.com/elicit/${elicitationId}/oauth`);
-    const record = await service.getRecord(elicitationId);
+    const record = await records.read(elicitationId);
     expect(record).toMatchObject({ kind: 'oauth', type: 'oauth:github', status: 'pending' });
     expect(record?.metadata).toMatchObject({ provider: 'github', scopes: ['read:user', 'repo', 'gist'] });
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import type { ElicitationEvent } from '../../src/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationEvents } from '../../src/events/elicitation-events.js';
@@ -112,8 +113,8 @@ describeRedis('RedisElicitationStore keeps personal data out of Redis', () => {
       // The counters: a page throttle hit per IP, an invalid hosted-form attempt, and a peek.
       expect((await storeA.hit(`ip:${IP}`, 60_000, Date.now())).count).toBe(1);
       expect(await b.get(ElicitationStore).peekHits!(`ip:${IP}`, 60_000, Date.now())).toBe(1);
-      const record = (await serviceA.getRecord(declined))!;
-      expect(await serviceB.recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 2 });
+      const record = (await a.get(ElicitationRecords).read(declined))!;
+      expect(await b.get(ElicitationRecords).recordInvalidFormAttempt(record)).toEqual({ attemptsLeft: 2 });
       expect((await serviceB.decline(declined)).ok).toBe(true);
       // An expiry by the sweep.
       expect(await serviceB.sweep(Date.now() + 2_000)).toBe(1);

@@ -1,0 +1,27 @@
+import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+
+/** What page URLs are built from. */
+export type PageUrlOptions = Pick<ResolvedElicitationOptions, 'baseUrl' | 'routePrefix'>;
+
+/**
+ * The place of an elicitation's pages under the module's routes, `/<routePrefix>/<id>`, or of one of them with `page`
+ * (a kind, or a page's action: `<kind>/extend`): every page URL and path is built from it.
+ */
+export function pageRoute(routePrefix: string, id: string, page?: string): string {
+  return page === undefined ? `/${routePrefix}/${id}` : `/${routePrefix}/${id}/${page}`;
+}
+
+/** The path part of `baseUrl`, without a trailing slash (where the host mounts the module's routes). */
+export function basePathOf(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+}
+
+/** The page URL a user is sent to: `<baseUrl>/<routePrefix>/<id>/<page>`. */
+export function pageUrl(options: PageUrlOptions, id: string, page: string): string {
+  return `${options.baseUrl}${pageRoute(options.routePrefix, id, page)}`;
+}
+
+/** The path of a page as the browser sees it, `<baseUrl path>/<routePrefix>/<id>[/<page>]`. */
+export function pagePath(options: PageUrlOptions, id: string, page?: string): string {
+  return `${basePathOf(options.baseUrl)}${pageRoute(options.routePrefix, id, page)}`;
+}
