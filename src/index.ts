@@ -46,7 +46,21 @@ export {
 export { ElicitationService, type CreatedElicitation, type ElicitationReadOptions, type StoredAnswer } from './elicitation.service.js';
 export type { CreateUrlElicitationInput } from './service/create-input.validation.js';
 export type { ElicitationWaitOptions } from './service/elicitation-waiters.js';
-export type * from './elicitation.types.js';
+export type {
+  ElicitationData,
+  ElicitationEvent,
+  ElicitationExtendResult,
+  ElicitationKind,
+  ElicitationOutcome,
+  ElicitationRecord,
+  ElicitationStatus,
+  ElicitationStatusView,
+  ElicitationSummary,
+  ExtendResult,
+  FinalStatus,
+  TransitionResult,
+  WaitOutcome,
+} from './elicitation.types.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
 export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
 
@@ -125,7 +139,21 @@ export {
 } from './mcp/mcp-sessions.js';
 
 // Forms
-export * from './forms/form-schema.js';
+export type {
+  BooleanFieldSchema,
+  EnumFieldSchema,
+  FieldSchema,
+  FieldValue,
+  FormContent,
+  FormSchema,
+  FormValue,
+  MultiSelectFieldSchema,
+  NumberFieldSchema,
+  StringFieldSchema,
+  StringFormat,
+  TitledEnumFieldSchema,
+  TitledOption,
+} from './forms/form-schema.js';
 export { defineForm, isFormDefinition, type FormDefinition, type ElicitationFormOptions } from './forms/define-form.js';
 export type { ZodFormSchema } from './forms/zod-form.js';
 export { FormField, formFromClass, type FormFieldOptions } from './forms/form-decorators.js';
