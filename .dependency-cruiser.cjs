@@ -8,7 +8,7 @@ const LAYERS = [
   ['field rules', '^src/form-rules\\.ts$'],
   ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/|^src/elicitation(\\.types|-kinds|-id)\\.ts$'],
   ['stores', '^src/stores/|^src/redis/(?!index\\.ts$)'],
-  ['options', '^src/options/|^src/elicitation-options\\.|^src/elicitation\\.constants\\.ts$'],
+  ['options', '^src/options/'],
   ['observability', '^src/observability/'],
   ['events', '^src/events/'],
   ['service', '^src/service/|^src/elicitation\\.service\\.ts$'],

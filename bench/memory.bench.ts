@@ -40,8 +40,8 @@ import {
   MemoryElicitationStore,
   type ElicitationRecord,
 } from '../src/index.js';
-import { ELICITATION_RESOLVED_OPTIONS } from '../src/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../src/elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
 import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup

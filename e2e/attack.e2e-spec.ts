@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Controller, Get, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
 import request from 'supertest';
-import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import type { ElicitationEvent } from '../src/elicitation.types.js';
 import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';

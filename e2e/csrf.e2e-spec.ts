@@ -20,7 +20,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { chromium } from 'playwright-core';
 import request from 'supertest';
 import { ElicitationModule } from '../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { pageTestOptions } from './support/page-app.js';

@@ -23,7 +23,7 @@ import {
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { pageTestOptions } from './support/page-app.js';
 

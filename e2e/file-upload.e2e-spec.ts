@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
-import type { ElicitationUpload } from '../src/elicitation-options.interface.js';
+import type { ElicitationUpload } from '../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { haveChromium, launchPageBrowser, type PageBrowser } from './support/page-browser.js';

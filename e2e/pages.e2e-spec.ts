@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import type { ElicitationModuleOptions } from '../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { startPageApp } from './support/page-app.js';

@@ -1,9 +1,9 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './options/elicitation.constants.js';
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
-import { resolveElicitationOptions } from './elicitation-options.validation.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from './options/elicitation-options.validation.js';
 import { StoreKeyRing } from './security/store-key-ring.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 import { MemoryElicitationStore } from './stores/memory.store.js';

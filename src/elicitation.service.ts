@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from './elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from './options/elicitation.constants.js';
 import { parseElicitationId } from './elicitation-id.js';
-import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
 import type {
   ElicitationData,
   ElicitationExtendResult,

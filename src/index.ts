@@ -21,7 +21,7 @@ export type {
   ResolveMcpUser,
   ResolvePageUser,
   UploadSink,
-} from './elicitation-options.interface.js';
+} from './options/elicitation-options.interface.js';
 export type { PageLabels, PageMessages } from './messages/page-messages.js';
 export type { FieldRule } from './form-rules.js';
 export type { PageMessagesOverride } from './messages/locales.js';
@@ -40,7 +40,7 @@ export {
   DEFAULT_ROUTE_PREFIX,
   DEFAULT_THROTTLE,
   DEFAULT_TTL_MS,
-} from './elicitation.constants.js';
+} from './options/elicitation.constants.js';
 
 // The service, its events and its records
 export { ElicitationService, type CreatedElicitation, type ElicitationReadOptions, type StoredAnswer } from './elicitation.service.js';

@@ -15,7 +15,7 @@ import { DemoToolsService } from '../../examples/demo/demo-tools.service.js';
 import { McpController } from '../../examples/demo/mcp.controller.js';
 import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS } from '../../examples/demo/mcp-sessions.js';
 import { ElicitationModule } from '../../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { McpElicitation, type SdkToolServer } from '../../src/mcp/mcp-elicitation.js';
 
 /** Puts the test's tools on one server (an SDK 1.x server per session, an SDK 2.x server per request). */

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { INestApplication, LoggerService, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 

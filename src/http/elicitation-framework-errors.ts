@@ -12,8 +12,8 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import { pageError, withPageText } from './exceptions/page-text.js';

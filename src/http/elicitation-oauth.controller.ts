@@ -1,6 +1,6 @@
 import { Body, Get, HttpException, HttpStatus, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { idOf } from '../elicitation-id.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationThrottledException } from './exceptions/elicitation-throttled.exception.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';

@@ -1,6 +1,6 @@
 import { ForbiddenException, HttpStatus, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';

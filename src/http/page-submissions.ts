@@ -1,4 +1,4 @@
-import { MAX_API_KEY_LENGTH } from '../elicitation.constants.js';
+import { MAX_API_KEY_LENGTH } from '../options/elicitation.constants.js';
 import type { PageMessages } from '../messages/page-messages.js';
 
 /** A form post read into what the page needs, or the one message the page shows instead. */

@@ -1,4 +1,4 @@
-import { DEFAULT_FORM_TIMEOUT_MS } from '../elicitation.constants.js';
+import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
 import type { ElicitationService } from '../elicitation.service.js';
 import type { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { firstReportOf } from '../security/key-ids.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';

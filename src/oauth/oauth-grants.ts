@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import type { ElicitationId } from '../elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';

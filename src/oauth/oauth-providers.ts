@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Configuration, ServerMetadata } from 'openid-client';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { OAuthProviderError } from '../errors/oauth-provider.error.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ALLOW_UNVERIFIED_PAGES, defaultResolveMcpUser } from '../elicitation.constants.js';
-import type { ElicitationModuleOptions } from '../elicitation-options.interface.js';
+import { DEFAULT_ALLOW_UNVERIFIED_PAGES, defaultResolveMcpUser } from './elicitation.constants.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { isSharedStore } from '../stores/elicitation-store.js';
 import { booleanHint, type Resolved } from './option-values.js';

@@ -1,5 +1,5 @@
-import { DEFAULT_LIMITS, DEFAULT_THROTTLE } from '../elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import { DEFAULT_LIMITS, DEFAULT_THROTTLE } from './elicitation.constants.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { positiveCount } from './option-values.js';
 

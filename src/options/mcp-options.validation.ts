@@ -1,5 +1,5 @@
-import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_PENDING_RETRY_WAIT_MS, DEFAULT_REQUEST_STATE_TTL_MS } from '../elicitation.constants.js';
-import type { ElicitationModuleOptions } from '../elicitation-options.interface.js';
+import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_PENDING_RETRY_WAIT_MS, DEFAULT_REQUEST_STATE_TTL_MS } from './elicitation.constants.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './client-ladder.js';
 import { positiveMs, type Resolved } from './option-values.js';

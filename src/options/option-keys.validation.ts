@@ -1,4 +1,4 @@
-import type { ElicitationLimits, ElicitationModuleOptions, ElicitationThrottle } from '../elicitation-options.interface.js';
+import type { ElicitationLimits, ElicitationModuleOptions, ElicitationThrottle } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import type { ElicitationFallback } from './client-ladder.js';
 import type { ElicitationOAuthOptions, OAuthProviderOptions } from './oauth-options.js';

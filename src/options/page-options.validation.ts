@@ -1,5 +1,5 @@
-import { DEFAULT_PRIMARY_COLOR, DEFAULT_TITLE } from '../elicitation.constants.js';
-import type { ElicitationModuleOptions } from '../elicitation-options.interface.js';
+import { DEFAULT_PRIMARY_COLOR, DEFAULT_TITLE } from './elicitation.constants.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { BUILT_IN_CATALOGS, canonicalLocale, overrideProblem } from '../messages/locales.js';
 import { bestContrastOn, rgbOf, textColorOn } from '../theme/accent-contrast.js';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { ElicitationModuleOptions } from '../elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import type { Resolved } from './option-values.js';
 

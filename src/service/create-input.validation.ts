@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../elicitation.constants.js';
+import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
 import { ELICITATION_ID_PATTERN } from '../elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../elicitation-kinds.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { idOf, parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import type { ElicitationKind } from '../elicitation-kinds.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type {
   ElicitationData,
   ElicitationExtendResult,

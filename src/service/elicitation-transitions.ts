@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.js';

@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from '../elicitation.constants.js';
+import { MAX_TIMER_MS } from '../options/elicitation.constants.js';
 import type {
   ElicitationData,
   ElicitationEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_API_KEY_LENGTH } from '../../src/elicitation.constants.js';
+import { MAX_API_KEY_LENGTH } from '../../src/options/elicitation.constants.js';
 import { readApiKeySubmission, readConfirmSubmission } from '../../src/http/page-submissions.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ResolvedElicitationOptions } from '../../src/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { PageCatalogs } from '../../src/messages/locales.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import type { FieldRule } from '../../src/form-rules.js';
 import { builtInTemplatesDir, TemplateRenderer } from '../../src/http/template-renderer.js';

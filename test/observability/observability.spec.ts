@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { observedStore } from '../../src/observability/observed-store.js';
 import { formatTraceparent, parseTraceparent } from '../../src/observability/otel-api.js';

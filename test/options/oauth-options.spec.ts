@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import {
   DEFAULT_OAUTH_REFRESH_BEFORE_MS,

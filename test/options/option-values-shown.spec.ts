@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions, validateRoutePrefix } from '../../src/elicitation-options.validation.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions, validateRoutePrefix } from '../../src/options/elicitation-options.validation.js';
 import { describeConfigValue } from '../../src/errors/config-value.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';

@@ -11,9 +11,9 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { ElicitationKeyRingAnnouncer } from '../../src/elicitation-key-ring.announcer.js';
-import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../../src/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../../src/options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
-import { MAX_TIMER_MS } from '../../src/elicitation.constants.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import { MAX_TIMER_MS } from '../../src/options/elicitation.constants.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import type { ElicitationEvent, ElicitationRecord } from '../../src/elicitation.types.js';

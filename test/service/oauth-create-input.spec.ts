@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { ElicitationRecords } from '../../src/service/elicitation-records.js';
 import type { ElicitationKind, ElicitationRecord } from '../../src/elicitation.types.js';

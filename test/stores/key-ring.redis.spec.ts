@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest 
 import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { KEY_RING_TTL_MS } from '../../src/elicitation.constants.js';
+import { KEY_RING_TTL_MS } from '../../src/options/elicitation.constants.js';
 import { ElicitationService } from '../../src/elicitation.service.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';

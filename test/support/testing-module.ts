@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/elicitation.module.js';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 
 const noop = () => undefined;
 /** Quiet: expected errors (a throwing listener, a failing sweep) are asserted, not printed. */

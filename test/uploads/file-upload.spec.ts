@@ -5,8 +5,8 @@
  * kept file name.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { ElicitationModuleOptions } from '../../src/elicitation-options.interface.js';
-import { resolveElicitationOptions } from '../../src/elicitation-options.validation.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import type { ElicitationRecord } from '../../src/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';

@@ -1,14 +1,14 @@
 import { DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_TTL_MS } from './elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
-import { ElicitationConfigError } from './errors/elicitation-config.error.js';
-import { resolveOAuthOptions } from './options/oauth-options.js';
-import { checkPlugIns, resolveIdentity, resolveKeys } from './options/identity-options.validation.js';
-import { resolveAudit, resolveExternalUrlPolicy, resolveLimits, resolveThrottle } from './options/limit-options.validation.js';
-import { resolveMcp } from './options/mcp-options.validation.js';
-import { checkOptionKeys } from './options/option-keys.validation.js';
-import { positiveMs, type Resolved } from './options/option-values.js';
-import { resolveLanguage, resolvePageLook } from './options/page-options.validation.js';
-import { resolveUrls } from './options/url-options.validation.js';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { resolveOAuthOptions } from './oauth-options.js';
+import { checkPlugIns, resolveIdentity, resolveKeys } from './identity-options.validation.js';
+import { resolveAudit, resolveExternalUrlPolicy, resolveLimits, resolveThrottle } from './limit-options.validation.js';
+import { resolveMcp } from './mcp-options.validation.js';
+import { checkOptionKeys } from './option-keys.validation.js';
+import { positiveMs, type Resolved } from './option-values.js';
+import { resolveLanguage, resolvePageLook } from './page-options.validation.js';
+import { resolveUrls } from './url-options.validation.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 

@@ -1,0 +1,92 @@
+/** The option groups and hooks `ElicitationModuleOptions` is made of (re-exported by `elicitation-options.interface.ts`). */
+import type { Readable } from 'node:stream';
+
+/**
+ * Abuse limits, each a positive whole number. Counted in the store, so shared across instances when the
+ * store is shared (Redis). Defaults: `DEFAULT_LIMITS`.
+ */
+export interface ElicitationLimits {
+  /** Elicitations one user may create per minute (a 60-second window); above it `ElicitationQuotaError`. @default 10 */
+  createPerMinute?: number;
+  /** Pending elicitations one user may have at once (count). @default 20 */
+  maxPendingPerUser?: number;
+  /** Pending elicitations across all users (count). @default 100000 */
+  maxPending?: number;
+  /** Largest page POST body, in bytes (413 above it). @default 16384 */
+  maxBodyBytes?: number;
+  /** Largest `metadata` (as JSON) at creation, in bytes. @default 4096 */
+  maxMetadataBytes?: number;
+  /** Largest stored answer (as JSON), in bytes. @default 1048576 */
+  maxResultBytes?: number;
+  /**
+   * Invalid submissions (count) the hosted form page (`kind: 'form'`) accepts per elicitation: the one that
+   * reaches it declines the elicitation. Counted in the store, so shared across instances. Also the answers one
+   * form-mode question (`elicit`, both protocol eras) takes in all: invalid ones are asked again naming the fields,
+   * the last throws `ElicitationValidationError`. @default 3
+   */
+  maxFormAttempts?: number;
+  /**
+   * Largest file a file page (`kind: 'file'`) accepts, in bytes (413 above it, nothing stored), and the ceiling of
+   * each elicitation's own `maxBytes`. Without an `uploadSink` the content is sealed in the store (base64, so it
+   * takes about 4/3 of this there). @default 5242880 (5 MiB)
+   */
+  maxUploadBytes?: number;
+}
+
+/** A file a file page (`kind: 'file'`) received, handed to `uploadSink` once its size and type passed. */
+export interface ElicitationUpload {
+  elicitationId: string;
+  /** The user the elicitation is for (the page checked the browser user). */
+  userId: string;
+  /** The file's name as the browser sent it (untrusted text: a name, never a path to use). */
+  name: string;
+  /** The MIME type found from the content's magic bytes (never the browser's claim). */
+  type: string;
+  /** The file's size in bytes. */
+  size: number;
+  /** The file's bytes. */
+  stream: Readable;
+}
+
+/**
+ * Where a file page's files go instead of the store (e.g. object storage): resolves the reference the answer carries
+ * (`ref`, a string of at most 2048 characters). A rejection answers the page 502 and completes nothing.
+ */
+export type UploadSink = (file: ElicitationUpload) => Promise<string>;
+
+/**
+ * Per-IP throttling of the module's own routes (the pages and the status route; the host app's other
+ * routes are untouched): a fixed window per client IP (`req.ip`; set `trust proxy` behind a proxy),
+ * counted by the module itself in the store (`store.hit`), so instances sharing a store share the count.
+ * Above the limit the route answers 429 with `Retry-After`. Defaults: `DEFAULT_THROTTLE`.
+ */
+export interface ElicitationThrottle {
+  /** Requests one IP may make per window (status polling included), a positive whole number. @default 300 */
+  limit?: number;
+  /** The window, in milliseconds. @default 60000 (1 minute) */
+  ttlMs?: number;
+}
+
+/**
+ * Finds the user behind a browser request to an elicitation page, typically from your own session
+ * cookie. Return `undefined`/`null` for an unidentified browser.
+ */
+// `req` is the host framework's request (Express or Fastify): `any` lets you type it as yours.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResolvePageUser = (req: any) => string | undefined | null | Promise<string | undefined | null>;
+
+/**
+ * Finds the verified user behind an MCP request from the SDK's handler `extra` (its `authInfo` is set
+ * by your MCP authorization middleware). Never trust an identity the client merely asserts.
+ */
+// `extra` differs between MCP SDK lines and transports: `any` lets you type it as yours.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResolveMcpUser = (extra: any) => string | undefined | null;
+
+/**
+ * Chooses the language of a page from its request (`req` is Express's or Fastify's), e.g. from the user's profile
+ * or a cookie: a locale tag such as `de` or `de-CH`. `undefined`, `null` or a locale without a catalog: the
+ * `Accept-Language` header decides. Synchronous: it runs for error pages too.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResolveLocale = (req: any) => string | undefined | null;
