@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { ElicitationEvent } from '../elicitation.types.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import { callRedis, connectionNameOf, duplicateClient, isClusterClient, type RedisClient } from './redis.client.js';
+import { eventTag, RecentIds, SentInScript } from './redis.event-repeats.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
@@ -15,77 +16,23 @@ import {
   type EventSealing,
 } from './redis.event-wire.js';
 import type { Scripts } from './redis.scripts.js';
+import {
+  compareStreamIds,
+  fieldValue,
+  READ_TIMEOUT_MS,
+  readAfter,
+  streamEnd,
+  streamInfo,
+  type StreamEntry,
+  type StreamPosition,
+} from './redis.stream-reader.js';
 
-/**
- * How long one XREAD waits for new events before it is sent again, in milliseconds. With READ_TIMEOUT_MS it
- * bounds how long a reader connection that died without a word goes unnoticed.
- */
-const READ_BLOCK_MS = 5_000;
-/** The reader connection's command timeout: one XREAD's wait plus slack (it replaces a shorter one of the store's client). */
-const READ_TIMEOUT_MS = READ_BLOCK_MS + 5_000;
-/** Most events one XREAD returns (a bigger backlog takes several reads, one right after the other). */
-const READ_COUNT = 256;
+export { compareStreamIds } from './redis.stream-reader.js';
+
 /** Events remembered to drop duplicates: two generations of up to this many each. */
 const SEEN_GENERATION = 5_000;
 /** The pause after a failed read: 100 ms more per failure in a row, up to a second (the store's reconnect pace). */
 const retryDelayMs = (failures: number) => Math.min(100 * failures, 1_000);
-
-/**
- * Events whose append a script already made (CREATE, FINISH, EXTEND_EXPIRY, SWEEP), so that the channel does not send them
- * again when the service publishes them right after (by `tag`). Entries live one to two rotations (a second
- * or two), so an event that is never published through the channel costs nothing for long; one published
- * later than that goes out again and the readers drop it by its id.
- *
- * It spares every create and finish a second round trip and lets the event leave from inside the script
- * (guarded by the redis.bench rows "redis round trips per create / finish" and "redis cross-instance
- * completion latency p99").
- */
-class SentInScript {
-  private current = new Set<string>();
-  private previous = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-
-  add(tag: string): void {
-    this.current.add(tag);
-    if (!this.timer) {
-      this.timer = setInterval(() => {
-        this.previous = this.current;
-        this.current = new Set();
-        if (this.previous.size === 0) this.stop();
-      }, 1_000);
-      this.timer.unref();
-    }
-  }
-
-  /** True (once) when a script already appended this event. */
-  take(tag: string): boolean {
-    return this.current.delete(tag) || this.previous.delete(tag);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
-  }
-}
-
-/** The ids of the events delivered lately (two generations of at most `generation` each), to drop a second copy. */
-class RecentIds {
-  private current = new Set<string>();
-  private previous = new Set<string>();
-
-  constructor(private readonly generation: number) {}
-
-  /** False when `id` was seen lately (a duplicate); otherwise remembers it and returns true. */
-  add(id: string): boolean {
-    if (this.current.has(id) || this.previous.has(id)) return false;
-    if (this.current.size >= this.generation) {
-      this.previous = this.current;
-      this.current = new Set();
-    }
-    this.current.add(id);
-    return true;
-  }
-}
 
 /** What an event channel needs from the store that opens it. */
 export interface RedisEventChannelDeps {
@@ -109,9 +56,6 @@ export interface RedisEventChannelDeps {
  * in redis.scripts.ts): the stream, its two caps, and the message's pieces before and after the record's part.
  */
 export type EventScriptArgs = [stream: string, maxLength: number, maxAgeMs: number, start: string, end: string];
-
-/** An entry as XREAD returns it: its id and its fields (name, value, ...). */
-type StreamEntry = [id: string, fields: unknown[]];
 
 /**
  * One event channel of a Redis store, on the store's event stream (a Redis Stream, capped by length and age):
@@ -207,11 +151,11 @@ export class RedisEventChannel implements ElicitationEventChannel {
 
   /** Notes that a script appended this event, so that `publish` does not send it again. */
   appendedInScript(id: string, type: ElicitationEvent['type'], at: number): void {
-    this.sent.add(tag(id, type, at));
+    this.sent.add(eventTag(id, type, at));
   }
 
   async publish(event: ElicitationEvent): Promise<void> {
-    if (this.sent.take(tag(event.elicitationId, event.type, event.at))) return;
+    if (this.sent.take(eventTag(event.elicitationId, event.type, event.at))) return;
     const message = encodeEventMessage(this.head, event, this.deps.keys, this.trace());
     await callRedis('publish', () =>
       this.deps.scripts.elicitAppendEvent(this.deps.stream, this.deps.maxLength, this.deps.maxAgeMs, message),
@@ -250,7 +194,7 @@ export class RedisEventChannel implements ElicitationEventChannel {
           await this.checkTrimmed();
           this.recovered();
         }
-        const entries = await this.read();
+        const entries = await readAfter(this.reader, this.deps.stream, this.lastId);
         if (this.closed) return;
         this.recovered();
         if (entries.length > 0) this.deliver(entries);
@@ -276,38 +220,6 @@ export class RedisEventChannel implements ElicitationEventChannel {
     if (this.failures === 0) return;
     this.failures = 0;
     this.logger.log(`Reading lifecycle events from ${this.deps.stream} again, from ${this.lastId} on.`);
-  }
-
-  /**
-   * One XREAD after the last id, waiting up to READ_BLOCK_MS for something new. On a standalone or Sentinel
-   * connection it rejects as soon as the connection drops (ioredis would not send the read again).
-   */
-  private read(): Promise<StreamEntry[]> {
-    const reading = this.reader.xread(
-      'COUNT',
-      READ_COUNT,
-      'BLOCK',
-      READ_BLOCK_MS,
-      'STREAMS',
-      this.deps.stream,
-      this.lastId,
-    ) as Promise<unknown>;
-    if (isClusterClient(this.reader)) return reading.then(entriesOf);
-    const reader = this.reader;
-    return new Promise<StreamEntry[]>((resolve, reject) => {
-      const lost = () => reject(new Error('the connection closed'));
-      reader.once('close', lost);
-      reading.then(
-        (reply) => {
-          reader.off('close', lost);
-          resolve(entriesOf(reply));
-        },
-        (error: unknown) => {
-          reader.off('close', lost);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
   }
 
   /** Hands the entries' events to `onRemoteEvent`: not this channel's own, each event once, in stream order. */
@@ -387,91 +299,4 @@ export class RedisEventChannel implements ElicitationEventChannel {
       this.wake = done;
     });
   }
-}
-
-/** How SentInScript tells one event from another. */
-function tag(id: string, type: ElicitationEvent['type'], at: number): string {
-  return `${id} ${type} ${at}`;
-}
-
-/** Where a stream ends: the id of its last entry (`0-0` when it has none) and the count of entries it was given. */
-interface StreamPosition {
-  lastId: string;
-  /** `entries-added` (Redis 7); `undefined` on Redis 6.2. */
-  added: number | undefined;
-}
-
-/** What XINFO STREAM tells of a stream, or `undefined` when there is none. */
-async function streamInfo(
-  redis: RedisClient,
-  stream: string,
-): Promise<{ lastGeneratedId: string; added: number | undefined; length: number; firstId: string | undefined } | undefined> {
-  let reply: unknown;
-  try {
-    reply = await redis.xinfo('STREAM', stream);
-  } catch (error) {
-    if (error instanceof Error && /no such key/i.test(error.message)) return undefined;
-    throw error;
-  }
-  const fields = fieldMap(reply);
-  const first = fields.get('first-entry');
-  const added = fields.get('entries-added');
-  const lastGeneratedId = fields.get('last-generated-id');
-  return {
-    lastGeneratedId: typeof lastGeneratedId === 'string' ? lastGeneratedId : '0-0',
-    added: typeof added === 'number' ? added : undefined,
-    length: Number(fields.get('length') ?? 0),
-    firstId: Array.isArray(first) && typeof first[0] === 'string' ? first[0] : undefined,
-  };
-}
-
-/**
- * The stream's end now (the last id it gave, so that every later entry is new; `0-0` and a count of 0 when
- * there is no stream yet, as every entry of a stream made later is new).
- */
-async function streamEnd(redis: RedisClient, stream: string): Promise<StreamPosition> {
-  const info = await streamInfo(redis, stream);
-  return info ? { lastId: info.lastGeneratedId, added: info.added } : { lastId: '0-0', added: 0 };
-}
-
-/**
- * The entries of an XREAD reply on one stream: `[[stream, entries]]` (RESP2 shapes), or `{ stream: entries }`
- * / a Map (RESP3 shapes); none for `null` (the wait ended with nothing new).
- */
-function entriesOf(reply: unknown): StreamEntry[] {
-  let entries: unknown;
-  if (Array.isArray(reply)) entries = Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : undefined;
-  else if (reply instanceof Map) entries = [...(reply as Map<unknown, unknown>).values()][0];
-  else if (typeof reply === 'object' && reply !== null) entries = Object.values(reply)[0];
-  if (!Array.isArray(entries)) return [];
-  return entries.filter((e): e is StreamEntry => Array.isArray(e) && typeof e[0] === 'string' && Array.isArray(e[1]));
-}
-
-/** The value of field `name` in an entry's `[name, value, ...]`, when it is a string. */
-function fieldValue(fields: unknown[], name: string): string | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] === name && typeof fields[i + 1] === 'string') return fields[i + 1] as string;
-  }
-  return undefined;
-}
-
-/** XINFO's reply as a map: `[name, value, ...]` (RESP2 shapes), an object or a Map (RESP3 shapes). */
-function fieldMap(reply: unknown): Map<string, unknown> {
-  if (reply instanceof Map) return new Map([...(reply as Map<unknown, unknown>)].map(([k, v]) => [String(k), v]));
-  if (Array.isArray(reply)) {
-    const map = new Map<string, unknown>();
-    for (let i = 0; i + 1 < reply.length; i += 2) map.set(String(reply[i]), reply[i + 1]);
-    return map;
-  }
-  return new Map<string, unknown>(typeof reply === 'object' && reply !== null ? Object.entries(reply) : []);
-}
-
-/** Compares two stream ids (`<ms>-<seq>`): negative, zero or positive. */
-export function compareStreamIds(a: string, b: string): number {
-  const [am, as = '0'] = a.split('-');
-  const [bm, bs = '0'] = b.split('-');
-  const ms = BigInt(am) - BigInt(bm);
-  if (ms !== 0n) return ms < 0n ? -1 : 1;
-  const seq = BigInt(as) - BigInt(bs);
-  return seq === 0n ? 0 : seq < 0n ? -1 : 1;
 }
