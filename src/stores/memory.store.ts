@@ -8,6 +8,9 @@ import {
   type ExtendChange,
   type FinishChange,
 } from './elicitation-store.js';
+import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
+import { storedRecord } from './memory-record.js';
+import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
 
 /**
  * The default store: one process, no dependencies. Records expire lazily on read and through
@@ -25,7 +28,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   override readonly inProcess: boolean = true;
   private readonly records = new Map<string, ElicitationRecord>();
   /** userId → type → ids, in creation order. */
-  private readonly index = new Map<string, Map<string, Set<string>>>();
+  private readonly index: UserTypeIndex = new Map();
   /**
    * Every record under its next deadline: `expiresAt` while pending, then `purgeAt`. An entry left behind
    * by a change of deadline (a finish, an `extend`) is stale, and skipped when it comes up.
@@ -35,7 +38,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly pendingByUser = new Map<string, number>();
   private pendingTotal = 0;
   /** Fixed-window counters: key → hits and window end. */
-  private readonly counters = new Map<string, CounterHit>();
+  private readonly counters: WindowCounters = new Map();
   /** Counter keys under the end of their window, so the sweep drops ended windows without a scan. */
   private readonly counterEnds = new DeadlineWheel<string>(BUCKET_MS);
 
@@ -47,21 +50,19 @@ export class MemoryElicitationStore extends ElicitationStore {
   create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult> {
     if (this.records.has(record.id)) return Promise.reject(new Error(`Elicitation id collision: ${record.id}`));
     if (quota) {
-      if (this.count(`create:${record.userId}`, quota.windowMs, record.createdAt).count > quota.perUserLimit) {
+      if (
+        countHit(this.counters, this.counterEnds, `create:${record.userId}`, quota.windowMs, record.createdAt).count > quota.perUserLimit
+      ) {
         return Promise.resolve('rate-limited');
       }
       if ((this.pendingByUser.get(record.userId) ?? 0) >= quota.maxPendingPerUser) return Promise.resolve('user-pending-limit');
       if (this.pendingTotal >= quota.maxPending) return Promise.resolve('pending-limit');
     }
-    const kept = stored(record);
+    const kept = storedRecord(record);
     this.records.set(record.id, kept);
     this.pendingByUser.set(record.userId, (this.pendingByUser.get(record.userId) ?? 0) + 1);
     this.pendingTotal++;
-    let types = this.index.get(record.userId);
-    if (!types) this.index.set(record.userId, (types = new Map<string, Set<string>>()));
-    let ids = types.get(record.type);
-    if (!ids) types.set(record.type, (ids = new Set<string>()));
-    ids.add(record.id);
+    addToIndex(this.index, record);
     this.deadlines.add(kept.expiresAt, kept);
     return Promise.resolve('created');
   }
@@ -116,12 +117,11 @@ export class MemoryElicitationStore extends ElicitationStore {
   }
 
   hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
-    return Promise.resolve({ ...this.count(`hit:${key}`, windowMs, now) });
+    return Promise.resolve({ ...countHit(this.counters, this.counterEnds, `hit:${key}`, windowMs, now) });
   }
 
   override peekHits(key: string, windowMs: number, now: number): Promise<number> {
-    const counter = this.counters.get(`hit:${key}`);
-    return Promise.resolve(counter && counter.resetAt === (Math.floor(now / windowMs) + 1) * windowMs ? counter.count : 0);
+    return Promise.resolve(peekCount(this.counters, `hit:${key}`, windowMs, now));
   }
 
   findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
@@ -171,7 +171,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     // The expired records share one purgeAt: filed together, or forgotten at once if it has passed.
     if (purgeAt > now) wheel.addAll(purgeAt, expired);
     else for (let i = 0; i < expired.length; i++) this.forget(expired[i]);
-    this.dropEndedCounters(now);
+    dropEndedCounters(this.counters, this.counterEnds, now);
     return Promise.resolve(expired);
   }
 
@@ -253,41 +253,6 @@ export class MemoryElicitationStore extends ElicitationStore {
     return record;
   }
 
-  /** A fixed-window counter (windows aligned to multiples of windowMs): one more hit on `key`. */
-  private count(key: string, windowMs: number, now: number): CounterHit {
-    let counter = this.counters.get(key);
-    const resetAt = (Math.floor(now / windowMs) + 1) * windowMs;
-    if (!counter || counter.resetAt !== resetAt) {
-      this.counters.set(key, (counter = { count: 0, resetAt }));
-      this.counterEnds.add(resetAt, key);
-    }
-    counter.count++;
-    return counter;
-  }
-
-  /** Drops the counters whose window has ended (an entry for an earlier window of a key is stale). */
-  private dropEndedCounters(now: number): void {
-    const wheel = this.counterEnds;
-    const counters = this.counters;
-    for (let bucket = wheel.takeDue(now); bucket !== undefined; bucket = wheel.takeDue(now)) {
-      for (let i = 0; i < bucket.length; i++) {
-        const counter = counters.get(bucket[i]);
-        if (counter !== undefined && counter.resetAt <= now) counters.delete(bucket[i]);
-      }
-    }
-    const current = wheel.bucketAt(now);
-    if (current === undefined) return;
-    const key = wheel.keyOf(now);
-    let kept = 0;
-    for (let i = 0; i < current.length; i++) {
-      const counter = counters.get(current[i]);
-      if (counter === undefined) continue;
-      if (counter.resetAt <= now) counters.delete(current[i]);
-      else if (wheel.keyOf(counter.resetAt) === key) current[kept++] = current[i];
-    }
-    wheel.trim(now, kept);
-  }
-
   /** `leavePending` for `n` records of one user at once. */
   private leavePendingMany(userId: string, n: number): void {
     const left = (this.pendingByUser.get(userId) ?? n) - n;
@@ -324,44 +289,9 @@ export class MemoryElicitationStore extends ElicitationStore {
       record.status = 'expired';
     }
     this.records.delete(record.id);
-    const types = this.index.get(record.userId);
-    const ids = types?.get(record.type);
-    if (!types || !ids) return;
-    ids.delete(record.id);
-    if (ids.size === 0) {
-      types.delete(record.type);
-      if (types.size === 0) this.index.delete(record.userId);
-    }
+    removeFromIndex(this.index, record);
   }
 }
 
 /** Width of the deadline buckets: a sweep looks one by one only at the records due within this of `now`. */
 const BUCKET_MS = 1_000;
-
-/**
- * A copy with every field present from the start, so all records share one V8 hidden class and
- * `finish` does not reshape each of them: about twice the cycle rate and half the heap of a spread copy
- * (guarded by the bench rows "cycle create→complete→getResult (memory store)" and "memory store heap per
- * pending elicitation").
- */
-function stored(r: ElicitationRecord): ElicitationRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    userId: r.userId,
-    type: r.type,
-    message: r.message,
-    metadata: r.metadata,
-    status: r.status,
-    createdAt: r.createdAt,
-    expiresAt: r.expiresAt,
-    finishedAt: r.finishedAt,
-    purgeAt: r.purgeAt,
-    data: r.data,
-    consumedAt: r.consumedAt,
-    sessionId: r.sessionId,
-    askKey: r.askKey,
-    extendedAt: r.extendedAt,
-    extendedFrom: r.extendedFrom,
-  };
-}
