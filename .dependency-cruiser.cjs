@@ -17,7 +17,7 @@ const LAYERS = [
   ['operations', '^src/(cleanup|terminus)/(?!index\\.ts$)'],
   ['module', '^src/elicitation\\.(module|module-definition|providers)\\.ts$|^src/elicitation-key-ring\\.announcer\\.ts$'],
   ['mcp-nest adapter', '^src/mcp-nest/(?!index\\.ts$)'],
-  ['entry points', '^src/index\\.ts$|^src/(redis|mcp-nest|terminus)/index\\.ts$|^src/testing/'],
+  ['entry points', '^src/index\\.ts$|^src/(redis|store|mcp-nest|terminus)/index\\.ts$|^src/testing/'],
 ];
 
 /** No layer imports one above it. */

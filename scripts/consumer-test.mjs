@@ -490,7 +490,8 @@ function listFiles(dir, skip, prefix = '') {
 
 /**
  * Every subpath resolves under require and under import, and to the same file (the exports map's
- * `module-sync`): a module loaded both ways is one copy, so the injection tokens are the same classes.
+ * `module-sync`): a module loaded both ways is one copy, so the injection tokens are the same classes, and the
+ * `/store` entry's `ElicitationStore` and `MemoryElicitationStore` are the main entry's.
  */
 async function checkOneCopy(name, dir, subpaths) {
   const script = `
@@ -505,6 +506,10 @@ async function checkOneCopy(name, dir, subpaths) {
     const esm = await import('${pkg.name}');
     for (const token of ['ElicitationModule', 'ElicitationService', 'ElicitationStore']) {
       if (typeof cjs[token] !== 'function' || cjs[token] !== esm[token]) throw new Error(token + ': require and import give different classes');
+    }
+    const store = await import('${pkg.name}/store');
+    for (const token of ['ElicitationStore', 'MemoryElicitationStore']) {
+      if (store[token] !== esm[token]) throw new Error(token + ': the /store entry and the main entry give different classes');
     }`;
   // import.meta.resolve resolves from the script's URL: run it from a file inside the fixture.
   const file = join(dir, 'one-copy.check.mjs');

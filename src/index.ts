@@ -56,7 +56,6 @@ export type {
   ElicitationStatus,
   ElicitationStatusView,
   ElicitationSummary,
-  ExtendResult,
   FinalStatus,
   TransitionResult,
   WaitOutcome,
@@ -68,22 +67,8 @@ export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.sched
 export { ElicitationOAuth } from './oauth/elicitation-oauth.js';
 export type { ElicitationOAuthOptions, OAuthProviderOptions, OAuthToken } from './options/oauth-options.js';
 
-// Stores
-export {
-  ElicitationStore,
-  type CounterHit,
-  type CreateQuota,
-  type CreateResult,
-  type ElicitationCounterStore,
-  type ElicitationEventChannel,
-  type ElicitationEventChannelOptions,
-  type ElicitationEventContext,
-  type ElicitationRecordStore,
-  type ElicitationStoreKeys,
-  type ExtendChange,
-  type FinishChange,
-  type KeyRingEntry,
-} from './stores/elicitation-store.js';
+// Stores: what an app passes as `store` and injects; writing a store of your own: `nestjs-mcp-elicitation/store`
+export { ElicitationStore } from './stores/elicitation-store.js';
 export { MemoryElicitationStore } from './stores/memory.store.js';
 
 // The MCP binding (both SDK lines, both protocol eras)

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from '@jest/globals'; // or from 'vitest'
-import { MemoryElicitationStore } from 'nestjs-mcp-elicitation';
+import { MemoryElicitationStore } from 'nestjs-mcp-elicitation/store';
 import { describeElicitationStoreContract } from 'nestjs-mcp-elicitation/testing';
 
 /** Your store: here one that builds on the memory store, so the example runs as it is. */

@@ -33,9 +33,9 @@ function declaredType(symbol: ts.Symbol): ts.Type {
   return entryPointProgram().checker.getDeclaredTypeOfSymbol(symbol);
 }
 
-/** The properties of an exported interface, without `@internal` ones. */
-function interfaceProperties(name: string): ts.Symbol[] {
-  return declaredType(rootExport(name))
+/** The properties of an interface the main entry (or the `/store` entry, for the store contract) exports, without `@internal` ones. */
+function interfaceProperties(name: string, symbol: ts.Symbol = rootExport(name)): ts.Symbol[] {
+  return declaredType(symbol)
     .getProperties()
     .filter((p) => !p.declarations?.some(isInternal));
 }
@@ -392,6 +392,13 @@ function storeTableProblems(readme: string): string[] {
 }
 
 /** The two halves of the contract against the whole: the same members, optional in the same places. */
+/** One export of the `/store` entry point (the store contract's halves live there only). */
+function storeExport(name: string): ts.Symbol {
+  const symbol = exportsOf(ENTRY_POINTS['nestjs-mcp-elicitation/store']).get(name);
+  if (!symbol) throw new Error(`nestjs-mcp-elicitation/store does not export ${name}`);
+  return symbol;
+}
+
 function storeContractProblems(): string[] {
   const whole = new Map(
     publicMembers(rootExport('ElicitationStore'))
@@ -400,7 +407,7 @@ function storeContractProblems(): string[] {
   );
   const halves = new Map<string, boolean>();
   for (const name of ['ElicitationRecordStore', 'ElicitationCounterStore']) {
-    for (const property of interfaceProperties(name)) halves.set(property.getName(), isOptional(property));
+    for (const property of interfaceProperties(name, storeExport(name))) halves.set(property.getName(), isOptional(property));
   }
   // `useKeys` serves both halves and is declared on the whole only.
   halves.set('useKeys', true);

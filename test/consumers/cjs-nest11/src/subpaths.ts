@@ -7,6 +7,10 @@ import {
 } from 'nestjs-mcp-elicitation';
 import { RedisElicitationStore } from 'nestjs-mcp-elicitation/redis';
 import {
+  MemoryElicitationStore,
+  type ElicitationRecordStore,
+} from 'nestjs-mcp-elicitation/store';
+import {
   createElicitationTestClient,
   describeElicitationStoreContract,
 } from 'nestjs-mcp-elicitation/testing';
@@ -16,6 +20,13 @@ export const subpaths = [
   ElicitationService,
   ElicitationStore,
   RedisElicitationStore,
+  MemoryElicitationStore,
   createElicitationTestClient,
   describeElicitationStoreContract,
 ];
+
+// What the `/store` entry gives a store author fits the main entry's `store` option.
+export const storeSubpath: [
+  typeof ElicitationStore,
+  ElicitationRecordStore | undefined,
+] = [MemoryElicitationStore, undefined];

@@ -2,6 +2,7 @@
 // need, such as ioredis, are not installed here).
 import { ElicitationModule, ElicitationService, ElicitationStore } from 'nestjs-mcp-elicitation';
 import { RedisElicitationStore } from 'nestjs-mcp-elicitation/redis';
+import { MemoryElicitationStore, type ElicitationRecordStore } from 'nestjs-mcp-elicitation/store';
 import { createElicitationTestClient, describeElicitationStoreContract } from 'nestjs-mcp-elicitation/testing';
 
 export const subpaths = [
@@ -9,6 +10,10 @@ export const subpaths = [
   ElicitationService,
   ElicitationStore,
   RedisElicitationStore,
+  MemoryElicitationStore,
   createElicitationTestClient,
   describeElicitationStoreContract,
 ];
+
+// What the `/store` entry gives a store author fits the main entry's `store` option.
+export const storeSubpath: [typeof ElicitationStore, ElicitationRecordStore | undefined] = [MemoryElicitationStore, undefined];

@@ -1,0 +1,31 @@
+/**
+ * `nestjs-mcp-elicitation/store`: what writing a store takes. The contract (`ElicitationStore`, the abstract class
+ * that is also the injection token, and its two halves), what its methods take and return, the record types they
+ * carry, the error that makes pages answer 503, and the memory store to build on. An app that only passes `store:`
+ * needs none of this beyond `ElicitationStore` and `MemoryElicitationStore`, which the main entry exports too.
+ */
+export {
+  ElicitationStore,
+  type CounterHit,
+  type CreateQuota,
+  type CreateResult,
+  type ElicitationCounterStore,
+  type ElicitationEventChannel,
+  type ElicitationEventChannelOptions,
+  type ElicitationEventContext,
+  type ElicitationRecordStore,
+  type ElicitationStoreKeys,
+  type ExtendChange,
+  type FinishChange,
+  type KeyRingEntry,
+} from '../stores/elicitation-store.js';
+export { MemoryElicitationStore } from '../stores/memory.store.js';
+export type {
+  ElicitationData,
+  ElicitationEvent,
+  ElicitationRecord,
+  ExtendResult,
+  FinalStatus,
+  TransitionResult,
+} from '../elicitation.types.js';
+export { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
