@@ -68,16 +68,15 @@ export class CallQuestions {
   }
 
   /**
-   * The answer-reuse rule of `requireAnswer`: the user's latest answer of `ask.type` (for `oauth`, a valid token),
-   * taken without asking, on the first call as on a retry. What the eras do with it differs today:
-   * - 2025-11-25 (push, `PushElicitation.requireAnswer`): its data is the answer, and the answer is not marked
-   *   used by the call, so it is never spent.
-   * - 2026-07-28 (input-required, `InputRequiredElicitation.requireAnswer`): its id is recorded in the state, the
-   *   outcome is read back from the store and marked used by the call (`scope.used`), so it is spent (under its
-   *   `askKey`) once the call finishes.
+   * The answer-reuse rule of `requireAnswer`, one for both eras: the user's latest answer of `ask.type` (for
+   * `oauth`, a valid token of the vault) is taken without asking, on the first call as on a retry, and the call
+   * marks it used (`scope.used`): once the call finishes it is spent under its `askKey`, so the link rung never hands
+   * that outcome to a later call of the tool as an answer of its own ("one approval never runs a tool twice").
    */
-  keptAnswer<T extends ElicitationData>(ask: UrlElicitationAsk): Promise<{ elicitationId: string; data: T } | undefined> {
-    return this.deps.records.keptAnswer<T>(this.userId, ask);
+  async keptAnswer<T extends ElicitationData>(ask: UrlElicitationAsk): Promise<{ elicitationId: string; data: T } | undefined> {
+    const found = await this.deps.records.keptAnswer<T>(this.userId, ask);
+    if (found) this.deps.scope.used.add(found.elicitationId);
+    return found;
   }
 }
 

@@ -168,7 +168,7 @@ export class InputRequiredElicitation implements ToolElicitation {
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     const type = typeOfAsk(ask);
     const withType = { ...ask, type };
-    // The answer-reuse rule (`CallQuestions.keptAnswer`): on 2026-07-28 the kept answer is marked used (`taken`).
+    // The answer-reuse rule (`CallQuestions.keptAnswer`, the same in both eras): a kept answer is marked used.
     const outcome = await this.pageQuestion<T>(withType, this.rounds.next(pageQuestionDigest(withType)), async () => {
       const found = await this.questions.keptAnswer<T>(withType);
       return found?.elicitationId;

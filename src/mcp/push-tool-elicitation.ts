@@ -133,7 +133,7 @@ export class PushElicitation implements PushToolElicitation {
   async requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     const position = this.asked++;
     const type = typeOfAsk(ask);
-    // The answer-reuse rule (`CallQuestions.keptAnswer`): on 2025-11-25 the kept answer is not marked used.
+    // The answer-reuse rule (`CallQuestions.keptAnswer`, the same in both eras): a kept answer is marked used.
     const found = await this.questions.keptAnswer<T>(ask);
     if (found) return found.data;
     return answerOf(await this.pageQuestion<T>({ ...ask, type }, position, { suspend: true }));
