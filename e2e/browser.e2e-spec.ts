@@ -7,30 +7,19 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`). Without it the test is skipped with a
  * console message, unless REQUIRE_CHROMIUM=1 (as in CI), where it fails instead.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
+import { CHROMIUM, haveChromium as haveChromiumInstalled, launchChromium } from './support/page-browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const SCREENSHOT = '/tmp/api-key-page.png';
 const API_KEY = 'ghp_browser-e2e-0123456789';
 const MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
 
-const haveChromium = existsSync(CHROMIUM);
+const haveChromium = haveChromiumInstalled();
 const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
 if (!haveChromium && !requireChromium) {
   console.warn(
@@ -108,7 +97,7 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       });
 
       // --- The browser side. ---
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
       const page = await context.newPage();
       const consoleErrors: string[] = [];

@@ -12,11 +12,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { ElicitationService } from '../src/elicitation.service.js';
 import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
 import { startPageApp } from './support/page-app.js';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './support/page-browser.js';
+import { CHROMIUM, haveChromium, launchChromium } from './support/page-browser.js';
 
 /** The payload of the issue. */
 const SPOOF = 'Deploy web\u202Eyrtnomem\u202C\u0000\u0007' + '\n'.repeat(28) + 'to production?';
@@ -123,7 +123,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
     ({ app, service } = await startPageApp({}, { listen: true }));
     origin = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
     if (haveChromium()) {
-      browser = await within(chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), 30_000, 'Chromium to start');
+      browser = await within(launchChromium(), 30_000, 'Chromium to start');
     }
   }, 60_000);
 

@@ -15,14 +15,14 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type BeforeApplicationShutdown, type INestApplication, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { profileForm } from '../examples/demo/profile-form.js';
 import { ElicitationModule } from '../src/elicitation.module.js';
 import { ElicitationService } from '../src/elicitation.service.js';
 import { describeViolations, focusState, layoutProblems, runAxe, tabUntil } from './support/a11y.js';
 import { pageTestOptions } from './support/page-app.js';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './support/page-browser.js';
+import { CHROMIUM, haveChromium, launchChromium } from './support/page-browser.js';
 
 const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
 if (!haveChromium() && !requireChromium) {
@@ -60,7 +60,7 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
     // Generous limits: these tests open far more pages and create far more elicitations than a person would.
     demo = await startDemoApp({ port: 0, logger: false, throttleLimit: 100_000, createPerMinute: 100_000 });
     service = demo.app.get(ElicitationService);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

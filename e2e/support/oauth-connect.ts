@@ -5,8 +5,8 @@
  * browser back to the module's callback, whose page is read. Each connection runs in a fresh browser context
  * (its own cookies: no provider session carried over from an earlier connection).
  */
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from './page-browser.js';
+import { type Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from './page-browser.js';
 
 /** What the browser saw at the end of the flow. */
 export interface ConnectedPage {
@@ -31,7 +31,7 @@ export interface OAuthConnectBrowser {
 /** Launches Chromium (throws naming the install command when it is missing: the tests fail, never skip). */
 export async function launchOAuthConnectBrowser(): Promise<OAuthConnectBrowser> {
   if (!haveChromium()) throw new Error(`${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser: Browser = await launchChromium();
   return {
     async connect(pageUrl, user, providerLogin) {
       const context = await browser.newContext();

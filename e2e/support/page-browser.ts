@@ -25,6 +25,11 @@ export const CHROMIUM_ARGS = [
 /** Whether Chromium is installed. */
 export const haveChromium = (): boolean => existsSync(CHROMIUM);
 
+/** The one way the e2e tests start Chromium: Debian's build with the flags above. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
 /** What a browser submission saw: the POST's status and the text of the page that answered. */
 export interface BrowserSubmission {
   status: number;
@@ -46,7 +51,7 @@ export interface PageBrowser {
 /** Launches Chromium (throws naming the install command when it is missing). */
 export async function launchPageBrowser(): Promise<PageBrowser> {
   if (!haveChromium()) throw new Error(`${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser: Browser = await launchChromium();
   return {
     async submit(url, user, fill) {
       const context = await browser.newContext({ viewport: { width: 900, height: 900 } });

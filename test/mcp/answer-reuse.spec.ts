@@ -49,7 +49,7 @@ describe('the answer-reuse rule on 2025-11-25', () => {
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
 
     const store = ref.get(ElicitationStore);
-    const record = (await store.get(elicitationId))!;
+    const record = (await store.get(elicitationId, Date.now()))!;
     // The spent marker's counter, read with the window and clock LinkedQuestions gives it (a record's life plus retention).
     const { ttlMs, retentionMs } = ref.get<ResolvedElicitationOptions>(ELICITATION_RESOLVED_OPTIONS);
     const spentHits = () => store.peekHits!(`asked-spent:${elicitationId}`, ttlMs + retentionMs, record.expiresAt + retentionMs);
