@@ -4,12 +4,15 @@ import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from './options/elicitation-options.validation.js';
+import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from './options/page-options.js';
+import { CsrfTokens } from './security/csrf.js';
 import { StoreKeyRing } from './security/store-key-ring.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
 import { MemoryElicitationStore } from './stores/memory.store.js';
 
 /**
- * Options resolution (validated once, shared by the sync and async paths) and store selection; the store gets
+ * Options resolution (validated once, shared by the sync and async paths), the routes' slice of them
+ * (`ELICITATION_PAGE_OPTIONS`) and their `CsrfTokens`, and store selection; the store gets
  * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a shared store the module
  * announces its key ring and checks it against the other instances' (`ElicitationKeyRingAnnouncer`).
  */
@@ -23,6 +26,13 @@ export const elicitationProviders: Provider[] = [
       for (const warning of warnings) logger.warn(warning);
       return options;
     },
+  },
+  // The routes' slice of the options, and their CSRF tokens: no class of http/ holds the key ring.
+  { provide: ELICITATION_PAGE_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: pageOptionsOf },
+  {
+    provide: CsrfTokens,
+    inject: [ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedElicitationOptions) => new CsrfTokens(options.encryptionKeys),
   },
   {
     provide: ElicitationStore,

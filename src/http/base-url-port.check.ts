@@ -1,7 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 
 /** The part of a Node HTTP server the check reads. */
 interface ListeningServer {
@@ -28,7 +27,7 @@ function portOf(url: URL): number {
 @Injectable()
 export class BaseUrlPortCheck implements OnApplicationBootstrap {
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: Pick<ResolvedElicitationOptions, 'baseUrl'>,
+    @InjectPageOptions() private readonly options: Pick<ElicitationPageOptions, 'baseUrl'>,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 

@@ -1,4 +1,4 @@
-import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res } from '@nestjs/common';
 import { idOf } from '../elicitation-id.js';
 import { isPageKind } from '../elicitation-kinds.js';
 import type { ElicitationExtendResult } from '../elicitation.types.js';
@@ -6,10 +6,8 @@ import { ElicitationRecords } from '../service/elicitation-records.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { pageError, withPageHeading } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
-import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
-import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
-import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PageRoutes } from './elicitation-routes.decorator.js';
+import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import { PageAnswers } from './page-answers.js';
 import type { PageRequest, PageResponse } from './page-http.js';
@@ -24,8 +22,7 @@ import { PageSecurity } from './page-security.js';
  * finished; 410 expired; 501 on a store without `extend`). Mounted under the `routePrefix` with the pages, behind the
  * same guards and filter.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
-@UseFilters(ElicitationPageFilter)
+@PageRoutes()
 export class ElicitationExtendController {
   constructor(
     private readonly records: ElicitationRecords,

@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   Body,
   Get,
-  Inject,
   Logger,
   Param,
   PayloadTooLargeException,
@@ -11,12 +10,9 @@ import {
   Req,
   Res,
   ServiceUnavailableException,
-  UseFilters,
-  UseGuards,
   BadRequestException,
 } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { idOf } from '../elicitation-id.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
@@ -26,10 +22,8 @@ import { pageError } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
 import { acceptAttribute, describeAccept, uploadSettingsOf, type UploadSettings } from '../uploads/file-accept.js';
 import { readUpload, type UploadProblem } from '../uploads/multipart-upload.js';
-import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
-import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
-import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PageRoutes } from './elicitation-routes.decorator.js';
+import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import { PageAnswers } from './page-answers.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
@@ -60,8 +54,7 @@ const PROBLEM_STATUS: Record<UploadProblem, number> = {
  * url-encoded by the page's button, or as `action=cancel` in a multipart post) declines. Mounted under the
  * `routePrefix` with the pages, behind the same guards and filter.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
-@UseFilters(ElicitationPageFilter)
+@PageRoutes()
 export class ElicitationFileController {
   private readonly logger = new Logger('ElicitationFilePage');
 
@@ -70,7 +63,7 @@ export class ElicitationFileController {
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
   @Get(':id/file')

@@ -4,7 +4,6 @@ import {
   BadRequestException,
   type ExceptionFilter,
   HttpException,
-  Inject,
   Injectable,
   NotFoundException,
   type OnModuleInit,
@@ -12,8 +11,7 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import { pageError, withPageText } from './exceptions/page-text.js';
@@ -112,7 +110,7 @@ export class ElicitationFrameworkErrors implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions,
+    @InjectPageOptions() options: ElicitationPageOptions,
     private readonly pages: ElicitationPageFilter,
     private readonly status: ElicitationStatusFilter,
   ) {

@@ -1,6 +1,5 @@
-import { Body, Get, HttpException, HttpStatus, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Body, Get, HttpException, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { idOf } from '../elicitation-id.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord } from '../elicitation.types.js';
@@ -9,10 +8,8 @@ import { withPageText, type PageText } from './exceptions/page-text.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
 import { OAuthFlow } from '../oauth/oauth-flow.js';
 import { OAuthGrants } from '../oauth/oauth-grants.js';
-import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
-import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
-import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PageRoutes } from './elicitation-routes.decorator.js';
+import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
 import { PageAnswers } from './page-answers.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
@@ -24,8 +21,7 @@ import { PageSecurity } from './page-security.js';
  * provider, and the one callback `/oauth/callback` every provider sends the browser back to. Mounted under the
  * `routePrefix` with the pages, behind the same guards and filter.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
-@UseFilters(ElicitationPageFilter)
+@PageRoutes()
 export class ElicitationOAuthController {
   constructor(
     private readonly records: ElicitationRecords,
@@ -34,7 +30,7 @@ export class ElicitationOAuthController {
     private readonly security: PageSecurity,
     private readonly flow: OAuthFlow,
     private readonly grants: OAuthGrants,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
   /**

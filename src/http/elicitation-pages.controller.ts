@@ -1,15 +1,13 @@
-import { Body, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS, MAX_API_KEY_LENGTH } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Body, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { MAX_API_KEY_LENGTH } from '../options/elicitation.constants.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { idOf } from '../elicitation-id.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
-import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
-import { ElicitationPageFilter } from './elicitation-page.filter.js';
-import { ElicitationRouteObserver, InRouteContext } from './elicitation-route-observer.js';
-import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
+import { PageRoutes } from './elicitation-routes.decorator.js';
+import { InRouteContext } from './elicitation-route-observer.js';
 import { formPlanOf, readSubmission, type FormPlan, type KeptInput } from './form-plan.js';
 import { fieldViews, initialInput } from './form-view.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
@@ -27,15 +25,14 @@ import type { PageContexts } from './template-renderer.js';
  * `ElicitationDrainingGuard`). Who may open a page is `ElicitationPageAccess`'s call; mounted under the
  * `routePrefix` by `createElicitationControllers`.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
-@UseFilters(ElicitationPageFilter)
+@PageRoutes()
 export class ElicitationPagesController {
   constructor(
     private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
   @Get(':id/api-key')

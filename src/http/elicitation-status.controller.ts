@@ -1,15 +1,13 @@
-import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException, UseFilters, UseGuards } from '@nestjs/common';
+import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException } from '@nestjs/common';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationStatusView } from '../elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import { ElicitationDrainingGuard } from './elicitation-draining.guard.js';
-import { ElicitationStatusFilter } from './elicitation-status.filter.js';
-import { ElicitationRouteObserver, InRouteContext, routeElicitationId } from './elicitation-route-observer.js';
+import { StatusRoutes } from './elicitation-routes.decorator.js';
+import { InRouteContext, routeElicitationId } from './elicitation-route-observer.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
-import { ElicitationThrottlerGuard } from './elicitation-throttler.guard.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';
 
 /**
@@ -18,8 +16,7 @@ import { PAGE_MESSAGES } from '../messages/default-messages.js';
  * headers (`PageSecurity.applyBaseHeaders`), and so does every failure, as JSON (`ElicitationStatusFilter`). Mounted under the `routePrefix` by
  * `createElicitationControllers`.
  */
-@UseGuards(ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard)
-@UseFilters(ElicitationStatusFilter)
+@StatusRoutes()
 export class ElicitationStatusController {
   private readonly logger = new Logger('ElicitationStatus');
 

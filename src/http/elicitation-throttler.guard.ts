@@ -1,6 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { ElicitationThrottledException } from './exceptions/elicitation-throttled.exception.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
@@ -20,7 +19,7 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 @Injectable()
 export class ElicitationThrottlerGuard implements CanActivate {
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
   ) {}
 

@@ -1,6 +1,5 @@
-import { ForbiddenException, HttpStatus, Inject, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { ForbiddenException, HttpStatus, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
@@ -54,7 +53,7 @@ export class ElicitationPageAccess {
   constructor(
     private readonly records: ElicitationRecords,
     private readonly security: PageSecurity,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
   /**

@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { PageCatalogs, type PageLocale } from '../messages/locales.js';
 import { raw, type NodeRequestPart, type PageRequest } from './page-http.js';
 
@@ -15,7 +14,7 @@ export class PageLocales {
   private readonly catalogs: PageCatalogs;
   private readonly chosen = new WeakMap<object, PageLocale>();
 
-  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
+  constructor(@InjectPageOptions() private readonly options: ElicitationPageOptions) {
     this.catalogs = new PageCatalogs(options.defaultLocale, options.messages);
   }
 

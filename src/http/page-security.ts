@@ -1,9 +1,8 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import helmet from 'helmet';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
 import { basePathOf, pageRoute } from '../service/page-urls.js';
@@ -56,7 +55,6 @@ function recordHelmet(directives: Record<string, string[]>, secure: boolean): He
  */
 @Injectable()
 export class PageSecurity {
-  private readonly csrf: CsrfTokens;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly secure: boolean;
@@ -67,8 +65,11 @@ export class PageSecurity {
   /** The headers of an answer that is not a page (JSON, a redirect): helmet's, with a CSP that allows nothing. */
   private readonly baseHeaders: Array<[string, string]> = [];
 
-  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {
-    this.csrf = new CsrfTokens(options.encryptionKeys);
+  /** @param csrf the pages' CSRF tokens, provided by the module from the key ring (which this class never holds). */
+  constructor(
+    @InjectPageOptions() private readonly options: ElicitationPageOptions,
+    private readonly csrf: CsrfTokens,
+  ) {
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
     this.basePath = basePathOf(options.baseUrl);

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { PAGE_KINDS } from '../elicitation-kinds.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import type { FieldView } from './form-view.js';
@@ -157,7 +156,7 @@ export class TemplateRenderer {
   /** Whether pages are kept rendered: only when every template is a built-in one. */
   private readonly keepsPages: boolean;
 
-  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions) {
+  constructor(@InjectPageOptions() options: ElicitationPageOptions) {
     this.theme = {
       title: options.title,
       primaryColor: options.primaryColor,

@@ -1,0 +1,122 @@
+import { describe, expect, it } from '@jest/globals';
+import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
+import { Test } from '@nestjs/testing';
+import { ElicitationModule } from '../../src/elicitation.module.js';
+import { BaseUrlPortCheck } from '../../src/http/base-url-port.check.js';
+import { ElicitationExtendController } from '../../src/http/elicitation-extend.controller.js';
+import { ElicitationFileController } from '../../src/http/elicitation-file.controller.js';
+import { ElicitationFrameworkErrors } from '../../src/http/elicitation-framework-errors.js';
+import { ElicitationOAuthController } from '../../src/http/elicitation-oauth.controller.js';
+import { ElicitationPagesController } from '../../src/http/elicitation-pages.controller.js';
+import { ElicitationStatusController } from '../../src/http/elicitation-status.controller.js';
+import { ElicitationThrottlerGuard } from '../../src/http/elicitation-throttler.guard.js';
+import { ElicitationPageAccess } from '../../src/http/page-access.js';
+import { PageLocales } from '../../src/http/page-locales.js';
+import { PageSecurity } from '../../src/http/page-security.js';
+import { TemplateRenderer } from '../../src/http/template-renderer.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import { ELICITATION_PAGE_OPTIONS, type ElicitationPageOptions } from '../../src/options/page-options.js';
+
+const KEYS = [Buffer.alloc(32, 7), Buffer.alloc(32, 9)];
+const options: ElicitationModuleOptions = {
+  baseUrl: 'https://mcp.example.com',
+  resolvePageUser: () => 'u',
+  encryptionKey: KEYS,
+  title: 'Acme',
+  oauth: {
+    providers: {
+      github: {
+        authorizationEndpoint: 'https://github.com/login/oauth/authorize',
+        tokenEndpoint: 'https://github.com/login/oauth/access_token',
+        clientId: 'gh-client',
+        clientSecret: 'gh-secret',
+        scopes: ['read:user'],
+      },
+    },
+  },
+};
+
+/** Every value reachable from `value` (own enumerable properties, functions left as they are). */
+function reachable(value: unknown, seen = new Set<unknown>()): unknown[] {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return [value];
+  seen.add(value);
+  const entries = value instanceof Map ? [...value.values()] : Object.values(value);
+  return [value, ...entries.flatMap((entry) => reachable(entry, seen))];
+}
+
+describe('ELICITATION_PAGE_OPTIONS (the routes’ slice of the options)', () => {
+  it('holds what the pages read, copied out of the resolved options, and no secret', async () => {
+    const ref = await Test.createTestingModule({ imports: [ElicitationModule.forRoot(options)] }).compile();
+    try {
+      const resolved = ref.get<ResolvedElicitationOptions>(ELICITATION_RESOLVED_OPTIONS);
+      const slice = ref.get<ElicitationPageOptions>(ELICITATION_PAGE_OPTIONS);
+      expect(Object.keys(slice).sort()).toEqual(
+        [
+          'baseUrl',
+          'defaultLocale',
+          'limits',
+          'loginUrl',
+          'logoUrl',
+          'messages',
+          'primaryColor',
+          'primaryTextColor',
+          'resolveLocale',
+          'resolvePageUser',
+          'routePrefix',
+          'templatesDir',
+          'throttle',
+          'title',
+          'uploadSink',
+        ].sort(),
+      );
+      expect(slice).toMatchObject({ baseUrl: 'https://mcp.example.com', routePrefix: 'elicit', title: 'Acme' });
+      expect(slice.resolvePageUser).toBe(resolved.resolvePageUser);
+      expect(slice.limits).toEqual({
+        maxBodyBytes: resolved.limits.maxBodyBytes,
+        maxUploadBytes: resolved.limits.maxUploadBytes,
+        maxFormAttempts: resolved.limits.maxFormAttempts,
+      });
+      expect(Object.isFrozen(slice)).toBe(true);
+      const values = reachable(slice);
+      for (const key of KEYS) expect(values).not.toContain(key);
+      expect(values).not.toContain(resolved.encryptionKeys);
+      expect(values).not.toContain(resolved.oauth);
+      expect(values).not.toContain('gh-secret');
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('is what every class of http/ injects: none of them asks for the whole resolved options', () => {
+    const classes = [
+      ElicitationPagesController,
+      ElicitationOAuthController,
+      ElicitationFileController,
+      ElicitationExtendController,
+      ElicitationStatusController,
+      ElicitationThrottlerGuard,
+      ElicitationFrameworkErrors,
+      ElicitationPageAccess,
+      PageSecurity,
+      PageLocales,
+      TemplateRenderer,
+      BaseUrlPortCheck,
+    ];
+    const tokens = (target: object) =>
+      ((Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, target) ?? []) as Array<{ param: unknown }>).map((dep) => dep.param);
+    for (const target of classes) expect(tokens(target)).not.toContain(ELICITATION_RESOLVED_OPTIONS);
+    expect(classes.filter((target) => tokens(target).includes(ELICITATION_PAGE_OPTIONS)).map((c) => c.name)).toEqual([
+      'ElicitationPagesController',
+      'ElicitationOAuthController',
+      'ElicitationFileController',
+      'ElicitationThrottlerGuard',
+      'ElicitationFrameworkErrors',
+      'ElicitationPageAccess',
+      'PageSecurity',
+      'PageLocales',
+      'TemplateRenderer',
+      'BaseUrlPortCheck',
+    ]);
+  });
+});
