@@ -9,5 +9,5 @@ describeElicitationStoreContract(
   'MyStore',
   () => new MyStore(),
   { describe, it, expect, beforeEach, afterAll },
-  { offers: ['peekHits', 'extend'] },
+  { offers: ['peekHits', 'findByAskKey', 'extend'] },
 );

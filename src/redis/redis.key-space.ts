@@ -13,7 +13,7 @@ const LAYOUT = 'v2';
  * and every multi-key script is one atomic round trip. No name holds a user id, a type or a counter's key:
  * those parts are keyed hashes (`RedisNames`). The scripts (redis.scripts.ts) build the keys of other
  * records and users from `base` in the same shapes: `r` records, `u` per-user index, `c` completed index,
- * `q` creation rate, `p` pending set.
+ * `a` asked index, `q` creation rate, `p` pending set.
  *
  * Every key has a TTL. The record's runs to its `purgeAt` plus `graceMs`; every other key is extended on
  * write to outlive the records it holds, so a key outlives nothing it does not need to.
@@ -27,6 +27,8 @@ export interface RedisKeySpace {
   user(userName: string): string;
   /** The completed, unconsumed records of one user and type, scored by completion time (`RedisNames.completed`). */
   completed(completedName: string): string;
+  /** The records of one user created with one askKey, scored by creation time (`RedisNames.asked`). */
+  asked(askedName: string): string;
   /** Creation-rate counter of one user (`RedisNames.user`) in one window. */
   rate(userName: string, window: number): string;
   /**
@@ -58,6 +60,7 @@ export function keySpace(prefix: string): RedisKeySpace {
     record: (id) => `${base}:r:${id}`,
     user: (userName) => `${base}:u:${userName}`,
     completed: (completedName) => `${base}:c:${completedName}`,
+    asked: (askedName) => `${base}:a:${askedName}`,
     rate: (userName, window) => `${base}:q:${window}:${userName}`,
     pending: `${base}:p`,
     counter: (counterName, window) => `${base}:h:${window}:${counterName}`,
@@ -76,6 +79,8 @@ export interface RedisNames {
   user(userId: string): readonly string[];
   /** The names of a user's completed index of one type. */
   completed(userId: string, type: string): readonly string[];
+  /** The names of a user's asked index of one askKey (`findByAskKey`). */
+  asked(userId: string, askKey: string): readonly string[];
   /**
    * A counter key's names. A leading lowercase word before the first `:` stays readable, so operators tell
    * the module's counters apart (`ip`, `form-attempts`, `request-state`, `asked-spent`): `<word>:<hash>`;
@@ -94,6 +99,7 @@ export function redisNames(keys: ElicitationStoreKeys): RedisNames {
   return {
     user: (userId) => keys.names('user', userId),
     completed: (userId, type) => keys.names('completed', userId, type),
+    asked: (userId, askKey) => keys.names('asked', userId, askKey),
     counter: (key) => {
       const kind = COUNTER_KIND.exec(key)?.[1];
       const names = keys.names('counter', key);

@@ -10,7 +10,8 @@ import { encodeEventRecordPart } from './redis.event-wire.js';
  *   j = the immutable record (user, kind, type, session, message, metadata, createdAt, askKey when set) as
  *       JSON sealed with the store's keys, bound to the id: reads open this one field;
  *   u = the user's name and t = the name of the user's completed index of this type (RedisNames, under the
- *       first key of the ring at creation), for the index keys the scripts build and the pending set's member.
+ *       first key of the ring at creation), for the index keys the scripts build and the pending set's member;
+ *   a = the name of the user's asked index of the record's askKey (RedisNames.asked), only when it has one.
  * Changed later: s = status, e = expiresAt, p = purgeAt, f = finishedAt, d = data (JSON: the service's sealed
  * answer), c = consumedAt, x = extendedAt and o = extendedFrom (set together, once, by `extend`).
  *

@@ -13,7 +13,7 @@ import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
  *
  * Names of users, completed indexes and counters come one per key of the `encryptionKey` ring, the first
  * key's first (RedisNames): writes use the first, reads and counts all of them, so a rotation neither loses
- * an index nor restarts a count. CREATE, FIND_LATEST, LIST and HIT take a variable number of keys (the
+ * an index nor restarts a count. CREATE, FIND_LATEST, LIST, FIND_ASKED and HIT take a variable number of keys (the
  * caller passes the count first); with one key in the ring they do what they did with one name.
  */
 
@@ -50,17 +50,17 @@ const CREATE = `${EXTEND_TTL}${APPEND_EVENT}
 -- per user name, first first).
 -- ARGV: id, v, j, completed name (first), createdAt, expiresAt, purgeAt, graceMs, perUserLimit, windowMs,
 -- maxPendingPerUser, maxPending (the four limits are '' when no quota applies), the five arguments of the
--- "created" event (13-17: all '' to append none), then the user names (first first). Returns 1, or 0 on id
--- collision, or a refusal code (then no event).
+-- "created" event (13-17: all '' to append none), the asked name (first; '' without an askKey), base, then the
+-- user names (first first). Returns 1, or 0 on id collision, or a refusal code (then no event).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local user = ARGV[18]
+local user = ARGV[20]
 if ARGV[9] ~= '' then
   local n = redis.call('INCR', KEYS[5])
   if n == 1 then redis.call('PEXPIRE', KEYS[5], 2 * tonumber(ARGV[10])) end
   for i = 6, #KEYS do n = n + tonumber(redis.call('GET', KEYS[i]) or '0') end
   if n > tonumber(ARGV[9]) then return 'rate-limited' end
   local mine = 0
-  for i = 18, #ARGV do mine = mine + redis.call('ZLEXCOUNT', KEYS[3], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';') end
+  for i = 20, #ARGV do mine = mine + redis.call('ZLEXCOUNT', KEYS[3], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';') end
   if mine >= tonumber(ARGV[11]) then return 'user-pending-limit' end
   if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[12]) then return 'pending-limit' end
 end
@@ -69,6 +69,12 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'j', ARGV[3], 'u', user, 't', ARGV[4],
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
 extend(KEYS[4], keep)
+if ARGV[18] ~= '' then
+  local a = ARGV[19] .. ':a:' .. ARGV[18]
+  redis.call('HSET', KEYS[1], 'a', ARGV[18])
+  redis.call('ZADD', a, ARGV[5], ARGV[1])
+  extend(a, keep)
+end
 -- The two sets of everyone's records outlive each record they hold.
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
 extend(KEYS[2], keep)
@@ -90,7 +96,7 @@ const FINISH = `${EXTEND_TTL}${APPEND_EVENT}
 -- to append the lifecycle event as well its five arguments (8-12; the record's v goes between the last two).
 -- Returns 0 when not found; {expiresAt, v, j} when finished now; the record's fields (FIELDS) when refused
 -- (still pending: expired; otherwise already finished).
-local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 't', 'v', 'j')
+local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 't', 'v', 'j', 'a')
 local now = tonumber(ARGV[3])
 if not h[6] or tonumber(h[3]) <= now then return 0 end
 if h[1] ~= 'pending' or (ARGV[2] ~= 'expired' and now >= tonumber(h[2])) then
@@ -108,6 +114,7 @@ if tonumber(ARGV[4]) > tonumber(h[3]) then
   redis.call('PEXPIRE', KEYS[1], keep)
   extend(KEYS[2], keep)
   extend(ARGV[6] .. ':u:' .. h[4], keep)
+  if h[8] then extend(ARGV[6] .. ':a:' .. h[8], keep) end
 end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 redis.call('ZREM', KEYS[3], h[4] .. ':' .. ARGV[1])
@@ -131,7 +138,7 @@ const EXTEND_EXPIRY = `${EXTEND_TTL}${APPEND_EVENT}
 -- "extended" event as well its five arguments (7-11; the record's v goes between the last two).
 -- Returns 0 when not found (or past its purgeAt); otherwise {1 when extended now else 0, the record's fields
 -- (FIELDS) after the call}.
-local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 'v', 'x')
+local h = redis.call('HMGET', KEYS[1], 's', 'e', 'p', 'u', 'v', 'x', 'a')
 local now = tonumber(ARGV[2])
 if not h[5] or tonumber(h[3]) <= now then return 0 end
 if h[1] ~= 'pending' or now >= tonumber(h[2]) or h[6] then return {0, redis.call('HMGET', KEYS[1], ${LUA_FIELDS})} end
@@ -142,6 +149,7 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 extend(KEYS[2], keep)
 extend(KEYS[3], keep)
 extend(ARGV[5] .. ':u:' .. h[4], keep)
+if h[7] then extend(ARGV[5] .. ':a:' .. h[7], keep) end
 if ARGV[7] then append_event(ARGV[7], ARGV[8], ARGV[9], ARGV[10] .. h[5] .. ARGV[11]) end
 return {1, redis.call('HMGET', KEYS[1], ${LUA_FIELDS})}
 `;
@@ -189,6 +197,19 @@ end
 return out
 `;
 
+const FIND_ASKED = `
+-- KEYS: the asked indexes of one user and askKey (one per name). ARGV: base. The records they hold (FIELDS), each
+-- index newest first; ids of records that are gone are dropped from it on the way.
+local out = {}
+for _, key in ipairs(KEYS) do
+  for _, id in ipairs(redis.call('ZREVRANGE', key, 0, -1)) do
+    local h = redis.call('HMGET', ARGV[1] .. ':r:' .. id, ${LUA_FIELDS})
+    if not h[1] then redis.call('ZREM', key, id) else out[#out + 1] = h end
+  end
+end
+return out
+`;
+
 const SWEEP = `${EXTEND_TTL}${APPEND_EVENT}
 -- KEYS: deadlines. ARGV: now, retentionMs, base, batch, graceMs, and to append each "expired" event as well
 -- its five arguments (6-10; the record's v goes between the last two).
@@ -197,7 +218,7 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumb
 local expired = {}
 for _, id in ipairs(due) do
   local key = ARGV[3] .. ':r:' .. id
-  local h = redis.call('HMGET', key, 's', 'e', 'p', 'u', 't')
+  local h = redis.call('HMGET', key, 's', 'e', 'p', 'u', 't', 'a')
   if not h[1] or not h[4] then
     redis.call('ZREM', KEYS[1], id)
   elseif h[1] == 'pending' and tonumber(h[2]) <= now then
@@ -207,6 +228,7 @@ for _, id in ipairs(due) do
     redis.call('HSET', key, 's', 'expired', 'f', now, 'p', purgeAt)
     redis.call('PEXPIRE', key, keep)
     extend(ARGV[3] .. ':u:' .. h[4], keep)
+    if h[6] then extend(ARGV[3] .. ':a:' .. h[6], keep) end
     redis.call('ZADD', KEYS[1], purgeAt, id)
     extend(KEYS[1], keep)
     local row = redis.call('HMGET', key, ${LUA_FIELDS})
@@ -217,6 +239,7 @@ for _, id in ipairs(due) do
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ARGV[3] .. ':u:' .. h[4], id)
     redis.call('ZREM', ARGV[3] .. ':c:' .. h[5], id)
+    if h[6] then redis.call('ZREM', ARGV[3] .. ':a:' .. h[6], id) end
   else
     -- Not due after all: re-queue at the record's real deadline.
     redis.call('ZADD', KEYS[1], h[1] == 'pending' and h[2] or h[3], id)
@@ -289,6 +312,7 @@ export interface Scripts {
   elicitExtend(r: string, d: string, p: string, ...argv: (string | number)[]): Promise<0 | [0 | 1, Row]>;
   elicitFindLatest(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row | null>;
   elicitList(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
+  elicitFindAsked(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
   elicitAppendEvent(stream: string, maxLen: number, maxAgeMs: number, message: string): Promise<1>;
 }
@@ -303,6 +327,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitExtend: { numberOfKeys: 3, lua: EXTEND_EXPIRY },
   elicitFindLatest: { lua: FIND_LATEST },
   elicitList: { lua: LIST },
+  elicitFindAsked: { lua: FIND_ASKED },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
   elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
 };

@@ -120,6 +120,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         quota?.maxPendingPerUser ?? '',
         quota?.maxPending ?? '',
         ...(channel ? channel.scriptEventArgs('created', record.createdAt) : NO_EVENT),
+        record.askKey === undefined ? '' : names.asked(record.userId, record.askKey)[0],
+        this.keys.base,
         ...users,
       ),
     );
@@ -227,6 +229,17 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       .map((row) => toRecord(row, keys))
       .filter((r) => r.purgeAt > now)
       .sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** One script (FIND_ASKED) over the user's asked index of `askKey`, under each name of the ring. */
+  override async findByAskKey(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]> {
+    const { keys, names } = this.keyRing.require();
+    const indexes = names.asked(userId, askKey).map((name) => this.keys.asked(name));
+    const rows = await callRedis('findByAskKey', () => this.scripts.elicitFindAsked(indexes.length, ...indexes, this.keys.base));
+    return rows
+      .map((row) => toRecord(row, keys))
+      .filter((r) => r.purgeAt > now)
+      .sort((a, b) => b.createdAt - a.createdAt);
   }
 
   /** Resolves records read back from Redis: the caller's own objects. */

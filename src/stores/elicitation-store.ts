@@ -164,6 +164,14 @@ export interface ElicitationRecordStore {
   listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
 
   /**
+   * Optional, an index read: the retained records of `userId` created with this `askKey` (`ElicitationRecord.askKey`),
+   * newest first; a pending one past its `expiresAt` as it is (still `pending`), none of another user. The MCP binding's
+   * link rung looks questions up by it (the newest one whose outcome no finished call has used). Without it the
+   * module filters `listByUser`, which reads all of the user's records.
+   */
+  findByAskKey?(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]>;
+
+  /**
    * Expires every pending record whose `expiresAt` is at or before `now` (setting `finishedAt: now` and
    * `purgeAt: now + retentionMs`) and forgets every record whose `purgeAt` has passed. Resolves the
    * records it expired, so the caller can announce them. They are read-only: unlike `get`, a store may
@@ -257,6 +265,7 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   abstract consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
+  findByAskKey?(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]>;
   abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
   extend?(id: string, change: ExtendChange): Promise<ExtendResult>;
   ping?(): Promise<void>;

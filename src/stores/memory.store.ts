@@ -17,7 +17,8 @@ import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-i
  * `sweep`, whose cost follows the number of due records, not the number stored: records are filed by
  * deadline in one-second buckets (a `DeadlineWheel` of record references), so a sweep takes the wholly
  * due buckets as they are and looks item by item only at the bucket holding `now`.
- * Records are indexed by user and type for `findLatestCompleted` and `listByUser`.
+ * Records are indexed by user and type for `findLatestCompleted` and `listByUser`, and by user and askKey for
+ * `findByAskKey`.
  *
  * Not shared between processes: run several instances on `RedisElicitationStore`.
  */
@@ -29,6 +30,8 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly records = new Map<string, ElicitationRecord>();
   /** userId → type → ids, in creation order. */
   private readonly index: UserTypeIndex = new Map();
+  /** userId → askKey → ids, in creation order (records created with an askKey only). */
+  private readonly asked: UserTypeIndex = new Map();
   /**
    * Every record under its next deadline: `expiresAt` while pending, then `purgeAt`. An entry left behind
    * by a change of deadline (a finish, an `extend`) is stale, and skipped when it comes up.
@@ -63,6 +66,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     this.pendingByUser.set(record.userId, (this.pendingByUser.get(record.userId) ?? 0) + 1);
     this.pendingTotal++;
     addToIndex(this.index, record);
+    if (record.askKey !== undefined) addToIndex(this.asked, record, record.askKey);
     this.deadlines.add(kept.expiresAt, kept);
     return Promise.resolve('created');
   }
@@ -148,6 +152,16 @@ export class MemoryElicitationStore extends ElicitationStore {
       }
     }
     return Promise.resolve(out.sort((a, b) => a.createdAt - b.createdAt));
+  }
+
+  override findByAskKey(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]> {
+    const ids = this.asked.get(userId)?.get(askKey);
+    const out: ElicitationRecord[] = [];
+    for (const id of ids ?? []) {
+      const record = this.live(id, now);
+      if (record) out.push({ ...record });
+    }
+    return Promise.resolve(out.reverse().sort((a, b) => b.createdAt - a.createdAt));
   }
 
   /**
@@ -236,6 +250,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   clear(): void {
     this.records.clear();
     this.index.clear();
+    this.asked.clear();
     this.deadlines.clear();
     this.counterEnds.clear();
     this.pendingByUser.clear();
@@ -290,6 +305,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     }
     this.records.delete(record.id);
     removeFromIndex(this.index, record);
+    if (record.askKey !== undefined) removeFromIndex(this.asked, record, record.askKey);
   }
 }
 

@@ -68,10 +68,10 @@ export interface ContractTestApi {
 }
 
 /**
- * The optional members of a store: `extend`, `ping`, `openEventChannel` and `announceKeyRing` of the record side,
- * `peekHits` of the counters.
+ * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel` and `announceKeyRing` of the
+ * record side, `peekHits` of the counters.
  */
-export type OptionalStoreMember = 'peekHits' | 'extend' | 'ping' | 'openEventChannel' | 'announceKeyRing';
+export type OptionalStoreMember = 'peekHits' | 'findByAskKey' | 'extend' | 'ping' | 'openEventChannel' | 'announceKeyRing';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

@@ -1,5 +1,6 @@
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
 import { contractGroupApi, itOffersExactly, type ContractSuiteOptions, type ContractTestApi } from './contract-test-api.js';
+import { askedTests } from './store-contract.asked.js';
 import { eventTests } from './store-contract.events.js';
 import { extendTests } from './store-contract.extend.js';
 import { keyRingTests } from './store-contract.key-ring.js';
@@ -16,7 +17,7 @@ import { recordTests } from './store-contract.records.js';
  * ```
  *
  * `makeStore` runs before every test; give each test a fresh store (or a fresh key prefix). The tests of
- * `extend`, `ping`, `openEventChannel` and `announceKeyRing` run when `options.offers` lists them, and are reported as
+ * `findByAskKey`, `extend`, `ping`, `openEventChannel` and `announceKeyRing` run when `options.offers` lists them, and are reported as
  * skipped otherwise.
  */
 export function describeElicitationRecordStoreContract(
@@ -33,7 +34,7 @@ export function describeElicitationRecordStoreContract(
 
 /**
  * Registers the tests of the record contract in the enclosing `describe`, a file per group: records (and `ping`),
- * extend, key ring, events.
+ * asked (`findByAskKey`), extend, key ring, events.
  */
 export function recordStoreTests(
   makeStore: () => ElicitationRecordStore | Promise<ElicitationRecordStore>,
@@ -41,8 +42,9 @@ export function recordStoreTests(
   offers: ContractSuiteOptions['offers'],
 ): void {
   const group = contractGroupApi(api, offers, makeStore);
-  itOffersExactly(api, offers, ['extend', 'ping', 'openEventChannel', 'announceKeyRing'], group.store);
+  itOffersExactly(api, offers, ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing'], group.store);
   recordTests(group);
+  askedTests(group);
   extendTests(group);
   keyRingTests(group);
   eventTests(group);

@@ -17,7 +17,7 @@ export { pendingRecord } from './contract-test-api.js';
  * ```
  *
  * `makeStore` runs before every test; give each test a fresh store (or a fresh key prefix). The tests of the
- * optional members (`peekHits`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`) run for those `options.offers` lists, and are
+ * optional members (`peekHits`, `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`) run for those `options.offers` lists, and are
  * reported as skipped for the others.
  */
 export function describeElicitationStoreContract(

@@ -4,7 +4,9 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
 
-describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), { offers: ['peekHits', 'extend'] });
+describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), {
+  offers: ['peekHits', 'findByAskKey', 'extend'],
+});
 
 describe('MemoryElicitationStore specifics', () => {
   it('drops indexes when records are purged, so nothing grows without bound', async () => {
@@ -22,6 +24,21 @@ describe('MemoryElicitationStore specifics', () => {
     expect(await store.listByUser('u1', base + 16)).toEqual([]);
     expect(store['index'].size).toBe(0);
     expect(store['deadlines'].size).toBe(0);
+  });
+
+  it('drops the askKey index with its records, whether the sweep or a late read forgets them', async () => {
+    const store = new MemoryElicitationStore();
+    const base = 1_800_000_000_000;
+    const swept = pendingRecord({ askKey: 'k1', createdAt: base, expiresAt: base + 10, purgeAt: base + 20 });
+    const readLate = pendingRecord({ askKey: 'k2', createdAt: base, expiresAt: base + 1_000_000, purgeAt: base + 2_000_000 });
+    await store.create(swept);
+    await store.create(readLate);
+    expect(store['asked'].get('u1')?.size).toBe(2);
+    await store.sweep(base + 10, 5);
+    await store.sweep(base + 15, 5);
+    expect(await store.findByAskKey('u1', 'k1', base + 16)).toEqual([]);
+    expect(await store.findByAskKey('u1', 'k2', base + 2_000_000)).toEqual([]);
+    expect(store['asked'].size).toBe(0);
   });
 
   it('sweeps in time proportional to due records: only the due ones and those sharing the bucket of now are looked at', async () => {

@@ -27,7 +27,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: ['peekHits', 'extend', 'ping', 'openEventChannel', 'announceKeyRing'],
+      offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing'],
     },
   );
 
@@ -77,7 +77,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         return original(command);
       };
       try {
-        const record = pendingRecord();
+        const record = pendingRecord({ askKey: 'rt-ask' });
         const ops: Array<[string, () => Promise<unknown>]> = [
           ['create', () => store.create(record)],
           ['get', () => store.get(record.id, record.createdAt)],
@@ -92,6 +92,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
             () => store.extend(record.id, { expiresAt: record.expiresAt + 1, purgeAt: record.purgeAt + 1, now: record.createdAt + 2 }),
           ],
           ['listByUser', () => store.listByUser(record.userId, record.createdAt + 2)],
+          ['findByAskKey', () => store.findByAskKey(record.userId, 'rt-ask', record.createdAt + 2)],
         ];
         for (const [name, op] of ops) {
           await op(); // first call may load the script (NOSCRIPT → EVAL); count the steady state
@@ -305,6 +306,35 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         expect(await client.pttl(key)).toBeGreaterThan(70_000);
       }
       expect(Number(await client.zscore(keys.deadlines, record.id))).toBe(now + 65_000);
+      await deletePrefix(client, prefix);
+    });
+
+    it('keeps the askKey index in step with its records (hashed name, TTL, purge) and apart per key prefix', async () => {
+      const prefix = `${RUN}-asked`;
+      const keys = keySpace(prefix);
+      const store = keyed(new RedisElicitationStore(client, { keyPrefix: prefix, graceMs: 10_000 }));
+      const other = keyed(new RedisElicitationStore(client, { keyPrefix: `${prefix}-other`, graceMs: 10_000 }));
+      const now = Date.now();
+      const askKey = `ask-${randomUUID()}`;
+      const record = pendingRecord({ userId: 'asked-user', askKey, createdAt: now, expiresAt: now + 5_000, purgeAt: now + 8_000 });
+      await store.create(record);
+      const indexes = await client.keys(`${keys.base}:a:*`);
+      expect(indexes).toHaveLength(1);
+      const index = indexes[0] ?? '';
+      expect(index).not.toContain('asked-user');
+      expect(index).not.toContain(askKey);
+      expect(await client.zrange(index, '0', '-1')).toEqual([record.id]);
+      expect(await client.pttl(index)).toBeGreaterThan(17_000);
+      // Another prefix on the same Redis sees none of it.
+      expect(await other.findByAskKey('asked-user', askKey, now)).toEqual([]);
+      expect((await store.findByAskKey('asked-user', askKey, now)).map((r) => r.id)).toEqual([record.id]);
+      // Expired later than its first purgeAt: the index lives as long as the record.
+      await store.finish(record.id, { status: 'expired', now: now + 1, purgeAt: now + 65_000 });
+      expect(await client.pttl(index)).toBeGreaterThan(70_000);
+      // Purged by the sweep: its entry leaves the index.
+      await store.sweep(now + 65_000, 0);
+      expect(await client.zrange(index, '0', '-1')).toEqual([]);
+      expect(await store.findByAskKey('asked-user', askKey, now + 65_001)).toEqual([]);
       await deletePrefix(client, prefix);
     });
 
