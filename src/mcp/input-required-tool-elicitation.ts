@@ -121,6 +121,8 @@ export class InputRequiredElicitation implements ToolElicitation {
       return hostedFormResult<T>(definition, await this.pageQuestion(hosted(list), slot));
     }
 
+    // What an earlier call of this tool asked here, looked up once for the rungs below (they all end the call).
+    let known: { found: ElicitationRecord | undefined } | undefined;
     if (!slot.pending) {
       // An earlier call of this tool asked this on a page and the person has finished: that is the answer.
       const earlier = await this.questions.earlier(slot.index, slot.question);
@@ -129,6 +131,7 @@ export class InputRequiredElicitation implements ToolElicitation {
           ...hostedFormResult<T>(definition, await this.taken<Record<string, unknown>>(slot, earlier)),
           via: this.deps.linked.viaOf(earlier),
         };
+      known = { found: earlier };
     }
     let canAsk = true;
     if (slot.pending || (!this.call.state && this.call.inputResponses?.[slot.key] !== undefined)) {
@@ -151,12 +154,12 @@ export class InputRequiredElicitation implements ToolElicitation {
         }
         if (rung === 'model') {
           const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
-          const linked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model });
+          const linked = await this.deps.linked.round(this.call.scope, { ...this.linkQuestion(slot, hosted([])), model }, known);
           this.rounds.answer(slot, { elicitationId: linked.elicitationId });
           return { done: { ...hostedFormResult<T>(definition, linked.outcome), via: 'model' } };
         }
         const rest = from.slice(from.indexOf(rung));
-        return { done: hostedFormResult<T>(definition, await this.pageQuestion(hosted(rest), slot, undefined, canAsk)) };
+        return { done: hostedFormResult<T>(definition, await this.pageQuestion(hosted(rest), slot, undefined, canAsk, known)) };
       },
       canAsk,
     );
@@ -184,12 +187,14 @@ export class InputRequiredElicitation implements ToolElicitation {
   /**
    * One question answered on a page: answered in an earlier round (read back from the store), waiting on
    * the client (it continues on the rung it was asked on: `url` or `form-bridge`), or new (down the ladder).
+   * `known`: what the caller's lookup of an earlier call's question found (not looked up again).
    */
   private async pageQuestion<T extends ElicitationData>(
     ask: UrlElicitationAsk,
     slot: Slot,
     existing?: () => Promise<string | undefined>,
     canAskFirst = true,
+    known?: { found: ElicitationRecord | undefined },
   ): Promise<PageOutcome<T>> {
     // Answered in an earlier round: the answer is read from the store, never from the state.
     if (slot.answered?.elicitationId) return this.deps.linked.outcomeOf<T>(this.call.scope, { id: slot.answered.elicitationId });
@@ -197,6 +202,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     let canAsk = canAskFirst;
     let below = false;
     let page: Page | undefined;
+    let lookedUp: { found: ElicitationRecord | undefined } | undefined;
     const pending = slot.pending;
     if (pending?.elicitationId) {
       const rung: PageFallbackRung = pending.bridge ? 'form-bridge' : 'url';
@@ -210,9 +216,11 @@ export class InputRequiredElicitation implements ToolElicitation {
       const found = await existing?.();
       if (found) return this.taken<T>(slot, { id: found });
       // An earlier call of this tool asked this on a page: its outcome when finished, else its page again.
-      const earlier = await this.questions.earlier(slot.index, slot.question);
+      const earlier = known ? known.found : await this.questions.earlier(slot.index, slot.question);
       if (earlier && earlier.status !== 'pending') return { ...(await this.taken<T>(slot, earlier)), via: 'link' };
       if (earlier) page = { id: earlier.id, url: this.deps.linked.urlOf(earlier), message: ask.message };
+      // Every other rung ends the call, so the link rung, when it is reached, takes this lookup as it is.
+      lookedUp = { found: earlier };
     }
 
     const outcome = await descend<PageOutcome<T>>(
@@ -220,7 +228,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       this.questions.fit(false, false),
       async (rung) => {
         if (rung === 'link') {
-          const asked = await this.deps.linked.round<T>(this.call.scope, this.linkQuestion(slot, ask));
+          const asked = await this.deps.linked.round<T>(this.call.scope, this.linkQuestion(slot, ask), lookedUp);
           this.rounds.answer(slot, { elicitationId: asked.elicitationId });
           return { done: { ...asked.outcome, via: 'link' } };
         }

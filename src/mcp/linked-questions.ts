@@ -117,10 +117,19 @@ export class LinkedQuestions {
     return this.find(q.user, this.askKey(q.user, scope.asking, q.position, q.digest));
   }
 
-  /** A finished question's outcome, used by this call (spent once it finishes). */
-  async outcomeOf<T extends ElicitationData>(scope: CallScope, record: Pick<ElicitationRecord, 'id'>): Promise<ElicitationOutcome<T>> {
+  /**
+   * A finished question's outcome, used by this call (spent once it finishes). A record `earlier` found finished in
+   * the store is not read again; one known by its id only, or found overdue but still pending, is read (and expired).
+   */
+  async outcomeOf<T extends ElicitationData>(
+    scope: CallScope,
+    record: Pick<ElicitationRecord, 'id'> | ElicitationRecord,
+  ): Promise<ElicitationOutcome<T>> {
     scope.used.add(record.id);
-    const outcome = await this.service.getResult<T>(record.id);
+    const outcome =
+      'finishedAt' in record && record.finishedAt !== undefined
+        ? this.records.outcomeOfFinished<T>(record)
+        : await this.service.getResult<T>(record.id);
     return outcome && outcome.status !== 'pending' ? outcome : { status: 'expired' };
   }
 
@@ -137,16 +146,18 @@ export class LinkedQuestions {
   /**
    * The link (or model) rung: the outcome of this question when an earlier call asked it and the person
    * has finished; otherwise ends the call (`PendingQuestionSignal`) with the page URL: the one already
-   * given while it is pending, or a new elicitation's.
+   * given while it is pending, or a new elicitation's. `known`: what `earlier` found for this question just
+   * before, with no rung run since (so it is not looked up again).
    */
   async round<T extends ElicitationData>(
     scope: CallScope,
     q: LinkedQuestion,
+    known?: { found: ElicitationRecord | undefined },
   ): Promise<{ elicitationId: string; outcome: ElicitationOutcome<T> }> {
     const asking = scope.asking;
     if (!asking) throw new Error('The link rung needs the tool call (McpElicitation.tool)');
     const askKey = this.askKey(q.user, asking, q.position, q.digest);
-    const found = await this.find(q.user, askKey);
+    const found = known ? known.found : await this.find(q.user, askKey);
     if (found && found.status !== 'pending') return { elicitationId: found.id, outcome: await this.outcomeOf<T>(scope, found) };
     const { fallback: _ladder, ...ask } = q.ask;
     const question = found

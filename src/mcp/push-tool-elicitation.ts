@@ -169,20 +169,28 @@ export class PushElicitation implements PushToolElicitation {
       };
     }
     const fit = this.questions.fit(true, definition.secretFields.length > 0);
+    // The lookup above stands for the first rung tried only: the form rung waits, and the person may answer meanwhile.
+    let fresh = true;
     const result = await descend<ElicitResult<T>>(this.questions.ladder(list), fit, async (rung) => {
+      const first = fresh;
+      fresh = false;
       if (rung === 'form')
         return countedFormQuestion(this.deps.telemetry, () => this.rungs.form(message, definition, options), statusOfStep);
       if (rung === 'model') {
         const model = { requestedSchema: definition.schema as unknown as Record<string, unknown> };
         const ask = hostedFormAsk(message, definition, []);
-        const { outcome } = await this.deps.linked.round(this.call.scope, { user: this.userId, position, digest, ask, model });
+        const known = first ? { found: earlier } : undefined;
+        const { outcome } = await this.deps.linked.round(this.call.scope, { user: this.userId, position, digest, ask, model }, known);
         return { done: { ...hostedFormResult<T>(definition, outcome), via: 'model' } };
       }
       // Every other rung asks on the hosted form page: the rest of the ladder from here is a page question's.
       const rest = list.slice(list.indexOf(rung));
       const ask = hostedFormAsk(message, definition, rest);
       return {
-        done: hostedFormResult<T>(definition, await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest, earlier })),
+        done: hostedFormResult<T>(
+          definition,
+          await this.pageQuestion(ask, position, { timeoutMs: options.timeoutMs, digest, earlier, fresh: first }),
+        ),
       };
     });
     if (!result) throw formUnreachable(definition);
@@ -204,25 +212,29 @@ export class PushElicitation implements PushToolElicitation {
    * A question answered on a page, down the ladder. `suspend`: the `url` rung ends the call with -32042
    * (`requireAnswer`); otherwise it waits inside the call. A page an earlier call of this tool asked on is
    * taken up first (finished: its outcome; pending: its page, on whichever rung fits now), and a page created
-   * by one rung is reused by the next (the bridge and the link show the same URL).
+   * by one rung is reused by the next (the bridge and the link show the same URL). `how.earlier`: the caller's
+   * lookup, `fresh` when no rung ran since (then the link rung, tried first, does not look it up again).
    */
   private async pageQuestion<T extends ElicitationData>(
     ask: UrlElicitationAsk,
     position: number,
-    how: { suspend?: boolean; timeoutMs?: number; digest?: string; earlier?: ElicitationRecord },
+    how: { suspend?: boolean; timeoutMs?: number; digest?: string; earlier?: ElicitationRecord; fresh?: boolean },
   ): Promise<PageOutcome<T>> {
     const list = ask.fallback ?? this.deps.fallback.page;
     const digest = how.digest ?? pageQuestionDigest(ask);
     const earlier = 'earlier' in how ? how.earlier : await this.questions.earlier(position, digest);
+    // The lookup stands for the first rung tried only: the url and bridge rungs wait, and may create a page.
+    let known = !('earlier' in how) || how.fresh ? { found: earlier } : undefined;
     if (earlier && earlier.status !== 'pending') return { ...(await this.deps.linked.outcomeOf<T>(this.call.scope, earlier)), via: 'link' };
     let page: UrlElicitationRequest | undefined = earlier && this.pages.ofEarlier(earlier, ask.message);
     // A page shown in URL mode is paired with this session for the completion notification.
     if (page && this.isSupported('url')) this.pages.track(page.elicitationId);
     const outcome = await descend<PageOutcome<T>>(this.questions.ladder(list), this.questions.fit(false, false), async (rung) => {
       if (rung === 'link') {
-        const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask });
+        const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask }, known);
         return { done: { ...outcome, via: 'link' } };
       }
+      known = undefined;
       if (rung === 'url' && how.suspend)
         this.suspend(ask, page ?? (await this.pages.reopen(ask)) ?? (await this.pages.createKeyed(ask, position, digest, true)));
       page ??= await this.pages.createKeyed(ask, position, digest, rung === 'url');

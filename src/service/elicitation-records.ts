@@ -6,6 +6,7 @@ import type { ResolvedElicitationOptions } from '../options/elicitation-options.
 import type {
   ElicitationData,
   ElicitationExtendResult,
+  ElicitationOutcome,
   ElicitationRecord,
   ElicitationStatusView,
   TransitionResult,
@@ -32,13 +33,23 @@ function originalLifetime(record: Pick<ElicitationRecord, 'createdAt' | 'expires
  */
 @Injectable()
 export class ElicitationRecords {
+  /**
+   * The records of a user under an askKey, newest first, as the store gives them: its askKey index (`findByAskKey`),
+   * or, for a store without one, the user's records filtered. Chosen once, here.
+   */
+  private readonly asked: (userId: string, askKey: string, now: number) => Promise<ElicitationRecord[]>;
+
   constructor(
     @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly audit: ElicitationAudit,
     private readonly transitions: ElicitationTransitions,
     private readonly answers: ElicitationAnswers,
-  ) {}
+  ) {
+    this.asked = store.findByAskKey
+      ? store.findByAskKey.bind(store)
+      : async (userId, askKey, now) => (await store.listByUser(userId, now)).filter((r) => r.askKey === askKey).reverse();
+  }
 
   /** Aborted, with an `ElicitationShutdownError` as its reason, when the module starts to shut down. */
   get shutdownSignal(): AbortSignal {
@@ -169,15 +180,22 @@ export class ElicitationRecords {
 
   /**
    * The retained elicitations of `userId` created under `askKey` (see `ElicitationRecord.askKey`), newest first, an
-   * overdue pending one shown as expired; answers left sealed (the MCP binding's link rung).
+   * overdue pending one shown as expired (with no `finishedAt`: the store still has it pending); answers left sealed
+   * (the MCP binding's link rung). One store read: the store's askKey index, or the user's records on a store without.
    */
   async findAsked(userId: string, askKey: string): Promise<ElicitationRecord[]> {
     const now = Date.now();
-    const records = await this.store.listByUser(userId, now);
-    return records
-      .filter((r) => r.askKey === askKey)
-      .map((r) => (r.status === 'pending' && now >= r.expiresAt ? { ...r, status: 'expired' as const } : r))
-      .reverse();
+    const records = await this.asked(userId, askKey, now);
+    return records.map((r) => (r.status === 'pending' && now >= r.expiresAt ? { ...r, status: 'expired' as const } : r));
+  }
+
+  /**
+   * The outcome a tool sees of a record `findAsked` found finished in the store (`finishedAt` set), without reading it
+   * again: `undefined` for an answer consumed already, as `ElicitationService.getResult` answers it.
+   */
+  outcomeOfFinished<T extends ElicitationData>(record: ElicitationRecord): ElicitationOutcome<T> | undefined {
+    if (record.status === 'completed' && record.consumedAt !== undefined) return undefined;
+    return this.answers.outcome<T>(record);
   }
 
   /**
