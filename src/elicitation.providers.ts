@@ -4,7 +4,9 @@ import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from './options/elicitation-options.validation.js';
+import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from './options/mcp-options.js';
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from './options/page-options.js';
+import { RequestStateCodec } from './mcp/request-state.codec.js';
 import { CsrfTokens } from './security/csrf.js';
 import { StoreKeyRing } from './security/store-key-ring.js';
 import { ElicitationStore } from './stores/elicitation-store.js';
@@ -12,7 +14,8 @@ import { MemoryElicitationStore } from './stores/memory.store.js';
 
 /**
  * Options resolution (validated once, shared by the sync and async paths), the routes' slice of them
- * (`ELICITATION_PAGE_OPTIONS`) and their `CsrfTokens`, and store selection; the store gets
+ * (`ELICITATION_PAGE_OPTIONS`) and their `CsrfTokens`, the MCP binding's (`ELICITATION_MCP_OPTIONS`) and its
+ * `RequestStateCodec`, and store selection; the store gets
  * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a shared store the module
  * announces its key ring and checks it against the other instances' (`ElicitationKeyRingAnnouncer`).
  */
@@ -33,6 +36,13 @@ export const elicitationProviders: Provider[] = [
     provide: CsrfTokens,
     inject: [ELICITATION_RESOLVED_OPTIONS],
     useFactory: (options: ResolvedElicitationOptions) => new CsrfTokens(options.encryptionKeys),
+  },
+  // The MCP binding's slice of the options, and the codec of its request states: no class of mcp/ holds the key ring.
+  { provide: ELICITATION_MCP_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: mcpOptionsOf },
+  {
+    provide: RequestStateCodec,
+    inject: [ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedElicitationOptions) => new RequestStateCodec(options.encryptionKeys),
   },
   {
     provide: ElicitationStore,

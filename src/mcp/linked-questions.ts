@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
 import { ElicitationService } from '../elicitation.service.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
@@ -98,7 +97,7 @@ export class LinkedQuestions {
     private readonly service: ElicitationService,
     private readonly records: ElicitationRecords,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
   ) {}
 
   /** The key of the `position`-th question (`question`: its digest) of `user`'s `call`. Carries no argument value. */

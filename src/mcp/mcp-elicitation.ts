@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Injectable } from '@nestjs/common';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
 import { ElicitationService } from '../elicitation.service.js';
 import { ElicitationRecords } from '../service/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
@@ -77,7 +76,7 @@ export class McpElicitation {
     private readonly sdks: McpSdkLoader,
     private readonly linked: LinkedQuestions,
     private readonly chatAnswers: ChatAnswers,
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
   ) {}
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { firstReportOf } from '../security/key-ids.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
@@ -34,17 +33,15 @@ export interface StateCheck {
 @Injectable()
 export class RequestStates {
   private readonly logger = new Logger('McpElicitation');
-  private readonly codec: RequestStateCodec;
   /** States this binding opened and checked (so a value another `requestState` hook resolved is not taken for one). */
   private readonly verified = new WeakSet<RequestState>();
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
     private readonly audit: ElicitationAudit,
-  ) {
-    this.codec = new RequestStateCodec(options.encryptionKeys);
-  }
+    private readonly codec: RequestStateCodec,
+  ) {}
 
   /** A sealed state for `call`, carrying the questions answered so far and the one now asked. */
   mint(call: StateCall, answered: AnsweredQuestion[] = [], pending?: PendingQuestion): string {

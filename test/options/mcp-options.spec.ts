@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
+import { Test } from '@nestjs/testing';
+import { ElicitationModule } from '../../src/elicitation.module.js';
+import { LinkedQuestions } from '../../src/mcp/linked-questions.js';
+import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import { RequestStates } from '../../src/mcp/request-states.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import { ELICITATION_MCP_OPTIONS, type ElicitationMcpOptions } from '../../src/options/mcp-options.js';
+
+const KEYS = [Buffer.alloc(32, 7), Buffer.alloc(32, 9)];
+const resolveMcpUser = () => 'u';
+const options: ElicitationModuleOptions = {
+  baseUrl: 'https://mcp.example.com',
+  resolveMcpUser,
+  encryptionKey: KEYS,
+  oauth: {
+    providers: {
+      github: {
+        authorizationEndpoint: 'https://github.com/login/oauth/authorize',
+        tokenEndpoint: 'https://github.com/login/oauth/access_token',
+        clientId: 'gh-client',
+        clientSecret: 'gh-secret',
+        scopes: ['read:user'],
+      },
+    },
+  },
+};
+
+/** Every value reachable from `value` (own enumerable properties, functions left as they are). */
+function reachable(value: unknown, seen = new Set<unknown>()): unknown[] {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return [value];
+  seen.add(value);
+  const entries = value instanceof Map ? [...value.values()] : Object.values(value);
+  return [value, ...entries.flatMap((entry) => reachable(entry, seen))];
+}
+
+describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', () => {
+  it('holds what the binding reads, copied out of the resolved options, and no secret', async () => {
+    const ref = await Test.createTestingModule({ imports: [ElicitationModule.forRoot(options)] }).compile();
+    try {
+      const resolved = ref.get<ResolvedElicitationOptions>(ELICITATION_RESOLVED_OPTIONS);
+      const slice = ref.get<ElicitationMcpOptions>(ELICITATION_MCP_OPTIONS);
+      expect(Object.keys(slice).sort()).toEqual(
+        [
+          'clientPolicy',
+          'fallback',
+          'instantDeclineMs',
+          'keepAliveMs',
+          'limits',
+          'pendingRetryWaitMs',
+          'requestStateTtlMs',
+          'resolveMcpUser',
+          'retentionMs',
+          'ttlMs',
+        ].sort(),
+      );
+      expect(slice.resolveMcpUser).toBe(resolved.resolveMcpUser);
+      expect(slice.fallback).toBe(resolved.fallback);
+      expect(slice).toMatchObject({
+        ttlMs: resolved.ttlMs,
+        retentionMs: resolved.retentionMs,
+        requestStateTtlMs: resolved.requestStateTtlMs,
+        instantDeclineMs: resolved.instantDeclineMs,
+        keepAliveMs: resolved.keepAliveMs,
+        pendingRetryWaitMs: resolved.pendingRetryWaitMs,
+      });
+      expect(slice.limits).toEqual({ maxFormAttempts: resolved.limits.maxFormAttempts });
+      expect(Object.isFrozen(slice)).toBe(true);
+      expect(Object.isFrozen(slice.limits)).toBe(true);
+      const values = reachable(slice);
+      for (const key of KEYS) expect(values).not.toContain(key);
+      expect(values).not.toContain(resolved.encryptionKeys);
+      expect(values).not.toContain(resolved.oauth);
+      expect(values).not.toContain('gh-secret');
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('is what every class of mcp/ that reads options injects: none of them asks for the whole resolved options', () => {
+    const classes = [McpElicitation, LinkedQuestions, RequestStates];
+    const tokens = (target: object) =>
+      ((Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, target) ?? []) as Array<{ param: unknown }>).map((dep) => dep.param);
+    for (const target of classes) {
+      expect(tokens(target)).not.toContain(ELICITATION_RESOLVED_OPTIONS);
+      expect(tokens(target)).toContain(ELICITATION_MCP_OPTIONS);
+    }
+  });
+
+  it('no source file of mcp/ refers to the whole resolved options’ token', () => {
+    const files = readdirSync('src/mcp').filter((name) => name.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(10);
+    const holders = files.filter((name) => readFileSync(`src/mcp/${name}`, 'utf8').includes('ELICITATION_RESOLVED_OPTIONS'));
+    expect(holders).toEqual([]);
+  });
+});
