@@ -5,6 +5,7 @@ import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from './options/elicitation-options.validation.js';
 import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from './options/mcp-options.js';
+import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from './options/operations-options.js';
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from './options/page-options.js';
 import { RequestStateCodec } from './mcp/request-state.codec.js';
 import { CsrfTokens } from './security/csrf.js';
@@ -15,9 +16,10 @@ import { MemoryElicitationStore } from './stores/memory.store.js';
 /**
  * Options resolution (validated once, shared by the sync and async paths), the routes' slice of them
  * (`ELICITATION_PAGE_OPTIONS`) and their `CsrfTokens`, the MCP binding's (`ELICITATION_MCP_OPTIONS`) and its
- * `RequestStateCodec`, and store selection; the store gets
- * the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a shared store the module
- * announces its key ring and checks it against the other instances' (`ElicitationKeyRingAnnouncer`).
+ * `RequestStateCodec`, the operations' (`ELICITATION_OPERATIONS_OPTIONS`: audit and cleanup), and store
+ * selection; the store gets the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a
+ * shared store the module announces its key ring and checks it against the other instances'
+ * (`ElicitationKeyRingAnnouncer`).
  */
 export const elicitationProviders: Provider[] = [
   {
@@ -44,6 +46,8 @@ export const elicitationProviders: Provider[] = [
     inject: [ELICITATION_RESOLVED_OPTIONS],
     useFactory: (options: ResolvedElicitationOptions) => new RequestStateCodec(options.encryptionKeys),
   },
+  // The audit log's and the expiry sweep's slice of the options.
+  { provide: ELICITATION_OPERATIONS_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: operationsOptionsOf },
   {
     provide: ElicitationStore,
     inject: [ELICITATION_MODULE_OPTIONS, ELICITATION_RESOLVED_OPTIONS],

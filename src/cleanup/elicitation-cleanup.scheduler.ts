@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectOperationsOptions, type ElicitationOperationsOptions } from '../options/operations-options.js';
 import { ElicitationService } from '../elicitation.service.js';
 
 /**
@@ -15,7 +14,7 @@ export class ElicitationCleanupScheduler implements OnApplicationBootstrap, OnMo
   private running: Promise<number> | undefined;
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectOperationsOptions() private readonly options: ElicitationOperationsOptions,
     private readonly service: ElicitationService,
   ) {}
 

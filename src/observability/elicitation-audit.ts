@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectOperationsOptions, type ElicitationOperationsOptions } from '../options/operations-options.js';
 import type { ElicitationAuditRecord, ElicitationAuditSink } from '../options/audit-record.js';
 import { currentRequest } from './request-context.js';
 
@@ -21,7 +20,7 @@ export class ElicitationAudit {
   private readonly logger = new Logger(AUDIT_LOGGER_CONTEXT);
   private readonly sink: ElicitationAuditSink | undefined;
 
-  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) options: Pick<ResolvedElicitationOptions, 'audit'>) {
+  constructor(@InjectOperationsOptions() options: Pick<ElicitationOperationsOptions, 'audit'>) {
     const audit = options.audit;
     this.sink = audit === 'log' ? (record) => this.logger.log(JSON.stringify(record)) : audit || undefined;
   }
