@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
+import { injectedTokens, KEYS, OPTIONS_WITH_SECRETS, reachable } from './option-slices.support.js';
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import { LinkedQuestions } from '../../src/mcp/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
@@ -10,32 +10,11 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.cons
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { ELICITATION_MCP_OPTIONS, type ElicitationMcpOptions } from '../../src/options/mcp-options.js';
 
-const KEYS = [Buffer.alloc(32, 7), Buffer.alloc(32, 9)];
 const resolveMcpUser = () => 'u';
 const options: ElicitationModuleOptions = {
-  baseUrl: 'https://mcp.example.com',
+  ...OPTIONS_WITH_SECRETS,
   resolveMcpUser,
-  encryptionKey: KEYS,
-  oauth: {
-    providers: {
-      github: {
-        authorizationEndpoint: 'https://github.com/login/oauth/authorize',
-        tokenEndpoint: 'https://github.com/login/oauth/access_token',
-        clientId: 'gh-client',
-        clientSecret: 'gh-secret',
-        scopes: ['read:user'],
-      },
-    },
-  },
 };
-
-/** Every value reachable from `value` (own enumerable properties, functions left as they are). */
-function reachable(value: unknown, seen = new Set<unknown>()): unknown[] {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return [value];
-  seen.add(value);
-  const entries = value instanceof Map ? [...value.values()] : Object.values(value);
-  return [value, ...entries.flatMap((entry) => reachable(entry, seen))];
-}
 
 describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', () => {
   it('holds what the binding reads, copied out of the resolved options, and no secret', async () => {
@@ -82,8 +61,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
 
   it('is what every class of mcp/ that reads options injects: none of them asks for the whole resolved options', () => {
     const classes = [McpElicitation, LinkedQuestions, RequestStates];
-    const tokens = (target: object) =>
-      ((Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, target) ?? []) as Array<{ param: unknown }>).map((dep) => dep.param);
+    const tokens = injectedTokens;
     for (const target of classes) {
       expect(tokens(target)).not.toContain(ELICITATION_RESOLVED_OPTIONS);
       expect(tokens(target)).toContain(ELICITATION_MCP_OPTIONS);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
+import { injectedTokens, KEYS, OPTIONS_WITH_SECRETS, reachable } from './option-slices.support.js';
 import { ElicitationModule } from '../../src/elicitation.module.js';
 import { BaseUrlPortCheck } from '../../src/http/base-url-port.check.js';
 import { ElicitationExtendController } from '../../src/http/elicitation-extend.controller.js';
@@ -18,32 +18,11 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.cons
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { ELICITATION_PAGE_OPTIONS, type ElicitationPageOptions } from '../../src/options/page-options.js';
 
-const KEYS = [Buffer.alloc(32, 7), Buffer.alloc(32, 9)];
 const options: ElicitationModuleOptions = {
-  baseUrl: 'https://mcp.example.com',
+  ...OPTIONS_WITH_SECRETS,
   resolvePageUser: () => 'u',
-  encryptionKey: KEYS,
   title: 'Acme',
-  oauth: {
-    providers: {
-      github: {
-        authorizationEndpoint: 'https://github.com/login/oauth/authorize',
-        tokenEndpoint: 'https://github.com/login/oauth/access_token',
-        clientId: 'gh-client',
-        clientSecret: 'gh-secret',
-        scopes: ['read:user'],
-      },
-    },
-  },
 };
-
-/** Every value reachable from `value` (own enumerable properties, functions left as they are). */
-function reachable(value: unknown, seen = new Set<unknown>()): unknown[] {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return [value];
-  seen.add(value);
-  const entries = value instanceof Map ? [...value.values()] : Object.values(value);
-  return [value, ...entries.flatMap((entry) => reachable(entry, seen))];
-}
 
 describe('ELICITATION_PAGE_OPTIONS (the routes’ slice of the options)', () => {
   it('holds what the pages read, copied out of the resolved options, and no secret', async () => {
@@ -103,8 +82,7 @@ describe('ELICITATION_PAGE_OPTIONS (the routes’ slice of the options)', () => 
       TemplateRenderer,
       BaseUrlPortCheck,
     ];
-    const tokens = (target: object) =>
-      ((Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, target) ?? []) as Array<{ param: unknown }>).map((dep) => dep.param);
+    const tokens = injectedTokens;
     for (const target of classes) expect(tokens(target)).not.toContain(ELICITATION_RESOLVED_OPTIONS);
     expect(classes.filter((target) => tokens(target).includes(ELICITATION_PAGE_OPTIONS)).map((c) => c.name)).toEqual([
       'ElicitationPagesController',
