@@ -5,17 +5,16 @@
 
 /** The layers, bottom to top, each a path pattern under src/ (the first that matches names a file's layer). */
 const LAYERS = [
-  ['field rules', '^src/form-rules\\.ts$'],
-  ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/|^src/elicitation(\\.types|-kinds|-id)\\.ts$'],
+  ['core', '^src/core/'],
+  ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/'],
   ['stores', '^src/stores/|^src/redis/(?!index\\.ts$)'],
   ['options', '^src/options/'],
   ['observability', '^src/observability/'],
   ['events', '^src/events/'],
-  ['service', '^src/service/|^src/elicitation\\.service\\.ts$'],
+  ['lifecycle', '^src/lifecycle/'],
   ['oauth', '^src/oauth/'],
   ['features', '^src/(http|mcp)/'],
-  ['operations', '^src/(cleanup|terminus)/(?!index\\.ts$)'],
-  ['module', '^src/elicitation\\.(module|module-definition|providers)\\.ts$|^src/elicitation-key-ring\\.announcer\\.ts$'],
+  ['module', '^src/module/|^src/terminus/(?!index\\.ts$)'],
   ['mcp-nest adapter', '^src/mcp-nest/(?!index\\.ts$)'],
   ['entry points', '^src/index\\.ts$|^src/(redis|store|mcp-nest|terminus)/index\\.ts$|^src/testing/'],
 ];
@@ -53,7 +52,7 @@ module.exports = {
       comment: 'the testing kit imports nothing else of src/ (users run it against their own stores and apps)',
       severity: 'error',
       from: { path: '^src/testing/' },
-      to: { path: '^src/', pathNot: '^src/testing/|^src/elicitation\\.types\\.ts$|^src/stores/elicitation-store\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/testing/|^src/core/elicitation\\.types\\.ts$|^src/stores/elicitation-store\\.ts$' },
     },
   ],
   options: {

@@ -12,8 +12,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest 
 import { Controller, Get, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
 import request from 'supertest';
 import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
-import { ElicitationService } from '../src/elicitation.service.js';
-import type { ElicitationEvent } from '../src/elicitation.types.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
+import type { ElicitationEvent } from '../src/core/elicitation.types.js';
 import { UnsafeUrlError } from '../src/errors/unsafe-url.error.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../src/security/display-text.js';

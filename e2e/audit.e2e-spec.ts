@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LoggerService } from '@nestjs/common';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../src/forms/define-form.js';
 import type { ElicitationAuditRecord } from '../src/options/audit-record.js';
 import { submitPage } from '../src/testing/index.js';

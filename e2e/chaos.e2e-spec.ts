@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
-import type { ElicitationEvent } from '../src/elicitation.types.js';
+import type { ElicitationEvent } from '../src/core/elicitation.types.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';
 import {

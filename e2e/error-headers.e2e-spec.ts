@@ -22,9 +22,9 @@ import {
 } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../src/elicitation.module.js';
+import { ElicitationModule } from '../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { pageTestOptions } from './support/page-app.js';
 
 type Adapter = 'express' | 'fastify';

@@ -4,7 +4,7 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { McpController } from '../examples/demo/mcp.controller.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { connectClient, textOf } from './support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';
 

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import type { ElicitationUpload } from '../src/options/elicitation-options.interface.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { haveChromium, launchPageBrowser, type PageBrowser } from './support/page-browser.js';
 import { csrfFor } from './support/page-form.js';

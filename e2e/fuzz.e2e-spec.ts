@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import fc from 'fast-check';
-import { ElicitationModule } from '../src/elicitation.module.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationModule } from '../src/module/elicitation.module.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { csrfFor } from './support/page-form.js';
 

@@ -10,7 +10,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../src/options/elicitation-options.validation.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { buildForm } from '../src/forms/define-form.js';
 import type { FormSchema } from '../src/forms/form-schema.js';
 import { startPageApp } from './support/page-app.js';

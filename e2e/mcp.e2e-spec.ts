@@ -3,7 +3,7 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { CompletionNotifications } from '../src/mcp/completion-notifications.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { connectClient, textOf, type TestClient } from './support/mcp-client.js';
 import { connectV2Client } from './support/mcp-v2-client.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';

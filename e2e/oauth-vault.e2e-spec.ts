@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { freePort } from '../examples/demo/http-server.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { ElicitationOAuth } from '../src/oauth/elicitation-oauth.js';
 import { ElicitationOAuthError, type OAuthToken } from '../src/index.js';
 import { createElicitationTestClient, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';

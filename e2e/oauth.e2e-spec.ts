@@ -18,9 +18,9 @@ import type { Subscription } from 'rxjs';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { DEMO_OIDC_PROVIDER } from '../examples/demo/demo-tools.service.js';
 import { freePort } from '../examples/demo/http-server.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { ElicitationOAuth } from '../src/oauth/elicitation-oauth.js';
-import type { ElicitationEvent } from '../src/elicitation.types.js';
+import type { ElicitationEvent } from '../src/core/elicitation.types.js';
 import { ElicitationEvents } from '../src/events/elicitation-events.js';
 import { createElicitationTestClient, type ElicitationTestClient, type TestToolResult } from '../src/testing/index.js';
 import {

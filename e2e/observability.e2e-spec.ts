@@ -17,8 +17,8 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { startDemoProcess, type DemoProcess } from '../examples/demo/demo-process.js';
-import { ElicitationModule } from '../src/elicitation.module.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationModule } from '../src/module/elicitation.module.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../src/forms/define-form.js';
 import { RedisElicitationStore } from '../src/redis/index.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient } from '../src/testing/index.js';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { type Browser, type Page } from 'playwright-core';
-import type { ElicitationService } from '../src/elicitation.service.js';
+import type { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { PAGE_MESSAGES } from '../src/messages/default-messages.js';
 import { startPageApp } from './support/page-app.js';
 import { CHROMIUM, haveChromium, launchChromium } from './support/page-browser.js';

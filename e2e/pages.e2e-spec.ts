@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type { ElicitationModuleOptions } from '../src/options/elicitation-options.interface.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../src/stores/elicitation-store.js';
 import { startPageApp } from './support/page-app.js';
 import { csrfFor, postForm, submitForm } from './support/page-form.js';

@@ -9,7 +9,7 @@ import { UrlElicitationRequiredError as V2UrlElicitationRequiredError } from '@m
 import { UrlElicitationRequiredError as V1UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { connectClient, textOf } from './support/mcp-client.js';
 import { connectV2Client, type V2Capabilities, type V2TestClient, type WireExchange } from './support/mcp-v2-client.js';
 import { csrfFor, submitForm } from './support/page-form.js';

@@ -9,7 +9,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { startDemoApp, type DemoApp } from '../examples/demo/demo-app.js';
 import { DemoToolsService } from '../examples/demo/demo-tools.service.js';
-import { ElicitationService } from '../src/elicitation.service.js';
+import { ElicitationService } from '../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../src/forms/define-form.js';
 import { McpElicitation } from '../src/mcp/mcp-elicitation.js';
 import { submitForm } from './support/page-form.js';

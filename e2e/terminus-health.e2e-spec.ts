@@ -11,7 +11,7 @@ import { type BeforeApplicationShutdown, type INestApplication, Injectable, Modu
 import { NestFactory } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from '../examples/readme/health.js';
-import { ElicitationModule } from '../src/elicitation.module.js';
+import { ElicitationModule } from '../src/module/elicitation.module.js';
 import { RedisElicitationStore } from '../src/redis/redis.store.js';
 import type { ElicitationEventChannel, ElicitationStore } from '../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../src/stores/memory.store.js';

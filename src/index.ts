@@ -5,12 +5,12 @@
  */
 
 // The module and its options
-export { ElicitationModule } from './elicitation.module.js';
+export { ElicitationModule } from './module/elicitation.module.js';
 export {
   ELICITATION_MODULE_OPTIONS,
   type ElicitationModuleAsyncOptions,
   type ElicitationModuleExtras,
-} from './elicitation.module-definition.js';
+} from './module/elicitation.module-definition.js';
 export type {
   ElicitationLimits,
   ElicitationModuleOptions,
@@ -23,7 +23,7 @@ export type {
   UploadSink,
 } from './options/elicitation-options.interface.js';
 export type { PageLabels, PageMessages } from './messages/page-messages.js';
-export type { FieldRule } from './form-rules.js';
+export type { FieldRule } from './core/form-rules.js';
 export type { PageMessagesOverride } from './messages/locales.js';
 export type {
   ElicitationAuditEvent,
@@ -43,9 +43,14 @@ export {
 } from './options/elicitation.constants.js';
 
 // The service, its events and its records
-export { ElicitationService, type CreatedElicitation, type ElicitationReadOptions, type StoredAnswer } from './elicitation.service.js';
-export type { CreateUrlElicitationInput } from './service/create-input.validation.js';
-export type { ElicitationWaitOptions } from './service/elicitation-waiters.js';
+export {
+  ElicitationService,
+  type CreatedElicitation,
+  type ElicitationReadOptions,
+  type StoredAnswer,
+} from './lifecycle/elicitation.service.js';
+export type { CreateUrlElicitationInput } from './lifecycle/create-input.validation.js';
+export type { ElicitationWaitOptions } from './lifecycle/elicitation-waiters.js';
 export type {
   ElicitationData,
   ElicitationEvent,
@@ -59,9 +64,9 @@ export type {
   FinalStatus,
   TransitionResult,
   WaitOutcome,
-} from './elicitation.types.js';
+} from './core/elicitation.types.js';
 export { ElicitationEvents, type ElicitationEventListener } from './events/elicitation-events.js';
-export { ElicitationCleanupScheduler } from './cleanup/elicitation-cleanup.scheduler.js';
+export { ElicitationCleanupScheduler } from './module/elicitation-cleanup.scheduler.js';
 
 // Connecting accounts (kind 'oauth'): the providers, the connected accounts' tokens and what they give a tool
 export { ElicitationOAuth } from './oauth/elicitation-oauth.js';

@@ -14,7 +14,7 @@ import { DEMO_ALLOWED_HOSTS, userFromCookie } from '../../examples/demo/demo-ide
 import { DemoToolsService } from '../../examples/demo/demo-tools.service.js';
 import { McpController } from '../../examples/demo/mcp.controller.js';
 import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS } from '../../examples/demo/mcp-sessions.js';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { McpElicitation, type SdkToolServer } from '../../src/mcp/mcp-elicitation.js';
 

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import type { INestApplication, LoggerService, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 
 /** Test identity: the browser user is whatever the `x-test-user` header says. */

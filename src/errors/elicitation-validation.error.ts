@@ -1,4 +1,4 @@
-import type { FieldRule } from '../form-rules.js';
+import type { FieldRule } from '../core/form-rules.js';
 
 /** One problem with an answer: the field and what is wrong with it (never the value itself). */
 export interface FieldIssue {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import type { ElicitationEvent, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ElicitationStore, type ElicitationEventChannel, type ElicitationEventContext } from '../stores/elicitation-store.js';
 

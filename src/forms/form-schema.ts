@@ -4,7 +4,7 @@
  * TypeScript type of an accepted answer from a schema declared `as const` (or through `defineForm`).
  */
 
-import type { StringFormat } from '../form-rules.js';
+import type { StringFormat } from '../core/form-rules.js';
 
 export type { StringFormat };
 

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
-import { englishProblem, type FieldRule } from '../form-rules.js';
+import { englishProblem, type FieldRule } from '../core/form-rules.js';
 import type { FieldSchema, FormSchema, FormValue, StringFormat, TitledOption } from './form-schema.js';
 
 /** What validating an answer gives: the content (defaults applied) or the field problems. */

@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
 import { pageError } from './exceptions/page-text.js';
 import type { PageResponse } from './page-http.js';
 

@@ -1,8 +1,8 @@
 import { Body, ConflictException, HttpStatus, NotImplementedException, Param, Post, Req, Res } from '@nestjs/common';
-import { idOf } from '../elicitation-id.js';
-import { isPageKind } from '../elicitation-kinds.js';
-import type { ElicitationExtendResult } from '../elicitation.types.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
+import { idOf } from '../core/elicitation-id.js';
+import { isPageKind } from '../core/elicitation-kinds.js';
+import type { ElicitationExtendResult } from '../core/elicitation.types.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { pageError, withPageHeading } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';

@@ -13,9 +13,9 @@ import {
   BadRequestException,
 } from '@nestjs/common';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
-import { idOf } from '../elicitation-id.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import { idOf } from '../core/elicitation-id.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { pageError } from './exceptions/page-text.js';

@@ -1,8 +1,8 @@
 import { Body, Get, HttpException, HttpStatus, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
-import { idOf } from '../elicitation-id.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import { idOf } from '../core/elicitation-id.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
 import { withPageText, type PageText } from './exceptions/page-text.js';
 import { PAGE_MESSAGES } from '../messages/default-messages.js';

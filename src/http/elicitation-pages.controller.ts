@@ -1,9 +1,9 @@
 import { Body, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { MAX_API_KEY_LENGTH } from '../options/elicitation.constants.js';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
-import { idOf } from '../elicitation-id.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import { idOf } from '../core/elicitation-id.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
 import { PageRoutes } from './elicitation-routes.decorator.js';

@@ -7,9 +7,9 @@ import {
   PayloadTooLargeException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
-import { isElicitationKind } from '../elicitation-kinds.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
+import { isElicitationKind } from '../core/elicitation-kinds.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationExpiredException } from './exceptions/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';

@@ -1,6 +1,6 @@
 import { Get, Header, Logger, Param, Req, Res, ServiceUnavailableException } from '@nestjs/common';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationStatusView } from '../elicitation.types.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationStatusView } from '../core/elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';

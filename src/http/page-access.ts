@@ -1,9 +1,9 @@
 import { ForbiddenException, HttpStatus, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
-import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
-import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../elicitation.types.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import { pageRoute } from '../service/page-urls.js';
+import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
+import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import { pageRoute } from '../lifecycle/page-urls.js';
 import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exception.js';
 import { ElicitationExpiredException } from './exceptions/elicitation-expired.exception.js';
 import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
 import type { PageLocale } from '../messages/locales.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationPageAccess } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageLocales } from './page-locales.js';

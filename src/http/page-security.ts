@@ -5,7 +5,7 @@ import helmet from 'helmet';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
-import { basePathOf, pageRoute } from '../service/page-urls.js';
+import { basePathOf, pageRoute } from '../lifecycle/page-urls.js';
 import { raw, type NodeRequestPart, type NodeResponsePart, type PageRequest, type PageResponse } from './page-http.js';
 
 /** Stands for the per-response nonce in the CSP computed once at start-up. */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
-import { PAGE_KINDS } from '../elicitation-kinds.js';
+import { PAGE_KINDS } from '../core/elicitation-kinds.js';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';

@@ -1,6 +1,6 @@
-import type { CreatedElicitation, ElicitationService } from '../elicitation.service.js';
-import type { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../elicitation.types.js';
+import type { CreatedElicitation, ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../core/elicitation.types.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
 import { fitFor, type FallbackRung, type ObservedLadder } from '../options/client-ladder.js';

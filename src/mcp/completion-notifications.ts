@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import type { SdkServerLike } from './sdk.types.js';

@@ -1,4 +1,4 @@
-import type { FinalStatus } from '../elicitation.types.js';
+import type { FinalStatus } from '../core/elicitation.types.js';
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import type { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import type { LadderStep } from '../options/client-ladder.js';

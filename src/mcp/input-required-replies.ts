@@ -1,5 +1,5 @@
-import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationData, ElicitationOutcome, FinalStatus } from '../elicitation.types.js';
+import type { ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationData, ElicitationOutcome, FinalStatus } from '../core/elicitation.types.js';
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { LadderStep, PageFallbackRung } from '../options/client-ladder.js';

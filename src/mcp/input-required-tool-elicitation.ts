@@ -1,6 +1,6 @@
-import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../core/elicitation.types.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
 import { descend, type FallbackRung, type PageFallbackRung } from '../options/client-ladder.js';
@@ -28,7 +28,7 @@ import {
   type ToolElicitation,
   type UrlElicitationAsk,
 } from './tool-elicitation.js';
-import { typeOfAsk } from '../service/create-input.validation.js';
+import { typeOfAsk } from '../lifecycle/create-input.validation.js';
 
 /** What a 2026-07-28 tool call brings: everything comes from this one request. */
 export interface InputRequiredCall {

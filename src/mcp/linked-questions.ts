@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import { ElicitationService } from '../elicitation.service.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../elicitation.types.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../core/elicitation.types.js';
 import { displayText } from '../security/display-text.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';

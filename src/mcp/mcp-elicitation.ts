@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import { ElicitationService } from '../elicitation.service.js';
-import { ElicitationRecords } from '../service/elicitation-records.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
 import type { McpClientProfile } from '../options/client-ladder.js';

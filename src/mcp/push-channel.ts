@@ -1,4 +1,4 @@
-import type { ElicitationRecords } from '../service/elicitation-records.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import type { SdkRequestExtra, SdkServerLike } from './sdk.types.js';
 
 /** What a 2025-11-25 call's channel to its client needs. */

@@ -1,7 +1,7 @@
-import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
-import { typeOfAsk } from '../service/create-input.validation.js';
+import type { ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
+import { typeOfAsk } from '../lifecycle/create-input.validation.js';
 import type { CallQuestions } from './call-questions.js';
 import type { CompletionNotifications } from './completion-notifications.js';
 import type { LinkedQuestions } from './linked-questions.js';

@@ -1,7 +1,7 @@
 import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
-import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
+import type { ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';

@@ -1,7 +1,7 @@
 import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
-import type { ElicitationService } from '../elicitation.service.js';
-import type { ElicitationRecords } from '../service/elicitation-records.js';
-import type { ElicitationData, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationService } from '../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
@@ -31,7 +31,7 @@ import {
   type UrlElicitationAsk,
   type UrlElicitationRequest,
 } from './tool-elicitation.js';
-import { typeOfAsk } from '../service/create-input.validation.js';
+import { typeOfAsk } from '../lifecycle/create-input.validation.js';
 
 /** What a push-mechanism elicitation needs from the module. */
 export interface PushDeps {

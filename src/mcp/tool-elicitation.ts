@@ -1,6 +1,6 @@
-import type { CreatedElicitation } from '../elicitation.service.js';
-import { typeOfAsk, type CreateUrlElicitationInput } from '../service/create-input.validation.js';
-import type { ElicitationData, WaitOutcome } from '../elicitation.types.js';
+import type { CreatedElicitation } from '../lifecycle/elicitation.service.js';
+import { typeOfAsk, type CreateUrlElicitationInput } from '../lifecycle/create-input.validation.js';
+import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';

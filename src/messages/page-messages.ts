@@ -1,5 +1,5 @@
-import type { ElicitationStatus } from '../elicitation.types.js';
-import type { FieldRule } from '../form-rules.js';
+import type { ElicitationStatus } from '../core/elicitation.types.js';
+import type { FieldRule } from '../core/form-rules.js';
 
 /**
  * The sentences the templates print themselves, handed to them as `labels` (the built-in templates print

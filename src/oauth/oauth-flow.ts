@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ElicitationId } from '../elicitation-id.js';
+import type { ElicitationId } from '../core/elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
-import type { ElicitationRecord, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { SecretBox } from '../security/secret-box.js';
-import { ElicitationAnswers } from '../service/elicitation-answers.js';
-import { ElicitationTransitions } from '../service/elicitation-transitions.js';
+import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
+import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from '../options/oauth-options.js';
 import { describeFailure, providerUnreachable } from './oauth-failures.js';

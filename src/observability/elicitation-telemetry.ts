@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { ElicitationKind, FinalStatus } from '../elicitation.types.js';
+import type { ElicitationKind, FinalStatus } from '../core/elicitation.types.js';
 import {
   formatTraceparent,
   loadOtelApi,

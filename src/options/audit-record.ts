@@ -1,4 +1,4 @@
-import type { ElicitationKind } from '../elicitation.types.js';
+import type { ElicitationKind } from '../core/elicitation.types.js';
 
 // The audit log's public types (the `audit` option's): a leaf, so the options can name them.
 

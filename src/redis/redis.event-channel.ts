@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import { callRedis, connectionNameOf, duplicateClient, isClusterClient, type RedisClient } from './redis.client.js';
 import { eventTag, RecentIds, SentInScript } from './redis.event-repeats.js';

@@ -1,4 +1,4 @@
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 
 /**
  * Events whose append a script already made (CREATE, FINISH, EXTEND_EXPIRY, SWEEP), so that the channel does not send them

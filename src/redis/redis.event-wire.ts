@@ -1,4 +1,4 @@
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 
 /**

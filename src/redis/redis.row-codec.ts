@@ -1,4 +1,4 @@
-import type { ElicitationData, ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationRecord } from '../core/elicitation.types.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 import { encodeEventRecordPart } from './redis.event-wire.js';
 

@@ -1,4 +1,4 @@
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import { RedisEventChannel, type RedisEventChannelDeps } from './redis.event-channel.js';
 import type { EventSealing } from './redis.event-wire.js';

@@ -1,6 +1,6 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
-import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import {
   ElicitationStore,

@@ -27,5 +27,5 @@ export type {
   ExtendResult,
   FinalStatus,
   TransitionResult,
-} from '../elicitation.types.js';
+} from '../core/elicitation.types.js';
 export { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';

@@ -5,7 +5,7 @@ import type {
   ExtendResult,
   FinalStatus,
   TransitionResult,
-} from '../elicitation.types.js';
+} from '../core/elicitation.types.js';
 
 /** The change `finish` applies to a pending record. */
 export interface FinishChange {

@@ -1,4 +1,4 @@
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 
 /**
  * A copy with every field present from the start, so all records share one V8 hidden class and

@@ -1,4 +1,4 @@
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 
 /**
  * The memory store's indexes, userId → a second key → ids, in creation order: by type for `findLatestCompleted` and

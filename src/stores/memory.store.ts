@@ -1,4 +1,4 @@
-import type { ElicitationRecord, ExtendResult, TransitionResult } from '../elicitation.types.js';
+import type { ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { DeadlineWheel } from './deadline-wheel.js';
 import {
   ElicitationStore,

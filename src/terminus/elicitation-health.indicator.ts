@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 
 /** The time the suites' records are created at (epoch milliseconds). */
 export const T0 = 1_800_000_000_000;

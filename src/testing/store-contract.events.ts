@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitationEvent } from '../elicitation.types.js';
+import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
 import { T0, TTL, type ContractGroupApi } from './contract-test-api.js';
 

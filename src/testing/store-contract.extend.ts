@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
 import { pendingRecord, RETENTION, T0, TTL, type ContractGroupApi } from './contract-test-api.js';
 

@@ -10,7 +10,7 @@ import { Controller } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { UrlElicitationRequiredError as EsmUrlElicitationRequiredError } from '@modelcontextprotocol/server';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationNotAnsweredError } from '../../src/errors/elicitation-not-answered.error.js';
 import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.error.js';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Controller, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ElicitationIdentityError } from '../../src/errors/elicitation-identity.error.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { Elicitation, McpNestElicitationModule } from '../../src/mcp-nest/index.js';

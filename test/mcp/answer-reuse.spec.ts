@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';

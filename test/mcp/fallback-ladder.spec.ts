@@ -12,7 +12,7 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@mod
 import { z } from 'zod';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/options/client-ladder.js';
 import { PENDING_QUESTION_META_KEY } from '../../src/mcp/linked-questions.js';

@@ -16,8 +16,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ElicitationService } from '../../src/elicitation.service.js';
-import { ElicitationRecords } from '../../src/service/elicitation-records.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { McpElicitation, type ElicitingToolHandler } from '../../src/mcp/mcp-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';

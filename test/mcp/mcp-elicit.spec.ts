@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { linked } from '../support/linked-mcp.js';

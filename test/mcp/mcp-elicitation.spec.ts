@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { ElicitRequestSchema, ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { CompletionNotifications } from '../../src/mcp/completion-notifications.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { linked, type Caps } from '../support/linked-mcp.js';

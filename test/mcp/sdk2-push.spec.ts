@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { CompletionNotifications } from '../../src/mcp/completion-notifications.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';

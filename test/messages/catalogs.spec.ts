@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
-import type { FieldRule } from '../../src/form-rules.js';
+import type { FieldRule } from '../../src/core/form-rules.js';
 import { builtInTemplatesDir, TemplateRenderer } from '../../src/http/template-renderer.js';
 import { BUILT_IN_CATALOGS, PageCatalogs, canonicalLocale, directionOf } from '../../src/messages/locales.js';
 import type { PageMessages } from '../../src/messages/page-messages.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
 import { injectedTokens, KEYS, OPTIONS_WITH_SECRETS, reachable } from './option-slices.support.js';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { LinkedQuestions } from '../../src/mcp/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { RequestStates } from '../../src/mcp/request-states.js';

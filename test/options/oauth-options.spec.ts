@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';

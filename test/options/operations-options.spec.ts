@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
-import { ElicitationCleanupScheduler } from '../../src/cleanup/elicitation-cleanup.scheduler.js';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationCleanupScheduler } from '../../src/module/elicitation-cleanup.scheduler.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ElicitationAudit } from '../../src/observability/elicitation-audit.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
 import type { ElicitationAuditRecord } from '../../src/options/audit-record.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions, validateRoutePrefix } from '../../src/options/elicitation-options.validation.js';
 import { describeConfigValue } from '../../src/errors/config-value.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
 import { injectedTokens, KEYS, OPTIONS_WITH_SECRETS, reachable } from './option-slices.support.js';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { BaseUrlPortCheck } from '../../src/http/base-url-port.check.js';
 import { ElicitationExtendController } from '../../src/http/elicitation-extend.controller.js';
 import { ElicitationFileController } from '../../src/http/elicitation-file.controller.js';

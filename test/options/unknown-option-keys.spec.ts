@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';

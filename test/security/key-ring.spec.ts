@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { ElicitationKeyRingAnnouncer } from '../../src/elicitation-key-ring.announcer.js';
+import { ElicitationKeyRingAnnouncer } from '../../src/module/elicitation-key-ring.announcer.js';
 import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../../src/options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';

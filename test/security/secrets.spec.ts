@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';

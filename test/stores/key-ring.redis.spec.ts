@@ -13,7 +13,7 @@ import { Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { KEY_RING_TTL_MS } from '../../src/options/elicitation.constants.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ElicitationRecord } from '../../src/elicitation.types.js';
+import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
 import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';

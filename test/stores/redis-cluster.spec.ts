@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
-import type { ElicitationEvent } from '../../src/elicitation.types.js';
+import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import {
   describeWithRedisBinaries,

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { Logger } from '@nestjs/common';
 import { Redis, type Command } from 'ioredis';
 import { DEFAULT_REDIS_EVENTS_MAX_AGE_MS, DEFAULT_REDIS_EVENTS_MAX_LENGTH } from '../../src/redis/redis.defaults.js';
-import type { ElicitationEvent } from '../../src/elicitation.types.js';
+import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { compareStreamIds } from '../../src/redis/redis.event-channel.js';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import type { ElicitationEvent, ElicitationRecord, FinalStatus } from '../../src/elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord, FinalStatus } from '../../src/core/elicitation.types.js';
 import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import {
   decodeEventMessage,

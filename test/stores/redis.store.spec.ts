@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis, type Command } from 'ioredis';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
-import type { ElicitationEvent } from '../../src/elicitation.types.js';
+import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
 import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';

@@ -1,5 +1,5 @@
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../../src/elicitation.module.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 
 const noop = () => undefined;

@@ -7,11 +7,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
-import type { ElicitationRecord } from '../../src/elicitation.types.js';
+import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
 import { fileName, formatSize } from '../../src/http/elicitation-file.controller.js';
-import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from '../../src/service/create-input.validation.js';
+import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from '../../src/lifecycle/create-input.validation.js';
 import {
   acceptAttribute,
   acceptsPlainText,

@@ -1,5 +1,5 @@
 import { ConflictException } from '@nestjs/common';
-import type { ElicitationStatus } from '../../elicitation.types.js';
+import type { ElicitationStatus } from '../../core/elicitation.types.js';
 import { PAGE_MESSAGES } from '../../messages/default-messages.js';
 import { withPageText } from './page-text.js';
 

@@ -1,4 +1,4 @@
-import type { FieldRule } from '../../form-rules.js';
+import type { FieldRule } from '../../core/form-rules.js';
 import type { PageMessages } from '../page-messages.js';
 
 function problem(rule: FieldRule): string {

@@ -1,4 +1,4 @@
-import type { FieldRule } from '../../form-rules.js';
+import type { FieldRule } from '../../core/form-rules.js';
 import type { PageMessages } from '../page-messages.js';
 
 const plural = (count: number, one: string, many: string): string => (count === 1 ? one : many);

@@ -1,5 +1,5 @@
 import type { PageMessages } from '../page-messages.js';
-import { englishProblem } from '../../form-rules.js';
+import { englishProblem } from '../../core/form-rules.js';
 
 const plural = (count: number, one: string, many: string): string => (count === 1 ? one : many);
 

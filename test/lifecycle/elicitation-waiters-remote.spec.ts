@@ -4,8 +4,8 @@
  * backing off, while someone still waits, instead of leaving the waiter asleep until its timeout.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { ElicitationEvent, ElicitationRecord } from '../../src/elicitation.types.js';
-import { ElicitationWaiters } from '../../src/service/elicitation-waiters.js';
+import type { ElicitationEvent, ElicitationRecord } from '../../src/core/elicitation.types.js';
+import { ElicitationWaiters } from '../../src/lifecycle/elicitation-waiters.js';
 
 const ID = '5f0c2d3e-8a41-4b6f-9c1d-2e3f4a5b6c7d';
 

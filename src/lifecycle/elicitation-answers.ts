@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
-import type { ElicitationData, ElicitationKind, ElicitationOutcome, ElicitationRecord, FinalStatus } from '../elicitation.types.js';
+import type { ElicitationData, ElicitationKind, ElicitationOutcome, ElicitationRecord, FinalStatus } from '../core/elicitation.types.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { SecretBox } from '../security/secret-box.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from './options/elicitation.constants.js';
-import { parseElicitationId } from './elicitation-id.js';
-import type { ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
+import { parseElicitationId } from '../core/elicitation-id.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type {
   ElicitationData,
   ElicitationExtendResult,
@@ -11,19 +11,19 @@ import type {
   ElicitationSummary,
   TransitionResult,
   WaitOutcome,
-} from './elicitation.types.js';
-import { ElicitationQuotaError } from './errors/elicitation-quota.error.js';
-import { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
-import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from './service/create-input.validation.js';
-import { ElicitationAnswers } from './service/elicitation-answers.js';
-import { ElicitationRecords } from './service/elicitation-records.js';
-import { ElicitationTransitions } from './service/elicitation-transitions.js';
-import { pageUrl } from './service/page-urls.js';
-import type { ElicitationWaitOptions } from './service/elicitation-waiters.js';
-import { ElicitationAudit } from './observability/elicitation-audit.js';
-import { ElicitationTelemetry } from './observability/elicitation-telemetry.js';
-import { ELICITATION_OBSERVED_STORE } from './observability/observed-store.js';
-import { ElicitationStore, type CreateQuota } from './stores/elicitation-store.js';
+} from '../core/elicitation.types.js';
+import { ElicitationQuotaError } from '../errors/elicitation-quota.error.js';
+import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
+import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from './create-input.validation.js';
+import { ElicitationAnswers } from './elicitation-answers.js';
+import { ElicitationRecords } from './elicitation-records.js';
+import { ElicitationTransitions } from './elicitation-transitions.js';
+import { pageUrl } from './page-urls.js';
+import type { ElicitationWaitOptions } from './elicitation-waiters.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import { ElicitationStore, type CreateQuota } from '../stores/elicitation-store.js';
 
 /** What `createUrlElicitation` returns. */
 export interface CreatedElicitation {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectOperationsOptions, type ElicitationOperationsOptions } from '../options/operations-options.js';
-import { ElicitationService } from '../elicitation.service.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
 
 /**
  * Expires overdue elicitations every `cleanupIntervalMs` (publishing `expired` for each) and forgets

@@ -1,10 +1,10 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from './options/elicitation.constants.js';
-import type { ElicitationModuleOptions } from './options/elicitation-options.interface.js';
-import { createElicitationControllers } from './http/elicitation-controllers.js';
-import { ElicitationFrameworkErrors } from './http/elicitation-framework-errors.js';
-import { ElicitationMultipartParser } from './http/elicitation-multipart.js';
-import { validateRoutePrefix } from './options/elicitation-options.validation.js';
+import { DEFAULT_ROUTE_PREFIX, ELICITATION_ROUTE_PREFIX } from '../options/elicitation.constants.js';
+import type { ElicitationModuleOptions } from '../options/elicitation-options.interface.js';
+import { createElicitationControllers } from '../http/elicitation-controllers.js';
+import { ElicitationFrameworkErrors } from '../http/elicitation-framework-errors.js';
+import { ElicitationMultipartParser } from '../http/elicitation-multipart.js';
+import { validateRoutePrefix } from '../options/elicitation-options.validation.js';
 
 /**
  * Options known synchronously, at import time: whether the module is global, whether its HTTP routes

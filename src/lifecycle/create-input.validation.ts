@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
-import { ELICITATION_ID_PATTERN } from '../elicitation-id.js';
+import { ELICITATION_ID_PATTERN } from '../core/elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
-import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../elicitation-kinds.js';
-import type { ElicitationRecord } from '../elicitation.types.js';
+import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../core/elicitation-kinds.js';
+import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { FormSchema } from '../forms/form-schema.js';

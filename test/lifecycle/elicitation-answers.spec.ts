@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
-import { ElicitationAnswers } from '../../src/service/elicitation-answers.js';
+import { ElicitationAnswers } from '../../src/lifecycle/elicitation-answers.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { pendingRecord } from '../../src/testing/index.js';
 import { compileElicitation } from '../support/testing-module.js';

@@ -6,7 +6,7 @@ import type {
   ElicitationRecord,
   FinalStatus,
   WaitOutcome,
-} from '../elicitation.types.js';
+} from '../core/elicitation.types.js';
 import { ElicitationNotFoundError } from '../errors/elicitation-not-found.error.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 

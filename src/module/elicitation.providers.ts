@@ -1,17 +1,17 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from './options/elicitation.constants.js';
+import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from '../options/elicitation.constants.js';
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
-import { resolveElicitationOptions } from './options/elicitation-options.validation.js';
-import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from './options/mcp-options.js';
-import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from './options/operations-options.js';
-import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from './options/page-options.js';
-import { RequestStateCodec } from './mcp/request-state.codec.js';
-import { CsrfTokens } from './security/csrf.js';
-import { StoreKeyRing } from './security/store-key-ring.js';
-import { ElicitationStore } from './stores/elicitation-store.js';
-import { MemoryElicitationStore } from './stores/memory.store.js';
+import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../options/elicitation-options.validation.js';
+import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from '../options/mcp-options.js';
+import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from '../options/operations-options.js';
+import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from '../options/page-options.js';
+import { RequestStateCodec } from '../mcp/request-state.codec.js';
+import { CsrfTokens } from '../security/csrf.js';
+import { StoreKeyRing } from '../security/store-key-ring.js';
+import { ElicitationStore } from '../stores/elicitation-store.js';
+import { MemoryElicitationStore } from '../stores/memory.store.js';
 
 /**
  * Options resolution (validated once, shared by the sync and async paths), the routes' slice of them

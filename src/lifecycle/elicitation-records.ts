@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import { idOf, parseElicitationId, type ElicitationId } from '../elicitation-id.js';
-import type { ElicitationKind } from '../elicitation-kinds.js';
+import { idOf, parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
+import type { ElicitationKind } from '../core/elicitation-kinds.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type {
   ElicitationData,
@@ -10,7 +10,7 @@ import type {
   ElicitationRecord,
   ElicitationStatusView,
   TransitionResult,
-} from '../elicitation.types.js';
+} from '../core/elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';

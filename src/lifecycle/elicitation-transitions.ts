@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import { parseElicitationId, type ElicitationId } from '../elicitation-id.js';
+import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
-import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../elicitation.types.js';
+import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../core/elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';

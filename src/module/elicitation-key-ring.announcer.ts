@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
-import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from './options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from './options/elicitation-options.interface.js';
-import { ElicitationConfigError } from './errors/elicitation-config.error.js';
-import { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
-import { keyIdOf } from './security/key-ids.js';
-import { compareKeyRings, refusalText, warningTexts, type KeyRingComparison } from './security/key-ring-check.js';
-import type { ElicitationStore, KeyRingEntry } from './stores/elicitation-store.js';
+import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { keyIdOf } from '../security/key-ids.js';
+import { compareKeyRings, refusalText, warningTexts, type KeyRingComparison } from '../security/key-ring-check.js';
+import type { ElicitationStore, KeyRingEntry } from '../stores/elicitation-store.js';
 
 /**
  * Keeps the instances sharing a store from silently disagreeing on `encryptionKey`. On a store that offers

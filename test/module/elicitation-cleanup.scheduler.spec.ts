@@ -1,10 +1,10 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { ElicitationCleanupScheduler } from '../src/cleanup/elicitation-cleanup.scheduler.js';
-import { ElicitationService } from '../src/elicitation.service.js';
-import { ElicitationEvents } from '../src/events/elicitation-events.js';
-import { ElicitationStore } from '../src/stores/elicitation-store.js';
-import { compileElicitation } from './support/testing-module.js';
+import { ElicitationCleanupScheduler } from '../../src/module/elicitation-cleanup.scheduler.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationEvents } from '../../src/events/elicitation-events.js';
+import { ElicitationStore } from '../../src/stores/elicitation-store.js';
+import { compileElicitation } from '../support/testing-module.js';
 
 describe('ElicitationCleanupScheduler', () => {
   it("starts on bootstrap with an unref'd timer and stops on shutdown", async () => {

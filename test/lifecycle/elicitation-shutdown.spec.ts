@@ -7,11 +7,11 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { type BeforeApplicationShutdown, Injectable, Module, type OnModuleDestroy } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ElicitationCleanupScheduler } from '../../src/cleanup/elicitation-cleanup.scheduler.js';
-import { ElicitationModule } from '../../src/elicitation.module.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
-import { ElicitationTransitions } from '../../src/service/elicitation-transitions.js';
-import type { ElicitationRecord } from '../../src/elicitation.types.js';
+import { ElicitationCleanupScheduler } from '../../src/module/elicitation-cleanup.scheduler.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationTransitions } from '../../src/lifecycle/elicitation-transitions.js';
+import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.error.js';
 import { ElicitationShutdownError as Exported } from '../../src/index.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';

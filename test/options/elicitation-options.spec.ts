@@ -1,14 +1,14 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ElicitationModule } from '../src/elicitation.module.js';
-import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
-import type { ElicitationModuleOptions, ElicitationOptionsFactory } from '../src/options/elicitation-options.interface.js';
-import { resolveElicitationOptions, validateRoutePrefix } from '../src/options/elicitation-options.validation.js';
-import { ElicitationConfigError } from '../src/errors/elicitation-config.error.js';
-import { ElicitationService } from '../src/elicitation.service.js';
-import { ElicitationStore } from '../src/stores/elicitation-store.js';
-import { MemoryElicitationStore } from '../src/stores/memory.store.js';
+import { ElicitationModule } from '../../src/module/elicitation.module.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
+import type { ElicitationModuleOptions, ElicitationOptionsFactory } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions, validateRoutePrefix } from '../../src/options/elicitation-options.validation.js';
+import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationStore } from '../../src/stores/elicitation-store.js';
+import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 
 const KEY = Buffer.alloc(32, 7);
 const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u', encryptionKey: KEY };

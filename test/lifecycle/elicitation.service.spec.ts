@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
-import { ElicitationService } from '../src/elicitation.service.js';
-import { ElicitationRecords } from '../src/service/elicitation-records.js';
-import { ElicitationTransitions } from '../src/service/elicitation-transitions.js';
-import type { ElicitationEvent } from '../src/elicitation.types.js';
-import { ElicitationInputError } from '../src/errors/elicitation-input.error.js';
-import { ElicitationNotFoundError } from '../src/errors/elicitation-not-found.error.js';
-import { ElicitationEvents } from '../src/events/elicitation-events.js';
-import { buildForm } from '../src/forms/define-form.js';
-import { ElicitationStore, type ElicitationEventChannel } from '../src/stores/elicitation-store.js';
-import { MemoryElicitationStore } from '../src/stores/memory.store.js';
-import { compileElicitation } from './support/testing-module.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
+import { ElicitationTransitions } from '../../src/lifecycle/elicitation-transitions.js';
+import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
+import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
+import { ElicitationNotFoundError } from '../../src/errors/elicitation-not-found.error.js';
+import { ElicitationEvents } from '../../src/events/elicitation-events.js';
+import { buildForm } from '../../src/forms/define-form.js';
+import { ElicitationStore, type ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
+import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
+import { compileElicitation } from '../support/testing-module.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
-import { ElicitationService } from '../../src/elicitation.service.js';
-import { ElicitationRecords } from '../../src/service/elicitation-records.js';
-import type { ElicitationKind, ElicitationRecord } from '../../src/elicitation.types.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
+import type { ElicitationKind, ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
 import type { ElicitationOAuthOptions } from '../../src/options/oauth-options.js';
 import {
@@ -17,7 +17,7 @@ import {
   buildPendingRecord,
   typeOfAsk,
   type CreateUrlElicitationInput,
-} from '../../src/service/create-input.validation.js';
+} from '../../src/lifecycle/create-input.validation.js';
 import { errorOf } from '../support/error-of.js';
 import { compileElicitation } from '../support/testing-module.js';
 

@@ -1,0 +1,74 @@
+import { Module } from '@nestjs/common';
+import { ElicitationCleanupScheduler } from './elicitation-cleanup.scheduler.js';
+import { ElicitationConfigurableModule } from './elicitation.module-definition.js';
+import { elicitationProviders } from './elicitation.providers.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
+import { ElicitationEvents } from '../events/elicitation-events.js';
+import { BaseUrlPortCheck } from '../http/base-url-port.check.js';
+import { ElicitationPageFilter } from '../http/elicitation-page.filter.js';
+import { ElicitationStatusFilter } from '../http/elicitation-status.filter.js';
+import { ElicitationThrottlerGuard } from '../http/elicitation-throttler.guard.js';
+import { ElicitationPageAccess } from '../http/page-access.js';
+import { PageAnswers } from '../http/page-answers.js';
+import { PageLocales } from '../http/page-locales.js';
+import { PageSecurity } from '../http/page-security.js';
+import { TemplateRenderer } from '../http/template-renderer.js';
+import { ChatAnswers } from '../mcp/chat-answers.js';
+import { CompletionNotifications } from '../mcp/completion-notifications.js';
+import { LinkedQuestions } from '../mcp/linked-questions.js';
+import { McpElicitation } from '../mcp/mcp-elicitation.js';
+import { RequestStates } from '../mcp/request-states.js';
+import { McpSdkLoader } from '../mcp/sdk-loader.js';
+import { ElicitationOAuth } from '../oauth/elicitation-oauth.js';
+import { OAuthFlow } from '../oauth/oauth-flow.js';
+import { OAuthGrants } from '../oauth/oauth-grants.js';
+import { OAuthProviders } from '../oauth/oauth-providers.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
+import { observedStoreProvider } from '../observability/observed-store.js';
+import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
+import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
+import { ElicitationStore } from '../stores/elicitation-store.js';
+
+/**
+ * Server-side MCP elicitation for Nest: `ElicitationModule.forRoot({ baseUrl })` or
+ * `forRootAsync({ imports, inject, useFactory | useClass })`. Exports `ElicitationService`, the
+ * configured `ElicitationStore`, `ElicitationEvents`, the MCP binding `McpElicitation` and the connected accounts'
+ * tokens `ElicitationOAuth`.
+ */
+@Module({
+  providers: [
+    ...elicitationProviders,
+    ElicitationTelemetry,
+    ElicitationAudit,
+    observedStoreProvider,
+    ElicitationEvents,
+    ElicitationAnswers,
+    ElicitationTransitions,
+    ElicitationRecords,
+    ElicitationService,
+    OAuthProviders,
+    OAuthGrants,
+    OAuthFlow,
+    ElicitationOAuth,
+    ElicitationCleanupScheduler,
+    TemplateRenderer,
+    ElicitationPageFilter,
+    ElicitationStatusFilter,
+    PageSecurity,
+    ElicitationThrottlerGuard,
+    ElicitationPageAccess,
+    BaseUrlPortCheck,
+    PageLocales,
+    PageAnswers,
+    McpSdkLoader,
+    CompletionNotifications,
+    RequestStates,
+    LinkedQuestions,
+    ChatAnswers,
+    McpElicitation,
+  ],
+  exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation, ElicitationOAuth],
+})
+export class ElicitationModule extends ElicitationConfigurableModule {}
