@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { DeadlineWheel } from '../../src/stores/deadline-wheel.js';
-import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
+import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), {
   offers: ['peekHits', 'findByAskKey', 'extend'],

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { defineForm } from '../../src/forms/define-form.js';
 import type { FieldSchema, FormSchema } from '../../src/forms/form-schema.js';
 import { optionsOf } from '../../src/forms/form-validator.js';
-import { EVERY_KIND } from './forms.spec.js';
+import { EVERY_KIND } from './define-form.spec.js';
 
 const form = defineForm(EVERY_KIND);
 const schema = EVERY_KIND as unknown as FormSchema;

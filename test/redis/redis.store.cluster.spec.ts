@@ -25,7 +25,7 @@ import {
   type ServerProcess,
 } from '../support/redis-server.js';
 import { keyed } from '../support/store-keys.js';
-import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
+import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 const RUN = `cluster-${randomUUID().slice(0, 8)}`;
 const SETUP_TIMEOUT_MS = 60_000;

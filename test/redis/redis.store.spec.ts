@@ -8,7 +8,7 @@ import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
-import { describeElicitationStoreContract, pendingRecord } from './store-contract.js';
+import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 const RUN = `test-${randomUUID().slice(0, 8)}`;
 let client: Redis;

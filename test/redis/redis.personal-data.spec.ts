@@ -20,7 +20,7 @@ import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
 import { compileElicitation } from '../support/testing-module.js';
-import { pendingRecord } from './store-contract.js';
+import { pendingRecord } from '../support/store-contract.js';
 
 const RUN = `test-pii-${randomUUID().slice(0, 8)}`;
 const USER = 'alice@example.com';
