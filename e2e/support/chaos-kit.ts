@@ -1,5 +1,5 @@
 /**
- * What the chaos and load tests (e2e/chaos.e2e-spec.ts) need beside the testing kit: a redis-server that survives
+ * What the chaos and load tests (e2e/stores/chaos.e2e-spec.ts) need beside the testing kit: a redis-server that survives
  * its own crash (AOF fsynced on every write), a seeded random source, a bounded worker pool, a browser that
  * presses reload while a page answers 503, the demo's Prometheus counters, and a demo process's memory after a
  * full GC (VmRSS from /proc, V8's heap from the process itself).

@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 /** Where the Debian package puts Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** The flags e2e/browser.e2e-spec.ts launches Chromium with (headless, no sandbox as root, no network chatter). */
+/** The flags e2e/pages/browser.e2e-spec.ts launches Chromium with (headless, no sandbox as root, no network chatter). */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

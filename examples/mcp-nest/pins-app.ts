@@ -1,6 +1,6 @@
 /**
  * A raw `@rekog/mcp-nest` 2.x app (McpStrategy + StreamableHttpTransport with `statefulMode: true`, and NO
- * `McpNestElicitationModule`) whose tools let e2e/mcp-nest.e2e-spec.ts observe, over HTTP, the MCP-Nest
+ * `McpNestElicitationModule`) whose tools let e2e/mcp/mcp-nest.e2e-spec.ts observe, over HTTP, the MCP-Nest
  * behaviours the adapter (`src/mcp-nest`) relies on, so that an MCP-Nest upgrade that changes one fails a test
  * naming it:
  * - the context slot: `@Ctx()` is an `McpContext` whose `getArgByIndex(4)` is the SDK's per-request context and

@@ -1,5 +1,5 @@
 /**
- * Starts the MCP-Nest pins app (`pins-app.ts`) for e2e/mcp-nest.e2e-spec.ts: `HOST`, `PORT`. The ready line
+ * Starts the MCP-Nest pins app (`pins-app.ts`) for e2e/mcp/mcp-nest.e2e-spec.ts: `HOST`, `PORT`. The ready line
  * matches what `startDemoProcess` (examples/demo/demo-process.ts) waits for.
  */
 import { startPinsApp } from './pins-app.js';

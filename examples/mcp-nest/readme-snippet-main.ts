@@ -1,6 +1,6 @@
 /**
  * Runs the README's MCP-Nest snippet (`examples/readme/mcp-nest.module.ts`) as pasted, as its own process, for
- * e2e/mcp-nest-readme.e2e-spec.ts: its `bootstrap()` with the environment it reads (`PORT`, `PUBLIC_URL`), the
+ * e2e/docs/mcp-nest-readme.e2e-spec.ts: its `bootstrap()` with the environment it reads (`PORT`, `PUBLIC_URL`), the
  * package name resolved to the compiled sources (`package-alias.hooks.ts`). Prints the ready line
  * `startDemoProcess` (examples/demo/demo-process.ts) waits for.
  */

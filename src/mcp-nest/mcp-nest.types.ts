@@ -1,6 +1,6 @@
 /**
  * The parts of `@rekog/mcp-nest` 2.x the adapter reads, as structural types: it is an optional peer, so
- * nothing here imports it. `e2e/mcp-nest.e2e-spec.ts` pins each of these behaviours against the installed version,
+ * nothing here imports it. `e2e/mcp/mcp-nest.e2e-spec.ts` pins each of these behaviours against the installed version,
  * in a real MCP-Nest process; `test/mcp-nest/mcp-nest.types.spec.ts` checks that MCP-Nest's `McpContext` fits.
  */
 import type { SdkServerOrMcpServer } from '../mcp/sdk.types.js';

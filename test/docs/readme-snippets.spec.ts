@@ -3,7 +3,7 @@
  * opens with a comment naming the file (and, for part of one, its lines), and `embedme --verify` finds the
  * README's copy equal to the file. The files themselves are compiled under `strict` in a CommonJS and an ES
  * module app against the packed package (scripts/consumer-test.mjs), and the key ones run in
- * e2e/readme-snippets.e2e-spec.ts. After changing a file: `npx embedme README.md`.
+ * e2e/docs/readme-snippets.e2e-spec.ts. After changing a file: `npx embedme README.md`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

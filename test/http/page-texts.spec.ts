@@ -1,7 +1,7 @@
 /**
  * Every text a page shows from the elicitation goes through `displayText` on its way to the template: the
  * renderer for the page contexts (heading, message, warning, button labels), `fieldViews` for a hosted form's
- * titles, descriptions and option titles. The browser's view of the same is e2e/page-spoofing.e2e-spec.ts.
+ * titles, descriptions and option titles. The browser's view of the same is e2e/security/page-spoofing.e2e-spec.ts.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';

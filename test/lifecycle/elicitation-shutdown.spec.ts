@@ -2,7 +2,7 @@
  * Shutdown (Nest's `onModuleDestroy`, on `app.close()` or a signal with `enableShutdownHooks`): waits end with
  * `ElicitationShutdownError` and leave the elicitation pending, nothing new starts, the cleanup sweep stops at
  * module destroy (letting a sweep in progress finish before the store closes), and no rejection goes unhandled.
- * Over HTTP and through a real SIGTERM: e2e/shutdown.e2e-spec.ts.
+ * Over HTTP and through a real SIGTERM: e2e/operations/shutdown.e2e-spec.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { type BeforeApplicationShutdown, Injectable, Module, type OnModuleDestroy } from '@nestjs/common';

@@ -1,8 +1,8 @@
 /**
  * The MCP-Nest adapter's parts that need no MCP-Nest app: the error mapping (against MCP-Nest's own copy of the SDK,
  * loaded the way MCP-Nest loads it; that this copy is another class than the ES module build is pinned in a real
- * process by e2e/mcp-nest.e2e-spec.ts, since Jest resolves both to one), the default identity, and the wiring onto `@Tool()` controllers in a
- * real Nest app. The adapter end to end, and the MCP-Nest behaviours it relies on, are in e2e/mcp-nest.e2e-spec.ts.
+ * process by e2e/mcp/mcp-nest.e2e-spec.ts, since Jest resolves both to one), the default identity, and the wiring onto `@Tool()` controllers in a
+ * real Nest app. The adapter end to end, and the MCP-Nest behaviours it relies on, are in e2e/mcp/mcp-nest.e2e-spec.ts.
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from '@jest/globals';

@@ -1,7 +1,7 @@
 /**
  * The adapter's start-up checks and its identity message, in a real Nest app (no MCP-Nest needed: `@Elicitation()`
  * and `McpNestElicitationModule` are the library's). That the same holds in a real MCP-Nest process is in
- * e2e/mcp-nest.e2e-spec.ts (the pins app, which uses `@Elicitation()` without the module).
+ * e2e/mcp/mcp-nest.e2e-spec.ts (the pins app, which uses `@Elicitation()` without the module).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Controller, type INestApplication } from '@nestjs/common';

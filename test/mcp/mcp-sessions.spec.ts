@@ -1,7 +1,7 @@
 /**
  * `McpSessions`, the bounded bookkeeping of 2025-11-25 sessions (exported for routes users write), on a fake
- * clock. The demo's route over real HTTP and memory under a flood: e2e/mcp-sessions.e2e-spec.ts; the README's
- * controllers: e2e/readme-controllers.e2e-spec.ts.
+ * clock. The demo's route over real HTTP and memory under a flood: e2e/mcp/mcp-sessions.e2e-spec.ts; the README's
+ * controllers: e2e/docs/readme-controllers.e2e-spec.ts.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { DEFAULT_MCP_SESSION_LIMITS, McpSessions, type McpSessionLimits } from '../../src/index.js';

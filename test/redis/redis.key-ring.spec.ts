@@ -5,7 +5,7 @@
  * older key of theirs warns; the README's rotation in two deploys passes silently. What one instance sealed under a
  * key another lacks is reported as an `ElicitationKeyError` naming the key id: by the service (a read-once read then
  * leaves the answer where it is), as a readable tool error through the MCP binding, and as a refused `requestState`.
- * Pages and the status route over HTTP, with demo processes: e2e/key-ring.e2e-spec.ts.
+ * Pages and the status route over HTTP, with demo processes: e2e/stores/key-ring.e2e-spec.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';

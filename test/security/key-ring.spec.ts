@@ -2,7 +2,7 @@
  * Instances that share a store never silently disagree on `encryptionKey` (issue #15, part 1), the parts that need
  * no Redis: key ids (fingerprints), the ring comparison and its texts, the start-up refusal of a shared store
  * without a key, key ids in sealed values and CSRF tokens, and the announcer's life (on a store stub, fake timers).
- * On a real Redis: test/redis/redis.key-ring.spec.ts and e2e/key-ring.e2e-spec.ts.
+ * On a real Redis: test/redis/redis.key-ring.spec.ts and e2e/stores/key-ring.e2e-spec.ts.
  */
 import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

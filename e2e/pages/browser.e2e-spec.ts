@@ -1,0 +1,162 @@
+/**
+ * The api-key flow end to end in a real browser (Debian Chromium driven by playwright-core):
+ * a real MCP SDK client gets -32042 from `connect-service`, the browser signs in to the demo,
+ * opens the elicitation URL, types a key and submits; the client then receives
+ * `notifications/elicitation/complete` and its retry succeeds.
+ *
+ * Needs /usr/bin/chromium (`apt-get install -y chromium`). Without it the test is skipped with a
+ * console message, unless REQUIRE_CHROMIUM=1 (as in CI), where it fails instead.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { type Browser } from 'playwright-core';
+import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
+import { CHROMIUM, haveChromium as haveChromiumInstalled, launchChromium } from '../support/page-browser.js';
+
+const SCREENSHOT = '/tmp/api-key-page.png';
+const API_KEY = 'ghp_browser-e2e-0123456789';
+const MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
+
+const haveChromium = haveChromiumInstalled();
+const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
+if (!haveChromium && !requireChromium) {
+  console.warn(
+    `SKIPPING the browser e2e test: ${CHROMIUM} not found. Install it with "apt-get install -y chromium"; ` +
+      'set REQUIRE_CHROMIUM=1 to make a missing Chromium fail the run instead.',
+  );
+}
+/** Runs the test when Chromium is there or required (then a missing Chromium fails it); skips it otherwise. */
+const browserIt = haveChromium || requireChromium ? it : it.skip;
+
+/** Rejects after `ms` with `what` in the message, so a missing event fails clearly instead of hanging. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('api-key elicitation in a real browser (Chromium)', () => {
+  let demo: DemoApp | undefined;
+  let client: Client | undefined;
+  let browser: Browser | undefined;
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await demo?.app.close();
+  });
+
+  browserIt(
+    'signs in, opens the elicitation URL, submits a key; the client is notified and its retry connects',
+    async () => {
+      if (!haveChromium) {
+        throw new Error(
+          `REQUIRE_CHROMIUM=1 but ${CHROMIUM} does not exist: install it with "apt-get install -y chromium" ` +
+            '(.ci/run does this), or unset REQUIRE_CHROMIUM to skip this test.',
+        );
+      }
+
+      demo = await startDemoApp({ port: 0, logger: false });
+
+      // --- The MCP side: a real SDK client that declares form and URL elicitation. ---
+      client = new Client({ name: 'browser-e2e', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+      const completions: string[] = [];
+      let onCompletion: (id: string) => void = () => undefined;
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+        completions.push(notification.params.elicitationId);
+        onCompletion(notification.params.elicitationId);
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(demo.mcpUrl), {
+          requestInit: { headers: { Authorization: 'Bearer alice' } },
+        }),
+      );
+
+      const firstCall = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } }).then(
+        (result) => ({ rejected: false as const, result }),
+        (error: unknown) => ({ rejected: true as const, error }),
+      );
+      expect(firstCall.rejected).toBe(true);
+      const required = (firstCall as { error: unknown }).error;
+      expect(required).toBeInstanceOf(UrlElicitationRequiredError);
+      const elicitations = (required as UrlElicitationRequiredError).elicitations;
+      expect(elicitations).toHaveLength(1);
+      const { url: elicitationUrl, elicitationId, message, mode } = elicitations[0];
+      expect(mode).toBe('url');
+      expect(message).toBe(MESSAGE);
+      expect(elicitationUrl).toBe(`${demo.url}/elicit/${elicitationId}/api-key`);
+
+      const notified = new Promise<string>((resolve) => {
+        onCompletion = (id) => {
+          if (id === elicitationId) resolve(id);
+        };
+      });
+
+      // --- The browser side. ---
+      browser = await launchChromium();
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+      const page = await context.newPage();
+      const consoleErrors: string[] = [];
+      page.on('console', (msg) => {
+        // The browser's own favicon request 404s (the demo serves none): not a page error.
+        if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) {
+          consoleErrors.push(`${msg.text()} (${msg.location().url})`);
+        }
+      });
+      page.on('pageerror', (error) => consoleErrors.push(error.message));
+
+      const login = await page.goto(`${demo.url}/demo/login?user=alice`);
+      expect(login?.status()).toBe(200);
+      expect(await page.textContent('body')).toContain('Signed in as alice');
+      expect((await context.cookies(demo.url)).find((c) => c.name === 'demo_user')?.value).toBe('alice');
+
+      const opened = await page.goto(elicitationUrl);
+      expect(opened?.status()).toBe(200);
+      expect(await page.locator('h1').textContent()).toBe('An API key is needed');
+      expect(await page.locator('p.message').textContent()).toBe(MESSAGE);
+      expect(await page.title()).toBe('An API key is needed · nestjs-mcp-elicitation demo');
+
+      const keyInput = page.getByLabel('API key', { exact: true });
+      expect(await keyInput.count()).toBe(1);
+      expect(await keyInput.getAttribute('type')).toBe('password');
+      expect(await keyInput.inputValue()).toBe('');
+      // The nonce'd inline <style> was applied under the page's CSP (only a real browser shows this).
+      const submit = page.getByRole('button', { name: 'Submit', exact: true });
+      expect(await submit.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(37, 99, 235)');
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+      await keyInput.fill(API_KEY);
+      const [posted] = await Promise.all([
+        page.waitForResponse((r) => r.url() === elicitationUrl && r.request().method() === 'POST'),
+        submit.click(),
+      ]);
+      expect(posted.status()).toBe(200);
+      expect(posted.request().postData()).toContain('action=submit');
+      await page.getByText('You can close this window').waitFor();
+      const done = (await page.textContent('main')) ?? '';
+      expect(done).toContain('Done');
+      expect(done).toContain('The API key was received');
+      expect(done).toContain('You can close this window');
+      expect(done).not.toContain(API_KEY);
+      expect(consoleErrors).toEqual([]);
+
+      // --- Back on the MCP side: the completion notification, then the retry succeeds. ---
+      await expect(within(notified, 10_000, `notifications/elicitation/complete for ${elicitationId}`)).resolves.toBe(elicitationId);
+      expect(completions).toEqual([elicitationId]);
+
+      const retry = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
+      expect(retry.isError).toBeFalsy();
+      expect(retry.content).toEqual([{ type: 'text', text: 'Connected to github' }]);
+
+      // Reopening the answered link shows the "already answered" page, not the form.
+      const again = await page.goto(elicitationUrl);
+      expect(again?.status()).toBe(409);
+      expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
+    },
+    60_000,
+  );
+});
