@@ -12,7 +12,7 @@ import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from '
 export interface CallQuestionsDeps {
   service: Pick<ElicitationService, 'createUrlElicitation'>;
   records: Pick<ElicitationRecords, 'keptAnswer'>;
-  linked: Pick<LinkedQuestions, 'askKey' | 'earlier'>;
+  linked: Pick<LinkedQuestions, 'askKey' | 'earlier' | 'claim'>;
   telemetry: Pick<MechanismTelemetry, 'fallback'>;
   /** The verified user of the call, or `undefined`. */
   user: () => string | undefined;
@@ -52,7 +52,7 @@ export class CallQuestions {
     return fitFor((mode) => this.isSupported(mode), this.deps.scope, form, secret);
   }
 
-  /** The question an earlier call of this tool asked at this position, not yet used (none without a user). */
+  /** The question an earlier call of this tool asked at this position, not claimed by another call (none without a user). */
   earlier(position: number, digest: string): Promise<ElicitationRecord | undefined> {
     const user = this.deps.user();
     return user ? this.deps.linked.earlier(this.deps.scope, { user, position, digest }) : Promise.resolve(undefined);
@@ -69,13 +69,13 @@ export class CallQuestions {
 
   /**
    * The answer-reuse rule of `requireAnswer`, one for both eras: the user's latest answer of `ask.type` (for
-   * `oauth`, a valid token of the vault) is taken without asking, on the first call as on a retry, and the call
-   * marks it used (`scope.used`): once the call finishes it is spent under its `askKey`, so the link rung never hands
-   * that outcome to a later call of the tool as an answer of its own ("one approval never runs a tool twice").
+   * `oauth`, a valid token of the vault) is taken without asking, on the first call as on a retry: a kept answer
+   * is a credential, reused by design. The call counts a claim on it (`LinkedQuestions.claim`, whatever the count),
+   * so the link rung never hands that outcome to a call of the tool as a finished question of its own.
    */
   async keptAnswer<T extends ElicitationData>(ask: UrlElicitationAsk): Promise<{ elicitationId: string; data: T } | undefined> {
     const found = await this.deps.records.keptAnswer<T>(this.userId, ask);
-    if (found) this.deps.scope.used.add(found.elicitationId);
+    if (found) await this.deps.linked.claim(found.elicitationId);
     return found;
   }
 }

@@ -5,6 +5,7 @@ import type { FormDefinition } from '../forms/define-form.js';
 import type { LadderStep, PageFallbackRung } from '../options/client-ladder.js';
 import { statusOfAction, type MechanismTelemetry } from './form-telemetry.js';
 import type { InputRequiredRounds, Slot } from './input-required-rounds.js';
+import type { LinkedQuestions } from './linked-questions.js';
 import { bridgeRequest, formRequests, type Page } from './input-required-requests.js';
 import type { FormResponse, PendingQuestion } from './request-state.codec.js';
 import type { ElicitResult } from './tool-elicitation.js';
@@ -18,8 +19,8 @@ export interface InputRequiredRepliesDeps {
   inputResponses: Record<string, unknown> | undefined;
   /** The call's signal. */
   signal: AbortSignal | undefined;
-  /** Ids of the elicitations whose outcome this call used (the call's `CallScope.used`). */
-  used: Set<string>;
+  /** Claims a page's outcome for this call (one call takes an answer). */
+  linked: Pick<LinkedQuestions, 'claim'>;
   /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
   instantDeclineMs: number;
   maxFormAttempts: number;
@@ -77,7 +78,7 @@ export class InputRequiredReplies {
     pending: PendingQuestion,
     page: Page,
     rung: PageFallbackRung,
-  ): Promise<LadderStep<ElicitationOutcome<T>>> {
+  ): Promise<LadderStep<ElicitationOutcome<T>> | 'spent'> {
     const { service, rounds } = this.deps;
     const response = this.deps.inputResponses?.[slot.key] as { action?: unknown } | undefined;
     if (response?.action === 'decline' && this.instant(pending)) return 'cannot-ask';
@@ -95,8 +96,10 @@ export class InputRequiredReplies {
       }
       outcome = waited;
     }
+    // The answer goes to the one call that claims it first; another call that waited on the page asks anew.
+    const mine = await this.deps.linked.claim(page.id);
+    if (outcome?.status === 'completed' && !mine) return 'spent';
     rounds.answer(slot, { elicitationId: page.id });
-    this.deps.used.add(page.id);
     return { done: outcome ?? { status: 'expired' } };
   }
 

@@ -53,7 +53,7 @@ export interface InputRequiredDeps {
   service: ElicitationService;
   records: ElicitationRecords;
   states: Pick<RequestStates, 'mint'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'claim' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   pendingRetryWaitMs: number;
   maxFormAttempts: number;
   /** The module's ladders (`fallback`). */
@@ -94,7 +94,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       telemetry,
       inputResponses,
       signal,
-      used: scope.used,
+      linked,
       instantDeclineMs,
       maxFormAttempts,
       pendingRetryWaitMs,
@@ -197,7 +197,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     known?: { found: ElicitationRecord | undefined },
   ): Promise<PageOutcome<T>> {
     // Answered in an earlier round: the answer is read from the store, never from the state.
-    if (slot.answered?.elicitationId) return this.deps.linked.outcomeOf<T>(this.call.scope, { id: slot.answered.elicitationId });
+    if (slot.answered?.elicitationId) return this.deps.linked.outcomeOf<T>({ id: slot.answered.elicitationId });
     let list: readonly FallbackRung[] = ask.fallback ?? this.deps.fallback.page;
     let canAsk = canAskFirst;
     let below = false;
@@ -209,8 +209,10 @@ export class InputRequiredElicitation implements ToolElicitation {
       page = { id: pending.elicitationId, url: this.deps.records.urlFor(pending.elicitationId, ask.kind), message: ask.message };
       const step = await this.replies.resume<T>(slot, pending, page, rung);
       if (step === 'cannot-ask') canAsk = false;
-      else if (step !== 'next') return { ...step.done, via: rung };
-      list = list.slice(list.indexOf(rung) + 1);
+      else if (step !== 'next' && step !== 'spent') return { ...step.done, via: rung };
+      // Spent: another call claimed the page's answer, so this one asks anew on the same rung, on a page of its own.
+      if (step === 'spent') page = undefined;
+      list = list.slice(list.indexOf(rung) + (step === 'spent' ? 0 : 1));
       below = true;
     } else {
       const found = await existing?.();
@@ -246,7 +248,7 @@ export class InputRequiredElicitation implements ToolElicitation {
   /** A finished question (an earlier call's, or a kept answer), taken as this slot's answer: used by this call. */
   private taken<T extends ElicitationData>(slot: Slot, record: Pick<ElicitationRecord, 'id'>): Promise<ElicitationOutcome<T>> {
     this.rounds.answer(slot, { elicitationId: record.id });
-    return this.deps.linked.outcomeOf<T>(this.call.scope, record);
+    return this.deps.linked.outcomeOf<T>(record);
   }
 
   /** A page for this question, keyed for the link rung. */

@@ -65,8 +65,6 @@ export interface CallScope {
   asking?: AskingCall;
   /** The name of `submit-elicitation-answer` when it is registered on this server (the model rung fits). */
   modelTool?: string;
-  /** Ids of the elicitations whose outcome this call used: spent once the call finishes (`LinkedQuestions.spend`). */
-  used: Set<string>;
 }
 
 /** A question that reached the link (or model) rung. */
@@ -83,13 +81,16 @@ export interface LinkedQuestion {
 }
 
 /**
- * The questions a later call of the same tool picks up: an elicitation created for a tool call carries an
- * `askKey` (a digest of the user, the tool, its arguments and the question's position in the call). When a
- * question reaches the `link` rung, an earlier elicitation under the same key that no finished call has
- * used yet is taken up instead of asking anew: still pending, its URL is given again (no new elicitation,
- * no quota spent); finished, its outcome is the answer. Once a call that used an outcome finishes, the
- * outcome is spent (a counter in the store, so across instances): the next identical call asks again, so an
- * approval is never reused by a later call.
+ * The questions a later call of the same tool picks up, and the claim that lets one answer run a tool once.
+ * An elicitation created for a tool call carries an `askKey` (a digest of the user, the tool, its arguments and
+ * the question's position in the call). An earlier elicitation under the same key that no call has claimed yet
+ * is taken up instead of asking anew: still pending, its URL is given again (no new elicitation, no quota spent);
+ * finished, its outcome is the answer of the one call that claims it.
+ *
+ * The claim (`claim`): a call takes a finished outcome only after counting one hit on the elicitation's
+ * counter in the store (`hit`, atomic on every store and, on a shared store, across instances) and getting
+ * the first; every other call, overlapping or later, finds it claimed and asks anew. The optional `peekHits`
+ * only spares a lookup the claims it would lose; the rule never depends on it.
  */
 @Injectable()
 export class LinkedQuestions {
@@ -107,9 +108,9 @@ export class LinkedQuestions {
   }
 
   /**
-   * The question an earlier call of the same tool (same user, arguments and position) asked and no finished
-   * call has used yet: still pending (its page is reused, so a retry never asks anew nor spends quota), or
-   * finished (its outcome answers this call). `undefined` outside `McpElicitation.tool` or when there is none.
+   * The question an earlier call of the same tool (same user, arguments and position) asked and no call has
+   * claimed: still pending (its page is reused, so a retry never asks anew nor spends quota), or finished and
+   * now claimed by this call (its outcome answers it). `undefined` outside `McpElicitation.tool` or when there is none.
    */
   async earlier(scope: CallScope, q: Pick<LinkedQuestion, 'user' | 'position' | 'digest'>): Promise<ElicitationRecord | undefined> {
     if (!scope.asking) return undefined;
@@ -117,14 +118,10 @@ export class LinkedQuestions {
   }
 
   /**
-   * A finished question's outcome, used by this call (spent once it finishes). A record `earlier` found finished in
-   * the store is not read again; one known by its id only, or found overdue but still pending, is read (and expired).
+   * The outcome of a question this call holds: found finished by `earlier` (claimed then, and not read again), or
+   * known by its id (answered in an earlier round of this call; read, and expired when overdue).
    */
-  async outcomeOf<T extends ElicitationData>(
-    scope: CallScope,
-    record: Pick<ElicitationRecord, 'id'> | ElicitationRecord,
-  ): Promise<ElicitationOutcome<T>> {
-    scope.used.add(record.id);
+  async outcomeOf<T extends ElicitationData>(record: Pick<ElicitationRecord, 'id'> | ElicitationRecord): Promise<ElicitationOutcome<T>> {
     const outcome =
       'finishedAt' in record && record.finishedAt !== undefined
         ? this.records.outcomeOfFinished<T>(record)
@@ -157,7 +154,7 @@ export class LinkedQuestions {
     if (!asking) throw new Error('The link rung needs the tool call (McpElicitation.tool)');
     const askKey = this.askKey(q.user, asking, q.position, q.digest);
     const found = known ? known.found : await this.find(q.user, askKey);
-    if (found && found.status !== 'pending') return { elicitationId: found.id, outcome: await this.outcomeOf<T>(scope, found) };
+    if (found && found.status !== 'pending') return { elicitationId: found.id, outcome: await this.outcomeOf<T>(found) };
     const { fallback: _ladder, ...ask } = q.ask;
     const question = found
       ? { elicitationId: found.id, url: this.urlOf(found) }
@@ -174,24 +171,29 @@ export class LinkedQuestions {
     );
   }
 
-  /** The newest elicitation of `userId` under `askKey` whose outcome no finished call has used yet. */
+  /**
+   * The newest elicitation of `userId` under `askKey` that no call has claimed: pending, or finished and claimed
+   * now by this call (a finished one another call claimed first is passed over).
+   */
   async find(userId: string, askKey: string): Promise<ElicitationRecord | undefined> {
     const asked = await this.records.findAsked(userId, askKey);
     for (const record of asked) {
-      const used = await this.store.peekHits?.(this.spentKey(record), ...this.spentWindow(record));
-      if (!used) return record;
+      if (await this.store.peekHits?.(this.spentKey(record), ...this.spentWindow(record))) continue;
+      if (record.status === 'pending' || (await this.claim(record))) return record;
     }
     return undefined;
   }
 
-  /** Marks the outcomes of these elicitations as used by a call that finished. */
-  async spend(ids: Iterable<string>): Promise<void> {
-    await Promise.all(
-      [...ids].map(async (id) => {
-        const record = await this.records.read(id);
-        if (record) await this.store.hit(this.spentKey(record), ...this.spentWindow(record));
-      }),
-    );
+  /**
+   * Claims a finished question's outcome for the calling tool call: true for exactly one claim of it, on every
+   * store and across instances (the first hit of its counter); false when another call claimed it first.
+   * `record`: finished (its expiry no longer moves, so every claim counts in one window), or its id to read it by.
+   */
+  async claim(record: Pick<ElicitationRecord, 'id' | 'expiresAt'> | string): Promise<boolean> {
+    const finished = typeof record === 'string' ? await this.records.read(record) : record;
+    if (!finished) return false;
+    const { count } = await this.store.hit(this.spentKey(finished), ...this.spentWindow(finished));
+    return count === 1;
   }
 
   private spentKey(record: Pick<ElicitationRecord, 'id'>): string {
@@ -199,9 +201,9 @@ export class LinkedQuestions {
   }
 
   /**
-   * The counter's window and clock, both fixed per record: the clock is the latest the record can be purged
-   * (its expiry plus the retention), the window a record's life plus its retention, so every hit lands in
-   * one window that ends after the record is gone, on every instance.
+   * The claim counter's window and clock, both fixed per finished record: the clock is the latest the record can
+   * be purged (its expiry plus the retention), the window a record's life plus its retention, so every hit lands
+   * in one window that ends after the record is gone, on every instance.
    */
   private spentWindow(record: Pick<ElicitationRecord, 'expiresAt'>): [number, number] {
     return [this.options.ttlMs + this.options.retentionMs, record.expiresAt + this.options.retentionMs];

@@ -118,7 +118,6 @@ export class McpElicitation {
     const scope: CallScope = {
       asking: { name, args, structured: options.structured ?? true },
       modelTool: this.answering.has(lowLevelServer(server)) ? SUBMIT_ANSWER_TOOL : undefined,
-      used: new Set(),
     };
     const user = options.user === undefined ? undefined : () => options.user ?? undefined;
     if (options.user !== undefined && context && typeof context === 'object') this.callUsers.set(context, options.user);
@@ -127,12 +126,9 @@ export class McpElicitation {
     else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user);
     else elicitation = await this.inputRequired(context, name, args, scope, user);
     try {
-      const result = await body(elicitation);
-      await this.linked.spend(scope.used);
-      return result;
+      return await body(elicitation);
     } catch (error) {
       if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
-      await this.linked.spend(scope.used).catch(() => undefined);
       throw error;
     }
   }
@@ -221,7 +217,7 @@ export class McpElicitation {
    * call's tool is unknown, so the `link` and `model` rungs do not fit.
    */
   forRequest(server: SdkServerOrMcpServer, extra: SdkRequestExtra): PushToolElicitation {
-    return this.push(server, extra, '1.x', { used: new Set() });
+    return this.push(server, extra, '1.x', {});
   }
 
   /** Forgets every completion pairing of this session (called automatically when the SDK server closes). */

@@ -6,6 +6,7 @@ import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.j
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../options/client-ladder.js';
+import type { LinkedQuestions } from './linked-questions.js';
 import { anySignal, type PushChannel } from './push-channel.js';
 import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from './tool-elicitation.js';
 
@@ -13,10 +14,10 @@ import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type Ur
 export interface PushRungsDeps {
   service: Pick<ElicitationService, 'waitForCompletion' | 'decline' | 'cancel' | 'getResult'>;
   records: Pick<ElicitationRecords, 'read' | 'extensionOf'>;
+  /** Claims a page's outcome for this call (one call takes an answer). */
+  linked: Pick<LinkedQuestions, 'claim'>;
   /** The call's channel to its client. */
   channel: PushChannel;
-  /** Ids of the elicitations whose outcome this call used (the call's `CallScope.used`). */
-  used: Set<string>;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
   maxFormAttempts: number;
   /** How long an "I have finished" from the form bridge waits for the page's answer to land. */
@@ -24,9 +25,15 @@ export interface PushRungsDeps {
 }
 
 /**
+ * A page rung's step: the ladder's, or `spent` when the page was answered but another call claimed the answer
+ * (`LinkedQuestions.claim`): this call asks anew.
+ */
+export type PageStep<T extends ElicitationData> = LadderStep<WaitOutcome<T>> | 'spent';
+
+/**
  * The rungs the push mechanism (protocol 2025-11-25) asks on itself, each waiting inside the call: `url` and
  * `form-bridge` on a hosted page, `form` in form mode. Each resolves the answer, `cannot-ask` (an instant
- * decline) or `next`.
+ * decline) or `next`; a page rung also `spent`.
  */
 export class PushRungs {
   constructor(private readonly deps: PushRungsDeps) {}
@@ -35,7 +42,7 @@ export class PushRungs {
    * `elicitation/create` in URL mode, then the wait for the page. A decline sooner than `instantDeclineMs`
    * passes the question on (the page stays open for the next rung).
    */
-  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<LadderStep<WaitOutcome<T>>> {
+  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
     const channel = this.deps.channel;
     return this.ending(page, async () => {
       const sentAt = Date.now();
@@ -48,11 +55,11 @@ export class PushRungs {
         ),
       );
       if (consent.action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
-      if (consent.action !== 'accept') return { done: await this.endByClient<T>(page, consent.action) };
+      if (consent.action !== 'accept') return this.taken(page, await this.endByClient<T>(page, consent.action));
       const outcome = await channel.keepingAlive(page.message, () =>
         this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs, signal: channel.signal }),
       );
-      return { done: await this.settled(page, outcome) };
+      return this.taken(page, await this.settled(page, outcome));
     });
   }
 
@@ -62,7 +69,7 @@ export class PushRungs {
    * page's answer (waiting `pendingRetryWaitMs` for it to land); still none → asked again, up to
    * `limits.maxFormAttempts`, then the next rung. Decline or cancel ends the elicitation that way.
    */
-  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<LadderStep<WaitOutcome<T>>> {
+  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
     const { service, channel } = this.deps;
     const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     return this.ending(page, async () => {
@@ -88,15 +95,15 @@ export class PushRungs {
         reply.catch(() => undefined);
         const first = await channel.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
         stop.abort();
-        if ('outcome' in first) return { done: await this.settled(page, first.outcome) };
+        if ('outcome' in first) return this.taken(page, await this.settled(page, first.outcome));
         const { action } = first.answer;
         if (action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
-        if (action !== 'accept') return { done: await this.endByClient<T>(page, action) };
+        if (action !== 'accept') return this.taken(page, await this.endByClient<T>(page, action));
         const outcome = await service.waitForCompletion<T>(page.elicitationId, {
           timeoutMs: this.deps.pendingRetryWaitMs,
           signal: channel.signal,
         });
-        if (outcome.status !== 'timeout') return { done: await this.settled(page, outcome) };
+        if (outcome.status !== 'timeout') return this.taken(page, outcome);
       }
       return 'next';
     });
@@ -142,21 +149,29 @@ export class PushRungs {
     return this.endByBinding(page, action === 'decline' ? 'decline' : 'cancel');
   }
 
-  /** Ends the elicitation from this side; its outcome is this call's (spent, so a later call asks anew). */
+  /** Ends the elicitation from this side (its outcome is claimed by `taken`, so a later call asks anew). */
   private async endByBinding<T extends ElicitationData>(page: UrlElicitationRequest, how: 'decline' | 'cancel'): Promise<WaitOutcome<T>> {
     const service = this.deps.service;
     const ended = how === 'decline' ? await service.decline(page.elicitationId) : await service.cancel(page.elicitationId);
     const outcome = ended.ok || ended.reason === 'not-found' ? undefined : await service.getResult<T>(page.elicitationId);
-    this.deps.used.add(page.elicitationId);
     if (outcome && outcome.status !== 'pending') return outcome;
     return { status: how === 'decline' ? 'declined' : 'cancelled' };
   }
 
-  /** A wait's outcome: a timeout withdraws the question; any final outcome is this call's. */
+  /** A wait's outcome: a timeout withdraws the question. */
   private async settled<T extends ElicitationData>(page: UrlElicitationRequest, outcome: WaitOutcome<T>): Promise<WaitOutcome<T>> {
     if (outcome.status === 'timeout') await this.deps.service.cancel(page.elicitationId);
-    this.deps.used.add(page.elicitationId);
     return outcome;
+  }
+
+  /**
+   * A page's final outcome, claimed for this call: every call that waited on the page counts a claim (so a later
+   * call passes it over), and an answer goes to the one call that claimed it first; the others get `spent` and ask
+   * anew. A decline, cancel or expiry is no answer and reaches every call that waited.
+   */
+  private async taken<T extends ElicitationData>(page: UrlElicitationRequest, outcome: WaitOutcome<T>): Promise<PageStep<T>> {
+    const mine = await this.deps.linked.claim(page.elicitationId);
+    return outcome.status === 'completed' && !mine ? 'spent' : { done: outcome };
   }
 
   /**

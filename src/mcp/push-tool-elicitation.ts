@@ -39,7 +39,7 @@ export interface PushDeps {
   records: ElicitationRecords;
   /** Pairs a created elicitation with this session, for the completion notification. */
   notifications: Pick<CompletionNotifications, 'track' | 'tracks'>;
-  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
+  linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'claim' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   /** The -32042 error of the SDK line serving the call (McpServer recognises only its own class). */
   urlRequiredError: UrlRequiredErrorClass;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
@@ -99,7 +99,7 @@ export class PushElicitation implements PushToolElicitation {
       scope: call.scope,
     });
     this.channel = new PushChannel({ records, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs });
-    this.rungs = new PushRungs({ service, records, channel: this.channel, used: call.scope.used, maxFormAttempts, pendingRetryWaitMs });
+    this.rungs = new PushRungs({ service, records, linked, channel: this.channel, maxFormAttempts, pendingRetryWaitMs });
     const { server, extra } = call;
     this.pages = new PushPages({ service, records, notifications: deps.notifications, linked, questions: this.questions, server, extra });
   }
@@ -164,7 +164,7 @@ export class PushElicitation implements PushToolElicitation {
     const earlier = await this.questions.earlier(position, digest);
     if (earlier && earlier.status !== 'pending') {
       return {
-        ...hostedFormResult<T>(definition, await this.deps.linked.outcomeOf(this.call.scope, earlier)),
+        ...hostedFormResult<T>(definition, await this.deps.linked.outcomeOf(earlier)),
         via: this.deps.linked.viaOf(earlier),
       };
     }
@@ -225,7 +225,7 @@ export class PushElicitation implements PushToolElicitation {
     const earlier = 'earlier' in how ? how.earlier : await this.questions.earlier(position, digest);
     // The lookup stands for the first rung tried only: the url and bridge rungs wait, and may create a page.
     let known = !('earlier' in how) || how.fresh ? { found: earlier } : undefined;
-    if (earlier && earlier.status !== 'pending') return { ...(await this.deps.linked.outcomeOf<T>(this.call.scope, earlier)), via: 'link' };
+    if (earlier && earlier.status !== 'pending') return { ...(await this.deps.linked.outcomeOf<T>(earlier)), via: 'link' };
     let page: UrlElicitationRequest | undefined = earlier && this.pages.ofEarlier(earlier, ask.message);
     // A page shown in URL mode is paired with this session for the completion notification.
     if (page && this.isSupported('url')) this.pages.track(page.elicitationId);
@@ -237,8 +237,15 @@ export class PushElicitation implements PushToolElicitation {
       known = undefined;
       if (rung === 'url' && how.suspend)
         this.suspend(ask, page ?? (await this.pages.reopen(ask)) ?? (await this.pages.createKeyed(ask, position, digest, true)));
+      const onPage = (shown: UrlElicitationRequest) =>
+        rung === 'url' ? this.rungs.url<T>(shown, how.timeoutMs) : this.rungs.bridge<T>(shown, how.timeoutMs);
       page ??= await this.pages.createKeyed(ask, position, digest, rung === 'url');
-      const step = rung === 'url' ? await this.rungs.url<T>(page, how.timeoutMs) : await this.rungs.bridge<T>(page, how.timeoutMs);
+      let step = await onPage(page);
+      // Another call claimed the page's answer (one answer runs a tool once): this call asks anew, on a page of its own.
+      while (step === 'spent') {
+        page = await this.pages.createKeyed(ask, position, digest, rung === 'url');
+        step = await onPage(page);
+      }
       return step === 'next' || step === 'cannot-ask' ? step : { done: { ...step.done, via: rung as 'url' | 'form-bridge' } };
     });
     if (!outcome) throw new ElicitationUnsupportedError('url');

@@ -379,6 +379,34 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     };
     const pageIn = (s: string) => /(https:\/\/mcp\.example\.com\/elicit\/([0-9a-f-]{36})\/confirm)/.exec(s);
 
+    it('two overlapping calls share one pending page; one confirm answers one retry, the other asks anew (#28)', async () => {
+      let deploys = 0;
+      tool('approve', { inputSchema: z.object({ app: z.string() }) }, async ({ app }: { app: string }, el) => {
+        const outcome = await el.requestUrl({ kind: 'confirm', message: `Deploy ${app}?` });
+        if (outcome.status === 'completed') deploys++;
+        return text(`${outcome.status} via ${outcome.via}`);
+      });
+      const { client } = await connect({ elicitation: { url: {} }, manual: true });
+      const params = { name: 'approve', arguments: { app: 'prod' } };
+      const first = await rawCall(client, params);
+      const second = await rawCall(client, params);
+      const pageOf = (r: RawToolResult) => pageIn(String(Object.values(r.inputRequests!)[0].params.url))![2];
+      expect(pageOf(second)).toBe(pageOf(first));
+      expect((await service.complete(pageOf(first), { confirmed: true })).ok).toBe(true);
+
+      const retry = (r: RawToolResult) =>
+        rawCall(client, {
+          ...params,
+          inputResponses: { [Object.keys(r.inputRequests!)[0]]: { action: 'accept' } },
+          requestState: r.requestState,
+        });
+      expect(textOf(await retry(first))).toBe('completed via url');
+      const again = await retry(second);
+      expect(again.resultType).toBe('input_required');
+      expect(pageOf(again)).not.toBe(pageOf(first));
+      expect(deploys).toBe(1);
+    });
+
     it('form only: the form bridge carries the page URL; "finished" after the page was answered completes the call', async () => {
       tool('approve', { inputSchema: z.object({ app: z.string() }) }, approve);
       const { client } = await connect({ elicitation: {}, manual: true });
