@@ -123,15 +123,26 @@ function forDisplay<N extends TemplateName>(context: PageContexts[N]): PageConte
 
 /** Pages kept rendered (`TemplateRenderer`): enough for the messages a busy app's tools ask at once. */
 const RENDERED_PAGES = 256;
-/** Where a render's CSRF token and nonce go in a kept page (no template text or escaped value holds a NUL). */
-const MARKS = { csrf: '\u0000csrf\u0000', nonce: '\u0000nonce\u0000' } as const;
+/**
+ * Where what belongs to one render or one elicitation goes in a kept page: the CSRF token, the style nonce, the
+ * expiry instant the countdown runs to, the "Need more time?" form's action (it names the elicitation) and token.
+ * No template text or escaped value holds a NUL.
+ */
+const MARKS = {
+  csrf: '\u0000csrf\u0000',
+  nonce: '\u0000nonce\u0000',
+  expiresAt: '\u0000expiresAt\u0000',
+  extendAction: '\u0000extendAction\u0000',
+  extendCsrf: '\u0000extendCsrf\u0000',
+} as const;
+type Mark = keyof typeof MARKS;
 // eslint-disable-next-line no-control-regex -- the marks are NULs, which no page text holds
-const MARK = /\u0000(csrf|nonce)\u0000/;
+const MARK = /\u0000(csrf|nonce|expiresAt|extendAction|extendCsrf)\u0000/;
 
 /** A page rendered once: its text cut at the marks, and which value goes in each cut. */
 interface RenderedPage {
   pieces: string[];
-  slots: Array<keyof typeof MARKS>;
+  slots: Mark[];
 }
 
 /**
@@ -140,12 +151,13 @@ interface RenderedPage {
  * used, so user text can never become markup, and every text that came from the elicitation goes through
  * `displayText` first, so it cannot make the page read differently either (also in a custom template).
  *
- * A page differs from one render to the next only by its CSRF token and style nonce, so the last
- * `RENDERED_PAGES` pages are kept rendered, with marks where those go, by everything else they show (their
- * template and every text of their context): a page asked for again, or the same message on another
- * elicitation, costs a few string joins instead of a render. Only with the built-in templates, which print the
- * token and the nonce as they are (tested): a `templatesDir` that replaces any template could do anything with
- * them, so its pages are rendered every time.
+ * The last `RENDERED_PAGES` pages are kept rendered, by everything else they show (their template, every text of
+ * their context, their expiry line's texts): a page asked for again, or the same message on another elicitation,
+ * costs a few string joins instead of a render. A kept page holds nothing of one render or one elicitation: the
+ * CSRF token, the style nonce, the expiry instant and the "Need more time?" form's action (the elicitation's id)
+ * are marks, filled in at each render (`MARKS`), so two people asked the same question in the same minute never
+ * see each other's elicitation. Only with the built-in templates, which print those values as they are (tested):
+ * a `templatesDir` that replaces any template could do anything with them, so its pages are rendered every time.
  */
 @Injectable()
 export class TemplateRenderer {
@@ -198,20 +210,18 @@ export class TemplateRenderer {
     if (key === undefined) return this.renderNow(name, context, nonce, frame);
     let page = this.rendered.get(key);
     if (!page) {
-      const marked = this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce, {
-        ...frame,
-        expiry: frame.expiry && { ...frame.expiry, ...(frame.expiry.extend && { extend: { ...frame.expiry.extend, csrf: MARKS.csrf } }) },
-      });
-      const [first, ...rest] = marked.split(MARK);
-      page = { pieces: [first], slots: [] };
-      for (let i = 0; i < rest.length; i += 2) {
-        page.slots.push(rest[i] as keyof typeof MARKS);
-        page.pieces.push(rest[i + 1]);
-      }
+      page = cut(this.renderNow(name, { ...context, ...('csrf' in context && { csrf: MARKS.csrf }) }, MARKS.nonce, marked(frame)));
       if (this.rendered.size >= RENDERED_PAGES) this.rendered.delete(this.rendered.keys().next().value!);
       this.rendered.set(key, page);
     }
-    return fill(page, { csrf: 'csrf' in context ? context.csrf : '', nonce });
+    const { expiry } = frame;
+    return fill(page, {
+      csrf: 'csrf' in context ? context.csrf : '',
+      nonce,
+      expiresAt: expiry?.iso ?? '',
+      extendAction: expiry?.extend?.action ?? '',
+      extendCsrf: expiry?.extend?.csrf ?? '',
+    });
   }
 
   private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string, frame: PageFrame): string {
@@ -220,14 +230,35 @@ export class TemplateRenderer {
   }
 }
 
+/** `frame` with marks where its per-elicitation values go (the expiry instant, the extend form's action and token). */
+function marked(frame: PageFrame): PageFrame {
+  const { expiry } = frame;
+  if (!expiry) return frame;
+  const extend = expiry.extend && { ...expiry.extend, action: MARKS.extendAction, csrf: MARKS.extendCsrf };
+  return { ...frame, expiry: { ...expiry, iso: MARKS.expiresAt, extend } };
+}
+
+/** A page rendered with marks, cut at them. */
+function cut(html: string): RenderedPage {
+  const [first, ...rest] = html.split(MARK);
+  const page: RenderedPage = { pieces: [first], slots: [] };
+  for (let i = 0; i < rest.length; i += 2) {
+    page.slots.push(rest[i] as Mark);
+    page.pieces.push(rest[i + 1]);
+  }
+  return page;
+}
+
 /**
- * What a page shows besides its token and nonce, as one string: the template and each value of the context (the
- * page labels are the module's own, the same object every time); `undefined` for a context holding anything else
- * (the hosted form's fields), whose pages are rendered every time.
+ * What a page shows besides its marks, as one string: the template, the locale, every other value of the expiry
+ * line, and each value of the context (the page labels are the module's own, the same object every time);
+ * `undefined` for a context holding anything else (the hosted form's fields), whose pages are rendered every time.
  */
 function keyOf(name: string, context: object, frame: PageFrame): string | undefined {
   const { expiry } = frame;
-  const parts: unknown[] = [name, frame.locale.locale, expiry?.relative, expiry?.absolute, expiry?.extend?.hint, expiry?.extended];
+  // Every field of the expiry line but the marked ones (a field added later is in the key without a change here).
+  const shown = expiry && { ...expiry, iso: undefined, extend: expiry.extend && { ...expiry.extend, action: undefined, csrf: undefined } };
+  const parts: unknown[] = [name, frame.locale.locale, shown ?? null];
   for (const [field, value] of Object.entries(context)) {
     if (field === 'csrf' || (field === 'labels' && value === frame.locale.messages.labels)) continue;
     if (value !== null && typeof value === 'object') return undefined;
@@ -236,9 +267,9 @@ function keyOf(name: string, context: object, frame: PageFrame): string | undefi
   return JSON.stringify(parts);
 }
 
-/** A kept page with this render's token and nonce. */
-function fill(page: RenderedPage, values: Record<keyof typeof MARKS, string>): string {
+/** A kept page with this render's values, escaped as the templates' `{{ }}` escapes them. */
+function fill(page: RenderedPage, values: Record<Mark, string>): string {
   let html = page.pieces[0];
-  for (let i = 0; i < page.slots.length; i++) html += values[page.slots[i]] + page.pieces[i + 1];
+  for (let i = 0; i < page.slots.length; i++) html += Handlebars.escapeExpression(values[page.slots[i]]) + page.pieces[i + 1];
   return html;
 }

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
+import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
+import { EN_MESSAGES } from '../../src/messages/catalogs/en.js';
 import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { PageCatalogs } from '../../src/messages/locales.js';
@@ -70,6 +73,43 @@ describe('kept pages', () => {
     expect(page).not.toContain('\u0000');
   });
 
+  it('hold nothing of one elicitation: its expiry instant and "Need more time?" action and token are filled per render', () => {
+    const kept = new TemplateRenderer(options());
+    const fresh = new FreshRenderer(options());
+    /** The expiry line of elicitation `id`, expiring at `iso`: the same minute, hint and texts for every one. */
+    const frame = (id: string, iso: string, token: string): PageFrame => ({
+      ...FRAME,
+      expiry: {
+        before: 'This request expires ',
+        relative: 'in 2 hours',
+        after: ' (Nov 27, 2026, 08:25 UTC).',
+        absolute: 'Nov 27, 2026, 08:25 UTC',
+        iso,
+        soon: 'Soon',
+        expired: 'Expired',
+        extend: { action: `/elicit/${id}/confirm/extend`, hint: 'Adds 10 minutes.', csrf: token },
+        extended: null,
+      },
+    });
+    const pages = [
+      { id: 'aaaaaaaa-0000-4000-8000-000000000001', iso: '2026-11-27T08:25:10.000Z', token: 'k.alice' },
+      { id: 'bbbbbbbb-0000-4000-8000-000000000002', iso: '2026-11-27T08:25:40.123Z', token: 'k.bob' },
+      { id: 'aaaaaaaa-0000-4000-8000-000000000001', iso: '2026-11-27T08:25:10.000Z', token: 'k.alice2' },
+    ];
+    for (const { id, iso, token } of pages) {
+      const context = apiKey('Deploy shop?', token);
+      const html = kept.render('api-key', context, `n-${token}`, frame(id, iso, token));
+      expect(html).toBe(fresh.render('api-key', context, `n-${token}`, frame(id, iso, token)));
+      expect(html).toContain(`action="/elicit/${id}/confirm/extend"`);
+      expect(html).toContain(`data-expires-at="${iso}"`);
+      expect(html).toContain(`<time datetime="${iso}">`);
+      for (const other of pages.filter((p) => p.id !== id)) {
+        expect(html).not.toContain(other.id);
+        expect(html).not.toContain(other.iso);
+      }
+    }
+  });
+
   it('are not kept with a custom template, which may do more with the token than print it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'templates-'));
     dirs.push(dir);
@@ -83,5 +123,37 @@ describe('kept pages', () => {
       expect(html).toBe(fresh.render('api-key', apiKey('Enter your key', token), 'n', FRAME));
       expect(html).toContain(`${token}${token[0]}`);
     }
+  });
+});
+
+describe('templatesDir', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const dirWith = (name: string, source: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'elicitation-templates-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, `${name}.hbs`), source);
+    return dir;
+  };
+  const resolved = (templatesDir: string) =>
+    resolveElicitationOptions(
+      { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u', encryptionKey: Buffer.alloc(32, 7), templatesDir },
+      'elicit',
+      { NODE_ENV: 'development' },
+    ).options;
+  const frame = { locale: new PageCatalogs().defaultLocale };
+
+  it('uses an overridden template, and the built-in ones for the rest', () => {
+    const done = readFileSync(join(builtInTemplatesDir(), 'done.hbs'), 'utf8').replace('<p>{{text}}</p>', '<p class="mine">{{text}}</p>');
+    const renderer = new TemplateRenderer(resolved(dirWith('done', done)));
+    const html = renderer.render('done', { heading: 'Done', text: 'All good', message: 'm', labels: EN_MESSAGES.labels }, 'n', frame);
+    expect(html).toContain('<p class="mine">All good</p>');
+    expect(html).toContain('<html lang="en" dir="ltr">');
+  });
+
+  it('fails start-up naming a template that does not compile', () => {
+    const dir = dirWith('confirm', '{{#> layout}}<p>{{#if warning}}unclosed</p>{{/layout}}');
+    expect(() => new TemplateRenderer(resolved(dir))).toThrow(ElicitationConfigError);
+    expect(() => new TemplateRenderer(resolved(dir))).toThrow(/confirm\.hbs/);
   });
 });
