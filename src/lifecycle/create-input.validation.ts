@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
 import { ELICITATION_ID_PATTERN } from '../core/elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import type { ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
 import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../core/elicitation-kinds.js';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
@@ -81,12 +81,12 @@ export interface CreateUrlElicitationInput {
   askKey?: string;
 }
 
-/** The resolved options the creation checks read. */
-export type CreateInputOptions = Pick<ResolvedElicitationOptions, 'ttlMs' | 'retentionMs' | 'limits'>;
+/** What the creation checks read of the lifecycle's slice of the options. */
+export type CreateInputOptions = Pick<ElicitationLifecycleOptions, 'ttlMs' | 'retentionMs' | 'limits'>;
 
-/** The resolved options the kind-specific checks read. */
-export type KindDataOptions = Pick<ResolvedElicitationOptions, 'externalUrlPolicy' | 'oauth'> &
-  Partial<Pick<ResolvedElicitationOptions, 'limits'>>;
+/** What the kind-specific checks read of the lifecycle's slice of the options. */
+export type KindDataOptions = Pick<ElicitationLifecycleOptions, 'externalUrlPolicy' | 'oauth'> &
+  Partial<Pick<ElicitationLifecycleOptions, 'limits'>>;
 
 /**
  * Checks the caller's arguments (throwing `ElicitationInputError` naming the field) and builds the pending
@@ -255,7 +255,7 @@ function attachUploadSettings(record: ElicitationRecord, input: CreateUrlElicita
 async function attachTargetUrl(
   record: ElicitationRecord,
   url: string,
-  externalUrlPolicy: ResolvedElicitationOptions['externalUrlPolicy'],
+  externalUrlPolicy: ElicitationLifecycleOptions['externalUrlPolicy'],
 ): Promise<void> {
   record.metadata.targetUrl = (await assertSafeExternalUrl(url, externalUrlPolicy)).href;
 }

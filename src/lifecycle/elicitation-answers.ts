@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type { ElicitationData, ElicitationKind, ElicitationOutcome, ElicitationRecord, FinalStatus } from '../core/elicitation.types.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import { SecretBox } from '../security/secret-box.js';
+import { AnswerBox } from '../security/answer-box.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import type { CreateUrlElicitationInput } from './create-input.validation.js';
 
@@ -44,7 +42,6 @@ const KEPT_BY_THEIR_FEATURE: ReadonlySet<ElicitationKind> = new Set<ElicitationK
  */
 @Injectable()
 export class ElicitationAnswers {
-  private readonly box: SecretBox;
   /**
    * Whether answers are sealed at rest: only in a store that keeps them outside this process
    * (`ElicitationStore.inProcess`); in this heap the key would lie next to them.
@@ -52,11 +49,11 @@ export class ElicitationAnswers {
   private readonly sealAnswers: boolean;
   private readonly keepers = new Map<ElicitationKind, KindAnswerKeeper>();
 
+  /** @param box the box answers are sealed in, built by the module from the `encryptionKey` ring. */
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) options: ResolvedElicitationOptions,
+    private readonly box: AnswerBox,
     @Inject(ELICITATION_OBSERVED_STORE) store: ElicitationStore,
   ) {
-    this.box = new SecretBox(options.encryptionKeys);
     this.sealAnswers = store.inProcess !== true;
   }
 

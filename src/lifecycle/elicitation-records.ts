@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { idOf, parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
 import type { ElicitationKind } from '../core/elicitation-kinds.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
 import type {
   ElicitationData,
   ElicitationExtendResult,
@@ -40,7 +39,7 @@ export class ElicitationRecords {
   private readonly asked: (userId: string, askKey: string, now: number) => Promise<ElicitationRecord[]>;
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectLifecycleOptions() private readonly options: ElicitationLifecycleOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly audit: ElicitationAudit,
     private readonly transitions: ElicitationTransitions,

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
 import type { ElicitationEvent, ElicitationRecord, FinalStatus, TransitionResult, WaitOutcome } from '../core/elicitation.types.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.js';
@@ -40,7 +39,7 @@ export class ElicitationTransitions {
   private readonly shutdown = new AbortController();
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectLifecycleOptions() private readonly options: ElicitationLifecycleOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly events: ElicitationEvents,
     private readonly telemetry: ElicitationTelemetry,

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import { parseElicitationId } from '../core/elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
 import type {
   ElicitationData,
   ElicitationExtendResult,
@@ -64,7 +63,7 @@ export class ElicitationService implements OnModuleDestroy {
   private readonly quota: CreateQuota;
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectLifecycleOptions() private readonly options: ElicitationLifecycleOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly telemetry: ElicitationTelemetry,
     private readonly audit: ElicitationAudit,

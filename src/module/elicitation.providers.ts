@@ -4,20 +4,25 @@ import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../options/elicitation-options.validation.js';
+import { ELICITATION_LIFECYCLE_OPTIONS, lifecycleOptionsOf } from '../options/lifecycle-options.js';
 import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from '../options/mcp-options.js';
+import { ELICITATION_OAUTH_FEATURE_OPTIONS, oauthFeatureOptionsOf } from '../options/oauth-feature-options.js';
 import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from '../options/operations-options.js';
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from '../options/page-options.js';
 import { RequestStateCodec } from '../mcp/request-state.codec.js';
+import { OAuthStateCodec } from '../oauth/oauth-state.js';
+import { AnswerBox } from '../security/answer-box.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { StoreKeyRing } from '../security/store-key-ring.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../stores/memory.store.js';
 
 /**
- * Options resolution (validated once, shared by the sync and async paths), the routes' slice of them
- * (`ELICITATION_PAGE_OPTIONS`) and their `CsrfTokens`, the MCP binding's (`ELICITATION_MCP_OPTIONS`) and its
- * `RequestStateCodec`, the operations' (`ELICITATION_OPERATIONS_OPTIONS`: audit and cleanup), and store
- * selection; the store gets the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a
+ * Options resolution (validated once, shared by the sync and async paths), the lifecycle's slice of them
+ * (`ELICITATION_LIFECYCLE_OPTIONS`) and the `AnswerBox` answers are sealed in, the OAuth feature's
+ * (`ELICITATION_OAUTH_FEATURE_OPTIONS`) and its `OAuthStateCodec`, the routes' (`ELICITATION_PAGE_OPTIONS`) and their
+ * `CsrfTokens`, the MCP binding's (`ELICITATION_MCP_OPTIONS`) and its `RequestStateCodec`, the operations'
+ * (`ELICITATION_OPERATIONS_OPTIONS`: audit and cleanup), and store selection; the store gets the keys derived from `encryptionKey` here (`ElicitationStore.useKeys`), and on a
  * shared store the module announces its key ring and checks it against the other instances'
  * (`ElicitationKeyRingAnnouncer`).
  */
@@ -31,6 +36,21 @@ export const elicitationProviders: Provider[] = [
       for (const warning of warnings) logger.warn(warning);
       return options;
     },
+  },
+  // The lifecycle's slice of the options, and the box answers are sealed in (the OAuth vault's grants too): no class
+  // of lifecycle/ or oauth/ holds the key ring.
+  { provide: ELICITATION_LIFECYCLE_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: lifecycleOptionsOf },
+  {
+    provide: AnswerBox,
+    inject: [ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedElicitationOptions) => new AnswerBox(options.encryptionKeys),
+  },
+  // The OAuth feature's slice of the options, and the codec of its sealed `state`.
+  { provide: ELICITATION_OAUTH_FEATURE_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: oauthFeatureOptionsOf },
+  {
+    provide: OAuthStateCodec,
+    inject: [ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedElicitationOptions) => new OAuthStateCodec(options.encryptionKeys),
   },
   // The routes' slice of the options, and their CSRF tokens: no class of http/ holds the key ring.
   { provide: ELICITATION_PAGE_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: pageOptionsOf },

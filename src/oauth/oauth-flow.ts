@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectOAuthFeatureOptions, type ElicitationOAuthFeatureOptions } from '../options/oauth-feature-options.js';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { OAuthCallbackError } from '../errors/oauth-callback.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
@@ -23,15 +22,13 @@ export interface OAuthAsk {
  */
 @Injectable()
 export class OAuthFlow {
-  private readonly states: OAuthStateCodec;
-
+  /** @param states the codec of the sealed `state`, built by the module from the `encryptionKey` ring. */
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectOAuthFeatureOptions() private readonly options: ElicitationOAuthFeatureOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationCounterStore,
     private readonly providers: OAuthProviders,
-  ) {
-    this.states = new OAuthStateCodec(options.encryptionKeys);
-  }
+    private readonly states: OAuthStateCodec,
+  ) {}
 
   /** The one redirect URI of every provider: `${baseUrl}/${routePrefix}/oauth/callback`. */
   get redirectUri(): string {

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
 import type { ElicitationId } from '../core/elicitation-id.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import type { ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationOAuthError } from '../errors/elicitation-oauth.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import { SecretBox } from '../security/secret-box.js';
+import { AnswerBox } from '../security/answer-box.js';
 import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
 import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
+import { InjectOAuthFeatureOptions, type ElicitationOAuthFeatureOptions } from '../options/oauth-feature-options.js';
 import { oauthGrantType, type OAuthToken, type ResolvedOAuthOptions } from '../options/oauth-options.js';
 import { describeFailure, providerUnreachable } from './oauth-failures.js';
 import { OAuthProviders, type OAuthProvider } from './oauth-providers.js';
@@ -64,18 +63,18 @@ const GRANT_RECORD_TTL_MS = 60_000;
 @Injectable()
 export class OAuthGrants {
   private readonly logger = new Logger('ElicitationOAuth');
-  private readonly box: SecretBox;
   /** This process's refreshes in flight, by user and provider: callers here share one. */
   private readonly inFlight = new Map<string, Promise<OAuthTokenFound | undefined>>();
 
   constructor(
-    @Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions,
+    @InjectOAuthFeatureOptions() private readonly options: ElicitationOAuthFeatureOptions,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly providers: OAuthProviders,
     private readonly transitions: ElicitationTransitions,
     answers: ElicitationAnswers,
+    /** The box the answers are sealed in (the lifecycle's), built by the module from the `encryptionKey` ring. */
+    private readonly box: AnswerBox,
   ) {
-    this.box = new SecretBox(options.encryptionKeys);
     answers.keepKind('oauth', {
       // A grant: the tool's part only (never the refresh token).
       reveal: (record) => {

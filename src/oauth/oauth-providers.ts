@@ -1,7 +1,6 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Configuration, ServerMetadata } from 'openid-client';
-import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import { InjectOAuthFeatureOptions, type ElicitationOAuthFeatureOptions } from '../options/oauth-feature-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { OAuthProviderError } from '../errors/oauth-provider.error.js';
@@ -40,7 +39,7 @@ export interface OAuthProvider {
 export class OAuthProviders implements OnModuleInit {
   private readonly ready = new Map<string, Promise<OAuthProvider>>();
 
-  constructor(@Inject(ELICITATION_RESOLVED_OPTIONS) private readonly options: ResolvedElicitationOptions) {}
+  constructor(@InjectOAuthFeatureOptions() private readonly options: ElicitationOAuthFeatureOptions) {}
 
   /** Whether any provider is configured. */
   get enabled(): boolean {

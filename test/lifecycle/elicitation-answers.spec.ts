@@ -5,20 +5,19 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
-import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { ElicitationAnswers } from '../../src/lifecycle/elicitation-answers.js';
+import { AnswerBox } from '../../src/security/answer-box.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { pendingRecord } from '../../src/testing/index.js';
 import { compileElicitation } from '../support/testing-module.js';
 
 describe('ElicitationAnswers', () => {
   let ref: TestingModule;
-  let options: ResolvedElicitationOptions;
+  let box: AnswerBox;
 
   beforeEach(async () => {
     ref = await compileElicitation();
-    options = ref.get(ELICITATION_RESOLVED_OPTIONS);
+    box = ref.get(AnswerBox);
   });
   afterEach(async () => {
     await ref.close();
@@ -27,13 +26,13 @@ describe('ElicitationAnswers', () => {
   const grant = { $json: JSON.stringify({ accessToken: 'at-1', refreshToken: 'rt-1' }) };
 
   it('refuses to open an oauth answer without the vault that keeps it (fails closed)', () => {
-    const answers = new ElicitationAnswers(options, new MemoryElicitationStore());
+    const answers = new ElicitationAnswers(box, new MemoryElicitationStore());
     const record = pendingRecord({ kind: 'oauth', type: 'oauth:github', status: 'completed', data: grant });
     expect(() => answers.reveal(record)).toThrow("answers of kind 'oauth' are opened only by their feature");
   });
 
   it('opens other kinds as they were kept', () => {
-    const answers = new ElicitationAnswers(options, new MemoryElicitationStore());
+    const answers = new ElicitationAnswers(box, new MemoryElicitationStore());
     const record = pendingRecord({ status: 'completed', data: answers.keep('x', JSON.stringify({ apiKey: 'k' })) });
     expect(answers.reveal(record)).toEqual({ apiKey: 'k' });
   });

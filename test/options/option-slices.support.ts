@@ -34,3 +34,8 @@ export function reachable(value: unknown, seen = new Set<unknown>()): unknown[] 
 export function injectedTokens(target: object): unknown[] {
   return ((Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, target) ?? []) as Array<{ param: unknown }>).map((dep) => dep.param);
 }
+
+/** The classes a class's constructor takes by type (`design:paramtypes`), the built objects it injects among them. */
+export function injectedTypes(target: object): unknown[] {
+  return (Reflect.getMetadata('design:paramtypes', target) ?? []) as unknown[];
+}
