@@ -7,7 +7,6 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.cons
 import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
-import { nearestKey } from '../../src/options/nearest-key.js';
 
 const KEY = Buffer.alloc(32, 7);
 const valid: ElicitationModuleOptions = { baseUrl: 'https://mcp.example.com', resolvePageUser: () => 'u', encryptionKey: KEY };
@@ -166,47 +165,5 @@ describe('unknown option keys fail start-up, naming each key and the one it most
     expect(resolveError({ ...valid, messages: { de: { labels: { submitt: 'Senden' } } } }).message).toBe(
       'ElicitationModule option "messages.de.labels.submitt" is not a text of the catalog, got "Senden" (did you mean "messages.de.labels.submit"?)',
     );
-  });
-});
-
-describe('nearestKey', () => {
-  const known = [
-    'baseUrl',
-    'ttlMs',
-    'retentionMs',
-    'requestStateTtlMs',
-    'primaryColor',
-    'title',
-    'encryptionKey',
-    'resolvePageUser',
-    'resolveMcpUser',
-  ];
-
-  it.each([
-    ['baseURL', 'baseUrl', 'another case'],
-    ['BASEURL', 'baseUrl', 'all capitals'],
-    ['base_url', 'baseUrl', 'snake case'],
-    ['base-url', 'baseUrl', 'kebab case'],
-    ['ttl', 'ttlMs', 'the unit left out'],
-    ['TTL', 'ttlMs', 'the unit left out, in capitals'],
-    ['ttlSeconds', 'ttlMs', 'another unit'],
-    ['ttl_sec', 'ttlMs', 'another unit, snake case'],
-    ['retention', 'retentionMs', 'the unit left out'],
-    ['primaryColour', 'primaryColor', 'one letter more'],
-    ['tittle', 'title', 'one letter doubled'],
-    ['titel', 'title', 'two letters swapped'],
-    ['encryptionKeys', 'encryptionKey', 'a plural'],
-    ['resolvePageUsr', 'resolvePageUser', 'one letter missing'],
-  ])('%s → %s (%s)', (key, expected) => {
-    expect(nearestKey(key, known)).toBe(expected);
-  });
-
-  it('adds the size unit as it adds the time unit', () => {
-    expect(nearestKey('maxUpload', ['maxBodyBytes', 'maxUploadBytes'])).toBe('maxUploadBytes');
-    expect(nearestKey('maxUploadSize', ['maxBodyBytes', 'maxUploadBytes'])).toBe('maxUploadBytes');
-  });
-
-  it.each(['x', 'colourScheme', 'store2000', 'resolve', 'timeout'])('suggests nothing for %s, which is close to no key', (key) => {
-    expect(nearestKey(key, known)).toBeUndefined();
   });
 });
