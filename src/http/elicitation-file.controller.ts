@@ -21,6 +21,7 @@ import { ElicitationNotFoundException } from './exceptions/elicitation-not-found
 import { pageError } from './exceptions/page-text.js';
 import type { PageMessages } from '../messages/page-messages.js';
 import { acceptAttribute, describeAccept, uploadSettingsOf, type UploadSettings } from '../uploads/file-accept.js';
+import { fileName } from '../uploads/file-name.js';
 import { readUpload, type UploadProblem } from '../uploads/multipart-upload.js';
 import { PageRoutes } from './elicitation-routes.decorator.js';
 import { InRouteContext } from './elicitation-route-observer.js';
@@ -29,8 +30,6 @@ import { PageAnswers } from './page-answers.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 
-/** Longest file name kept in the answer, in characters. */
-const MAX_FILE_NAME_LENGTH = 255;
 /** Longest reference an `uploadSink` may return, in characters. */
 const MAX_SINK_REF_LENGTH = 2048;
 
@@ -228,12 +227,4 @@ export function formatSize(locale: string, bytes: number): string {
   const [value, unit] =
     bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'megabyte'] : bytes >= 1024 ? [bytes / 1024, 'kilobyte'] : [bytes, 'byte'];
   return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(value);
-}
-
-/** The file's name as kept in the answer: its last path segment, without control characters, at most 255 characters. */
-export function fileName(name: string): string {
-  const last = name.split(/[/\\]/).pop()!;
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  const base = last.replace(/[\u0000-\u001F\u007F]/g, '').trim();
-  return (base || 'file').slice(0, MAX_FILE_NAME_LENGTH);
 }

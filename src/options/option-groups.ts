@@ -38,7 +38,10 @@ export interface ElicitationUpload {
   elicitationId: string;
   /** The user the elicitation is for (the page checked the browser user). */
   userId: string;
-  /** The file's name as the browser sent it (untrusted text: a name, never a path to use). */
+  /**
+   * The file's name as the browser sent it, its last path segment without control, bidirectional or zero-width
+   * characters, NFC-normalised, at most 255 characters (untrusted text: a name to show, never a path to use).
+   */
   name: string;
   /** The MIME type found from the content's magic bytes (never the browser's claim). */
   type: string;

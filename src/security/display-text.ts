@@ -40,6 +40,15 @@ const COMBINING_RUN = new RegExp(`(\\p{M}{${MAX_COMBINING_MARKS}})\\p{M}+`, 'gu'
 const INVISIBLE = '\\s\\u00AD\\u115F\\u1160\\u180E\\u200B-\\u200D\\u2060-\\u2064\\u2800\\u3164\\uFEFF\\uFFA0';
 const BLANK_LINE = new RegExp(`^[${INVISIBLE}]*$`, 'u');
 
+/** Every control character (C0, DEL, C1) and every line break: a name has none, so they are removed, not spaced. */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const NAME_CONTROLS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g;
+/**
+ * Characters that show nothing and join nothing (zero-width space, Mongolian vowel separator, word joiner and the
+ * invisible operators, the byte order mark): in a name they make two names that read the same differ.
+ */
+const ZERO_WIDTH = /[\u180E\u200B\u2060-\u2064\uFEFF]/g;
+
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Printable ASCII and spaces only: none of the rules above changes such a text but the trimming and spacing. */
 const PLAIN = /^[\x20-\x7E]*$/;
@@ -64,6 +73,25 @@ export function displayText(text: string, shape: DisplayShape = 'block', maxLeng
     .replace(BIDI_CONTROLS, '')
     .replace(COMBINING_RUN, '$1');
   if (shape === 'block') return blockOf(cleaned);
+  return capped(cleaned.replace(/\s+/g, ' ').trim(), maxLength);
+}
+
+/**
+ * A name that came from a browser (an uploaded file's), as a tool, an `uploadSink` or a page may show it: the rules
+ * of `displayText` for one line, with these differences: every control character and line break is removed rather
+ * than made a space (a name has none), and so are the zero-width characters that show nothing (U+200B, U+180E,
+ * U+2060–U+2064, U+FEFF); the joiners (U+200C, U+200D) stay, as scripts and emoji need them. The result is
+ * NFC-normalised (a decomposed "é" is one character), so a name reads as what it is: `invoice\u202Efdp.exe` is
+ * `invoicefdp.exe`, never a name that displays as "invoiceexe.pdf".
+ * @param maxLength the most characters kept (user-perceived), the last being "…" when the name was longer.
+ */
+export function displayName(name: string, maxLength: number): string {
+  const cleaned = name
+    .replace(NAME_CONTROLS, '')
+    .replace(BIDI_CONTROLS, '')
+    .replace(ZERO_WIDTH, '')
+    .normalize('NFC')
+    .replace(COMBINING_RUN, '$1');
   return capped(cleaned.replace(/\s+/g, ' ').trim(), maxLength);
 }
 

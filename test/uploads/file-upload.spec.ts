@@ -10,7 +10,8 @@ import { resolveElicitationOptions } from '../../src/options/elicitation-options
 import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationInputError } from '../../src/errors/elicitation-input.error.js';
-import { fileName, formatSize } from '../../src/http/elicitation-file.controller.js';
+import { formatSize } from '../../src/http/elicitation-file.controller.js';
+import { fileName } from '../../src/uploads/file-name.js';
 import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from '../../src/lifecycle/create-input.validation.js';
 import {
   acceptAttribute,
@@ -164,5 +165,23 @@ describe('page texts', () => {
     expect(fileName('a\u0000b\nc.txt')).toBe('abc.txt');
     expect(fileName('')).toBe('file');
     expect(fileName('x'.repeat(300))).toHaveLength(255);
+  });
+
+  it('keeps no bidi, C1 or zero-width character in a file name, NFC-normalised (#28, item 10)', () => {
+    // A PDF named to display as "invoiceexe.pdf" reads as what it is.
+    expect(fileName('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    // Embeddings and their pop, isolates, marks.
+    expect(fileName('\u202Areport\u202C.pdf')).toBe('report.pdf');
+    expect(fileName('\u2067x\u2069\u200F.png')).toBe('x.png');
+    // Zero-width space, word joiner and byte order mark; the joiners scripts need stay.
+    expect(fileName('in\u200Bvoice\u2060\uFEFF.pdf')).toBe('invoice.pdf');
+    expect(fileName('\u0646\u0627\u200C\u0645\u0647.pdf')).toBe('\u0646\u0627\u200C\u0645\u0647.pdf');
+    // C1 controls, the next-line among them, and the Unicode line breaks.
+    expect(fileName('a\u0085b\u009Bc\u2028d.pdf')).toBe('abcd.pdf');
+    // A decomposed "é" is one character.
+    expect(fileName('Cafe\u0301.pdf')).toBe('Caf\u00E9.pdf');
+    expect(fileName('Cafe\u0301.pdf')).toHaveLength(8);
+    // Nothing visible left: the default name.
+    expect(fileName('\u202E\u200B\uFEFF')).toBe('file');
   });
 });
