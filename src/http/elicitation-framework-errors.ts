@@ -72,6 +72,23 @@ function httpHost(req: unknown, res: unknown): ArgumentsHost {
   return { ...host, switchToRpc: notHttp, switchToWs: notHttp } as ArgumentsHost;
 }
 
+/**
+ * The path of a request target as the module's routes are matched against it: an absolute-form target
+ * (`GET http://host/elicit/...`) by its path, without query or fragment, each encoded slash (`%2F` in either case)
+ * a slash. Other escapes stay as they are (`unroutable` checks that they decode).
+ */
+function pathOf(target: string): string {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  const end = path.search(/[?#]/);
+  return (end < 0 ? path : path.slice(0, end)).replace(/%2f/gi, '/');
+}
+
+/** A lower-case mount path (`/api/elicit`) as a pattern matching it at the start of a path, any slash repeated. */
+function mountPattern(mount: string): RegExp {
+  const segments = mount.split('/').map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${segments.join('/+')}(?=/|$)`);
+}
+
 /** The HTTP status a framework error carries (an HttpException's, or the `status`/`statusCode` of http-errors and Fastify's errors). */
 function statusOf(error: unknown): number | undefined {
   if (error instanceof HttpException) return error.getStatus();
@@ -97,16 +114,17 @@ function statusOf(error: unknown): number | undefined {
  *   each is wrapped so that a request under the prefix gets the module's answer, and any other request Nest's
  *   handler as before (the host app's routes, their filters and their errors are untouched).
  *
- * The prefix is matched in any letter case, under the app's global prefix (learnt from Nest's call) and under
- * `baseUrl`'s path (a `RouterModule` path); a path outside it is never touched. Provided only when the
+ * The prefix is matched in any letter case, with its slashes spelled in any way (`%2F`, `%2f`, repeated: no route
+ * takes such a path, so it is the module's 404, never the framework's echoing it), under the app's global prefix
+ * (learnt from Nest's call) and under `baseUrl`'s path (a `RouterModule` path); a path outside it is never touched. Provided only when the
  * module mounts its routes (`controllers: true`).
  */
 @Injectable()
 export class ElicitationFrameworkErrors implements OnModuleInit {
   private readonly routePrefix: string;
   private readonly basePath: string;
-  /** Lower-case paths the routes are served under, e.g. `/elicit`, `/api/elicit`. */
-  private mounts: string[];
+  /** The lower-case paths the routes are served under (e.g. `/elicit`, `/api/elicit`), as `mountPattern`s. */
+  private mounts: RegExp[];
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -128,22 +146,23 @@ export class ElicitationFrameworkErrors implements OnModuleInit {
   }
 
   /** The mount paths with this global prefix (none: ''). */
-  private mountsUnder(globalPrefix: string): string[] {
+  private mountsUnder(globalPrefix: string): RegExp[] {
     const prefix = globalPrefix.replace(/^\/+|\/+$/g, '');
     const mounts = [prefix ? `/${prefix}/${this.routePrefix}` : `/${this.routePrefix}`, `${this.basePath}/${this.routePrefix}`];
-    return [...new Set(mounts.map((m) => m.toLowerCase()))];
+    return [...new Set(mounts.map((m) => m.toLowerCase()))].map(mountPattern);
   }
 
-  /** Which answer a request target under the prefix gets, and the path below the prefix; undefined outside it. */
+  /**
+   * Which answer a request target under the prefix gets, and the path below the prefix; undefined outside it. The
+   * path is read as a person would: its slashes percent-encoded (`%2F`, `%2f`) or repeated (`//elicit/...`) are
+   * slashes, so that such a spelling, which no route takes, still gets the module's answer (`pathOf`).
+   */
   private routeOf(target: string | undefined): { kind: RouteKind; rest: string } | undefined {
     if (!target) return undefined;
-    // An absolute-form target (`GET http://host/elicit/...`) is routed by its path.
-    const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
-    const end = path.search(/[?#]/);
-    const lower = (end < 0 ? path : path.slice(0, end)).toLowerCase();
-    const mount = this.mounts.find((m) => lower === m || lower.startsWith(`${m}/`));
-    if (mount === undefined) return undefined;
-    const rest = lower.slice(mount.length);
+    const lower = pathOf(target).toLowerCase();
+    const mount = this.mounts.map((m) => m.exec(lower)).find((match) => match !== null);
+    if (!mount) return undefined;
+    const rest = lower.slice(mount[0].length);
     return { kind: /^\/[^/]*\/status\/?$/.test(rest) ? 'status' : 'page', rest };
   }
 
