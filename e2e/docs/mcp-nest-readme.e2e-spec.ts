@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 // Loaded up front: under Jest's ES module runtime the test client's lazy import of SDK 1.x (and its zod) fails otherwise.
 import '@modelcontextprotocol/sdk/client/index.js';
 import { MCP_NEST_DEMO_MAIN, startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
-import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from '../../src/testing/index.js';
+import { createElicitationTestClient, submitPage, type ElicitationTestClient } from '../../src/testing/index.js';
+import { textOf } from '../support/mcp-client.js';
 
 /** The compiled runner of the snippet (`examples/mcp-nest/readme-snippet-main.ts`). */
 const SNIPPET_MAIN = MCP_NEST_DEMO_MAIN.replace(/main\.js$/, 'readme-snippet-main.js');
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
 
 let app: DemoProcess;
 const clients: ElicitationTestClient[] = [];

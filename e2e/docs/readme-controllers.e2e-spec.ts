@@ -10,8 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpSessions } from 'nestjs-mcp-elicitation';
-import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from 'nestjs-mcp-elicitation/testing';
+import { createElicitationTestClient, submitPage, type ElicitationTestClient } from 'nestjs-mcp-elicitation/testing';
 import { freePort } from '../../examples/demo/http-server.js';
+import { textOf } from '../support/mcp-client.js';
 
 // The tokens the files' verifyToken accepts, read on every request.
 process.env.MCP_DEV_TOKENS = 'token-alice=alice,token-bob=bob';
@@ -55,8 +56,6 @@ async function start(load: () => Promise<Type<unknown>>): Promise<Running> {
   await app.listen(port, '127.0.0.1');
   return { app, origin, mcpUrl: `${origin}/mcp` };
 }
-
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
 
 /** The elicitation id of a page URL of `origin` (and a check that the URL is nothing else). */
 function idOf(url: string | undefined, origin: string, page: 'api-key' | 'confirm'): string {

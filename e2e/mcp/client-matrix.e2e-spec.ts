@@ -21,7 +21,8 @@ import {
   type TestElicitRequest,
   type TestToolResult,
 } from '../../src/testing/index.js';
-import { CHROMIUM, haveChromium, launchPageBrowser, type PageBrowser } from '../support/page-browser.js';
+import { CHROMIUM, chromiumWanted, launchPageBrowser, type PageBrowser } from '../support/page-browser.js';
+import { textOf } from '../support/mcp-client.js';
 
 const ERAS = ['2025-11-25', '2026-07-28'] as const;
 
@@ -177,8 +178,6 @@ function rungOf(scenario: Scenario, client: ClientKind): Rung {
   return client === 'form+url' ? 'url' : client === 'form' ? 'form-bridge' : 'link';
 }
 
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
-
 /** A promise a test opens by hand (an `answer` callback that holds until the page was submitted). */
 function gate(): { opened: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -256,7 +255,6 @@ describe('the client matrix of the fallback ladder (demo app, testing kit)', () 
   /** instantDeclineMs 2 s; a short pendingRetryWaitMs, so the form bridge's re-asks are quick. */
   let quick: DemoUnderTest;
   let browser: PageBrowser | undefined;
-  const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
 
   beforeAll(async () => {
     // A 2026-07-28 retry (and a form bridge's "finished") waits up to 2 s for a pending page.
@@ -264,7 +262,7 @@ describe('the client matrix of the fallback ladder (demo app, testing kit)', () 
       DemoUnderTest.start({ pendingRetryWaitMs: 2_000 }),
       DemoUnderTest.start({ instantDeclineMs: 2_000, pendingRetryWaitMs: 300 }),
     ]);
-    if (haveChromium() || requireChromium) browser = await launchPageBrowser();
+    if (chromiumWanted()) browser = await launchPageBrowser();
     else console.warn(`client-matrix: ${CHROMIUM} not found, the browser cells submit their pages over HTTP (submitPage) instead.`);
   });
   afterAll(async () => {

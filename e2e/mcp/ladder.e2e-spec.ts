@@ -26,7 +26,7 @@ import { PENDING_QUESTION_META_KEY } from '../../src/mcp/linked-questions.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from '../../src/testing/index.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis.js';
 import { startLadderApp, type LadderApp } from '../support/ladder-app.js';
-import { connectClient, textOf as sdkTextOf, type TestClient } from '../support/mcp-client.js';
+import { connectClient, textOf, type TestClient } from '../support/mcp-client.js';
 
 const ERAS = ['2025-11-25', '2026-07-28'] as const;
 type Era = (typeof ERAS)[number];
@@ -35,7 +35,6 @@ const RUN = randomUUID().slice(0, 8);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SUBMIT_TOOL = 'submit-elicitation-answer';
 
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What a link or model result carries for programs. */
@@ -233,7 +232,7 @@ describe('while a 2025-11-25 call waits for the page (the demo in process)', () 
     expect(page.status).toBe(200);
     expect(page.text).toContain('Thank you. Your confirmation was received.');
 
-    expect(sdkTextOf(await call)).toBe('Deployed shop');
+    expect(textOf(await call)).toBe('Deployed shop');
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(12_000);
     const waiting = progress.filter((p) => p.message === WAITING);

@@ -26,7 +26,8 @@ import {
   type TestToolResult,
 } from '../../src/testing/index.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
-import { CHROMIUM, haveChromium, launchPageBrowser, type PageBrowser } from '../support/page-browser.js';
+import { CHROMIUM, chromiumWanted, launchPageBrowser, type PageBrowser } from '../support/page-browser.js';
+import { textOf } from '../support/mcp-client.js';
 
 const ERAS = ['2025-11-25', '2026-07-28'] as const;
 type Era = (typeof ERAS)[number];
@@ -48,7 +49,6 @@ const DONE = {
 } as const;
 type PageKind = keyof typeof DONE;
 
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
 const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
 /** A promise a test opens by hand (an `answer` callback that holds until the page was submitted). */
@@ -211,7 +211,7 @@ beforeAll(async () => {
   ]);
   for (const s of started) if (s.status === 'rejected') throw s.reason;
   [demo, stateless, pins] = started.map((s) => (s as PromiseFulfilledResult<DemoProcess>).value);
-  if (haveChromium() || process.env.REQUIRE_CHROMIUM === '1') browser = await launchPageBrowser();
+  if (chromiumWanted()) browser = await launchPageBrowser();
   else console.warn(`mcp-nest: ${CHROMIUM} not found, approve-deploy's page is submitted over HTTP (submitPage) instead.`);
 }, 120_000);
 

@@ -23,14 +23,12 @@ import {
   submitPage,
   type ElicitationTestClient,
   type ElicitationTestClientOptions,
-  type TestToolResult,
 } from '../../src/testing/index.js';
+import { textOf } from '../support/mcp-client.js';
 
 const ERAS = ['2025-11-25', '2026-07-28'] as const;
 const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const API_KEY = 'ghp_KIT_TEST_KEY_0123456789';
-
-const textOf = (result: TestToolResult): string => result.content.map((block) => block.text ?? '').join('');
 
 describe('the testing kit against the demo app, in both eras', () => {
   let demo: DemoApp;

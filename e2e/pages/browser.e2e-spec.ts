@@ -7,74 +7,39 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`). Without it the test is skipped with a
  * console message, unless REQUIRE_CHROMIUM=1 (as in CI), where it fails instead.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitationCompleteNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect } from '@jest/globals';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { type Browser } from 'playwright-core';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
-import { CHROMIUM, haveChromium as haveChromiumInstalled, launchChromium } from '../support/page-browser.js';
+import { connectClient, type TestClient } from '../support/mcp-client.js';
+import { browserIt, launchChromium } from '../support/page-browser.js';
 
 const SCREENSHOT = '/tmp/api-key-page.png';
 const API_KEY = 'ghp_browser-e2e-0123456789';
 const MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
 
-const haveChromium = haveChromiumInstalled();
-const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
-if (!haveChromium && !requireChromium) {
-  console.warn(
-    `SKIPPING the browser e2e test: ${CHROMIUM} not found. Install it with "apt-get install -y chromium"; ` +
-      'set REQUIRE_CHROMIUM=1 to make a missing Chromium fail the run instead.',
-  );
-}
 /** Runs the test when Chromium is there or required (then a missing Chromium fails it); skips it otherwise. */
-const browserIt = haveChromium || requireChromium ? it : it.skip;
-
-/** Rejects after `ms` with `what` in the message, so a missing event fails clearly instead of hanging. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const chromiumIt = browserIt('the browser e2e test');
 
 describe('api-key elicitation in a real browser (Chromium)', () => {
   let demo: DemoApp | undefined;
-  let client: Client | undefined;
+  let mcp: TestClient | undefined;
   let browser: Browser | undefined;
 
   afterAll(async () => {
     await browser?.close().catch(() => undefined);
-    await client?.close().catch(() => undefined);
+    await mcp?.close().catch(() => undefined);
     await demo?.app.close();
   });
 
-  browserIt(
+  chromiumIt(
     'signs in, opens the elicitation URL, submits a key; the client is notified and its retry connects',
     async () => {
-      if (!haveChromium) {
-        throw new Error(
-          `REQUIRE_CHROMIUM=1 but ${CHROMIUM} does not exist: install it with "apt-get install -y chromium" ` +
-            '(.ci/run does this), or unset REQUIRE_CHROMIUM to skip this test.',
-        );
-      }
-
       demo = await startDemoApp({ port: 0, logger: false });
 
-      // --- The MCP side: a real SDK client that declares form and URL elicitation. ---
-      client = new Client({ name: 'browser-e2e', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-      const completions: string[] = [];
-      let onCompletion: (id: string) => void = () => undefined;
-      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
-        completions.push(notification.params.elicitationId);
-        onCompletion(notification.params.elicitationId);
-      });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(demo.mcpUrl), {
-          requestInit: { headers: { Authorization: 'Bearer alice' } },
-        }),
-      );
+      // --- The MCP side: a real SDK client that declares form and URL elicitation, recording completions. ---
+      mcp = await connectClient(demo.mcpUrl, { user: 'alice', elicitation: { form: {}, url: {} } });
+      const client = mcp.client;
 
       const firstCall = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } }).then(
         (result) => ({ rejected: false as const, result }),
@@ -89,12 +54,6 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       expect(mode).toBe('url');
       expect(message).toBe(MESSAGE);
       expect(elicitationUrl).toBe(`${demo.url}/elicit/${elicitationId}/api-key`);
-
-      const notified = new Promise<string>((resolve) => {
-        onCompletion = (id) => {
-          if (id === elicitationId) resolve(id);
-        };
-      });
 
       // --- The browser side. ---
       browser = await launchChromium();
@@ -145,8 +104,8 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       expect(consoleErrors).toEqual([]);
 
       // --- Back on the MCP side: the completion notification, then the retry succeeds. ---
-      await expect(within(notified, 10_000, `notifications/elicitation/complete for ${elicitationId}`)).resolves.toBe(elicitationId);
-      expect(completions).toEqual([elicitationId]);
+      await mcp.completion(elicitationId, 10_000);
+      expect(mcp.completed).toEqual([elicitationId]);
 
       const retry = await client.callTool({ name: 'connect-service', arguments: { service: 'github' } });
       expect(retry.isError).toBeFalsy();

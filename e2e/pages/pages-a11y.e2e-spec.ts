@@ -22,13 +22,9 @@ import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { describeViolations, focusState, layoutProblems, runAxe, tabUntil } from '../support/a11y.js';
 import { pageTestOptions } from '../support/page-app.js';
-import { CHROMIUM, haveChromium, launchChromium } from '../support/page-browser.js';
+import { browserDescribe, launchChromium } from '../support/page-browser.js';
 
-const requireChromium = process.env.REQUIRE_CHROMIUM === '1';
-if (!haveChromium() && !requireChromium) {
-  console.warn(`SKIPPING the page accessibility tests: ${CHROMIUM} not found ("apt-get install -y chromium").`);
-}
-const suite = haveChromium() || requireChromium ? describe : describe.skip;
+const suite = browserDescribe('the page accessibility tests');
 
 const USER = 'alice';
 const PHONE = { width: 360, height: 740 };
@@ -56,7 +52,6 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium()) throw new Error(`REQUIRE_CHROMIUM=1 but ${CHROMIUM} does not exist: apt-get install -y chromium`);
     // Generous limits: these tests open far more pages and create far more elicitations than a person would.
     demo = await startDemoApp({ port: 0, logger: false, throttleLimit: 100_000, createPerMinute: 100_000 });
     service = demo.app.get(ElicitationService);

@@ -11,20 +11,19 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import formbody from '@fastify/formbody';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { chromium } from 'playwright-core';
 import request from 'supertest';
 import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
-import { pageTestOptions } from '../support/page-app.js';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/page-browser.js';
+import { freePort } from '../../examples/demo/demo-process.js';
+import { PAGE_CSP, pageTestOptions } from '../support/page-app.js';
+import { browserIt, launchChromium } from '../support/page-browser.js';
 
 const HTML = 'text/html; charset=utf-8';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -178,12 +177,19 @@ const scopeOf = (pagePath: string) => pagePath.slice(0, pagePath.lastIndexOf('/'
 
 const headingOf = (res: request.Response): string | undefined => /<h1[^>]*>([^<]*)<\/h1>/.exec(res.text)?.[1];
 
-/** An HTML error page of the module: status, headers, heading and text. */
+/** An HTML error page of the module: status, the page's security headers, heading and text. */
 function expectErrorPage(res: request.Response, status: number, heading: string, text?: string): void {
   expect({ status: res.status, heading: headingOf(res) }).toEqual({ status, heading });
   expect(res.headers['content-type']).toBe(HTML);
   expect(res.headers['cache-control']).toBe('no-store');
-  expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'/);
+  expect(res.headers['content-security-policy']).toMatch(PAGE_CSP);
+  // The page's one style and one script run under the CSP's nonce; nothing else is there.
+  const nonce = PAGE_CSP.exec(res.headers['content-security-policy'])?.[1];
+  expect(res.text.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
+  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+  expect(res.headers['x-frame-options']).toBe('DENY');
+  expect(res.headers['referrer-policy']).toBe('no-referrer');
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
   expect(res.text).toContain(`Status ${status}.`);
   if (text) expect(res.text).toContain(text);
 }
@@ -203,10 +209,14 @@ describe.each<Adapter>(['express', 'fastify'])('CSRF as people use the pages, on
     s.service.createUrlElicitation({ kind, message: 'Enter your GitHub API key', userId: 'alice', ...extra });
   const pathOf = (url: string) => new URL(url).pathname;
   const browser = (user: string | undefined = 'alice') => new Browser(s.server, user);
-  const expectPending = async (id: string) => expect(await s.service.getResult(id)).toEqual({ status: 'pending' });
-  /** A refused post: the CSRF page, before any store read, nothing changed. */
+  const expectPending = async (id: string) => {
+    expect(await s.service.getResult(id)).toEqual({ status: 'pending' });
+    expect((await s.service.getStatus(id))?.status).toBe('pending');
+  };
+  /** A refused post: the CSRF page (echoing nothing that was posted), before any store read, nothing changed. */
   const expectCsrfRefused = async (res: request.Response, id: string) => {
     expectErrorPage(res, 403, CSRF_HEADING, CSRF_TEXT);
+    expect(res.text).not.toContain('sk-');
     expect(s.storeGets()).toBe(0);
     await expectPending(id);
     s.resetStoreGets();
@@ -314,6 +324,15 @@ describe.each<Adapter>(['express', 'fastify'])('CSRF as people use the pages, on
       await expectCsrfRefused(await alice.submit(path, { token: forge() }, { apiKey: 'sk-forged', action: 'submit' }), id);
     });
 
+    it("the browser's cookie without any token field: 403", async () => {
+      const res = await request(s.server)
+        .post(path)
+        .set({ 'x-test-user': 'alice', Cookie: alice.cookieHeader(path)! })
+        .type('form')
+        .send({ apiKey: 'sk-no-token', action: 'submit' });
+      await expectCsrfRefused(res, id);
+    });
+
     it("a valid token without the browser's cookie, or with a cookie nonce the server never paired with it: 403", async () => {
       const cookieless = browser();
       await expectCsrfRefused(await cookieless.submit(path, tabs[0], { apiKey: 'sk-no-cookie', action: 'submit' }), id);
@@ -405,11 +424,13 @@ describe.each<Adapter>(['express', 'fastify'])('CSRF as people use the pages, on
   });
 
   describe('the CSRF refusal page', () => {
-    it('is headed "This form has expired" and says to reload; another account\'s 403 keeps "Not your request"', async () => {
+    it('is headed "This form has expired" and says to reload (nothing read, nothing changed); another account\'s 403 keeps "Not your request"', async () => {
       const created = await create();
       const path = pathOf(created.url);
+      s.resetStoreGets();
+      // A post without any token or cookie.
       const res = await request(s.server).post(path).set('x-test-user', 'alice').type('form').send({ apiKey: 'sk-x', action: 'submit' });
-      expectErrorPage(res, 403, CSRF_HEADING, CSRF_TEXT);
+      await expectCsrfRefused(res, created.elicitationId);
       expect(res.text).toContain(`<title>${CSRF_HEADING} ·`);
       expect(res.text).not.toContain(OTHER_USER_HEADING);
       expect(res.text).not.toContain('different account');
@@ -520,27 +541,15 @@ describe('the canonical path with a routePrefix in capitals and a baseUrl path (
   });
 });
 
-/** A free loopback port, so that `baseUrl` (and with it the origin the pages accept posts from) is known before the app starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const browserIt = haveChromium() || process.env.REQUIRE_CHROMIUM === '1' ? it : it.skip;
+const chromiumIt = browserIt('the two-tabs CSRF test in Chromium');
 
 describe('two tabs in a real browser (Chromium)', () => {
-  browserIt(
+  chromiumIt(
     'opens the api-key page in two tabs of one browser, submits from the first: done; the second then gets 409',
     async () => {
       const port = await freePort();
       const s = await startApp('express', { baseUrl: `http://127.0.0.1:${port}` }, port);
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      const browser = await launchChromium();
       try {
         const created = await s.service.createUrlElicitation({ kind: 'api-key', message: 'Enter your GitHub API key', userId: 'alice' });
         // One profile, signed in as alice (the page tests' identity header), two tabs on the same link.

@@ -7,7 +7,7 @@
  */
 import type { Server } from 'node:http';
 import formbody from '@fastify/formbody';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import {
   type ArgumentsHost,
   Body,
@@ -25,14 +25,14 @@ import { Test } from '@nestjs/testing';
 import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
-import { pageTestOptions } from '../support/page-app.js';
+import { ElicitationStore } from '../../src/stores/elicitation-store.js';
+import { PAGE_CSP, pageTestOptions } from '../support/page-app.js';
+import { csrfFor } from '../support/page-form.js';
 
 type Adapter = 'express' | 'fastify';
 
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
-const PAGE_CSP =
-  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*script-src 'nonce-\1';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
 const JSON_CSP = "default-src 'none';frame-ancestors 'none';base-uri 'none'";
 const UNKNOWN_ID = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
 const FORM = 'application/x-www-form-urlencoded';
@@ -113,6 +113,10 @@ function expectErrorPage(res: Answer, status: number, heading: string, raw: stri
   expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status, type: HTML });
   expectRouteHeaders(res);
   expect(res.headers['content-security-policy']).toMatch(PAGE_CSP);
+  // The page's one style and one script run under the CSP's nonce; nothing else is there.
+  const nonce = PAGE_CSP.exec(res.headers['content-security-policy'])?.[1];
+  expect(res.text.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
+  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
   expect(res.text).toMatch(new RegExp(`<h1[^>]*>${heading}</h1>`));
   expect(res.text).toContain(`Status ${status}.`);
   expectNoEcho(res, raw);
@@ -139,9 +143,15 @@ describe.each<Adapter>(['express', 'fastify'])('framework errors on the module r
   let url: string;
   let reference: { app: INestApplication; url: string };
   let knownId: string;
+  /** `ElicitationStore.get` calls (the real method still runs): the framework answers before any store read. */
+  let storeGets: () => number;
+  let resetStoreGets: () => void;
 
   beforeAll(async () => {
     ({ app, url } = await start(adapter, [moduleWith()]));
+    const spy = jest.spyOn(app.get(ElicitationStore), 'get');
+    storeGets = () => spy.mock.calls.length;
+    resetStoreGets = () => spy.mockClear();
     // The same host app without the module: what the host's routes answered before.
     reference = await start(adapter, []);
     const created = await app
@@ -153,23 +163,47 @@ describe.each<Adapter>(['express', 'fastify'])('framework errors on the module r
     await app.close();
     await reference.app.close();
   });
+  beforeEach(() => resetStoreGets());
+  /** What a refused body or path leaves: no store read, the known elicitation still pending. */
+  const expectNothingRead = async () => {
+    expect(storeGets()).toBe(0);
+    expect(await app.get(ElicitationService).getResult(knownId)).toEqual({ status: 'pending' });
+    expect((await app.get(ElicitationService).getStatus(knownId))?.status).toBe('pending');
+  };
 
-  it('a bad percent-escape in the id: 400, the page (or the status JSON), the escape never echoed', async () => {
-    for (const path of ['/elicit/%E0%A4%A/api-key', '/elicit/%zz/confirm', '/elicit/%/form']) {
-      expectErrorPage(await send(url, 'GET', path), 400, 'Something is wrong with this request', ['%E0%A4%A', '%zz', path]);
+  it('a bad percent-escape in the id: 400, the page (or the status JSON), the escape never echoed, no store read', async () => {
+    for (const path of ['/elicit/%E0%A4%A/api-key', '/elicit/%zz/confirm', '/elicit/%/form', '/elicit/%zz/api-key', '/elicit/%/confirm']) {
+      const res = await send(url, 'GET', path, { 'x-test-user': 'alice' });
+      expectErrorPage(res, 400, 'Something is wrong with this request', ['%E0%A4%A', '%zz', path]);
+      expect(res.text).toContain('This request could not be read.');
     }
     const status = await send(url, 'GET', '/elicit/%E0%A4%A/status');
     expectStatusError(status, 400, /could not be read/, ['%E0%A4%A', '/elicit/']);
     // In any letter case of the prefix, and with a query.
     expectErrorPage(await send(url, 'GET', '/ELICIT/%E0%A4%A/api-key?x=%E0'), 400, 'Something is wrong with this request', ['%E0%A4%A']);
+    await expectNothingRead();
   });
 
-  it('a body over the body parser limit: 413 page', async () => {
+  it('a body over the body parser limit: 413 page, nothing read or stored', async () => {
     const path = `/elicit/${knownId}/api-key`;
     const form = await send(url, 'POST', path, { 'Content-Type': FORM }, `apiKey=${'k'.repeat(HUGE)}`);
     expectErrorPage(form, 413, 'Too much data', ['kkkk', knownId]);
+    expect(form.text).toContain('The form sent too much data. Nothing was saved.');
     const json = await send(url, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify({ apiKey: 'k'.repeat(HUGE) }));
     expectErrorPage(json, 413, 'Too much data', ['kkkk', knownId]);
+    // With the page's own CSRF pair and its user, as a browser would send it: refused the same way.
+    const pair = await csrfFor(url, path, { 'x-test-user': 'alice' });
+    resetStoreGets();
+    const withPair = await send(
+      url,
+      'POST',
+      path,
+      { 'Content-Type': FORM, Cookie: pair.cookie, 'x-test-user': 'alice' },
+      `_csrf=${pair.token}&apiKey=${'k'.repeat(HUGE)}`,
+    );
+    expectErrorPage(withPair, 413, 'Too much data', ['kkkk', knownId, pair.token]);
+    expect(withPair.text).toContain('The form sent too much data. Nothing was saved.');
+    await expectNothingRead();
   });
 
   it('charset=utf-16: a page with the headers (Express refuses the charset: 415; @fastify/formbody reads it, the CSRF check refuses: 403)', async () => {
@@ -178,9 +212,11 @@ describe.each<Adapter>(['express', 'fastify'])('framework errors on the module r
     else expectErrorPage(res, 403, '[^<]+', ['utf-16', 'sk-utf16']);
   });
 
-  it('malformed JSON on a page post: 400 page, nothing of the body echoed', async () => {
+  it('malformed JSON on a page post: 400 page, nothing of the body echoed, nothing read or stored', async () => {
     const res = await send(url, 'POST', `/elicit/${knownId}/api-key`, { 'Content-Type': 'application/json' }, '{"apiKey":"sk-half');
     expectErrorPage(res, 400, 'Something is wrong with this request', ['sk-half', 'Unexpected', 'at position', 'valid JSON']);
+    expect(res.text).toContain('This request could not be read.');
+    await expectNothingRead();
   });
 
   it('an unknown page name, OPTIONS, PUT, an empty id, an over-long segment: 404 page', async () => {

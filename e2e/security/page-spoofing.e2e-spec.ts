@@ -10,13 +10,13 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { type Browser, type Page } from 'playwright-core';
 import type { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { startPageApp } from '../support/page-app.js';
-import { CHROMIUM, haveChromium, launchChromium } from '../support/page-browser.js';
+import { browserIt, chromiumWanted, launchChromium } from '../support/page-browser.js';
 
 /** The payload of the issue. */
 const SPOOF = 'Deploy web\u202Eyrtnomem\u202C\u0000\u0007' + '\n'.repeat(28) + 'to production?';
@@ -31,19 +31,7 @@ const VIEWPORTS = [
   { width: 360, height: 640 },
 ];
 
-const browserIt = haveChromium() || process.env.REQUIRE_CHROMIUM === '1' ? it : it.skip;
-if (!haveChromium() && process.env.REQUIRE_CHROMIUM !== '1') {
-  console.warn(`SKIPPING the page spoofing browser test: ${CHROMIUM} not found ("apt-get install -y chromium").`);
-}
-
-/** Rejects after `ms` naming `what`, so a stuck browser fails the test instead of hanging it. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const chromiumIt = browserIt('the page spoofing browser test');
 
 interface Box {
   top: number;
@@ -122,9 +110,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
   beforeAll(async () => {
     ({ app, service } = await startPageApp({}, { listen: true }));
     origin = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
-    if (haveChromium()) {
-      browser = await within(launchChromium(), 30_000, 'Chromium to start');
-    }
+    if (chromiumWanted()) browser = await launchChromium({ timeout: 30_000 });
   }, 60_000);
 
   afterAll(async () => {
@@ -137,7 +123,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
    * first viewport in /tmp (`name`), closes the context.
    */
   async function open(name: string, url: string, viewport: { width: number; height: number }, check: (page: Page) => Promise<void>) {
-    if (!browser) throw new Error(`REQUIRE_CHROMIUM=1 but ${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
+    if (!browser) throw new Error('Chromium did not start (see the beforeAll)');
     const context = await browser.newContext({ viewport, extraHTTPHeaders: { 'x-test-user': 'alice' } });
     try {
       context.setDefaultTimeout(10_000);
@@ -154,7 +140,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
     }
   }
 
-  browserIt(
+  chromiumIt(
     'confirm page: the payload in message, title, warning and both labels shows no control, the question and buttons stay in view',
     async () => {
       for (const viewport of VIEWPORTS) {
@@ -183,7 +169,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
     60_000,
   );
 
-  browserIt(
+  chromiumIt(
     'confirm page at its largest (500-character title, warning and labels, 60 lines of message): the buttons stay in view',
     async () => {
       const lines = Array.from({ length: 59 }, (_, i) => `line ${i + 1} of filler text`).join('\n');
@@ -209,7 +195,7 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
     60_000,
   );
 
-  browserIt(
+  chromiumIt(
     'hosted form: the payload in the message and every field, description and option title shows no control; the buttons stay in view',
     async () => {
       for (const viewport of VIEWPORTS) {

@@ -5,13 +5,14 @@
  * Also: the state is opaque (no user, arguments or answers readable in it).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
 import { DemoToolsService } from '../../examples/demo/demo-tools.service.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import { connectV2Client } from '../support/mcp-v2-client.js';
 import { submitForm } from '../support/page-form.js';
 
 const PROTOCOL = '2026-07-28';
@@ -274,24 +275,13 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
     });
 
     it('is what the SDK 2.x client sees too: a ProtocolError -32602 for a tampered state', async () => {
-      const client = new Client(
-        { name: 'request-state-attacks', version: '1.0.0' },
-        { capabilities: BOTH_MODES, versionNegotiation: { mode: { pin: PROTOCOL } }, inputRequired: { autoFulfill: false } },
-      );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(demo.mcpUrl), { requestInit: { headers: { Authorization: 'Bearer alice' } } }),
-      );
+      // The SDK 2.x client pinned to 2026-07-28, handing back input_required results (callRaw).
+      const client = await connectV2Client(demo.mcpUrl, { user: 'alice', elicitation: BOTH_MODES.elicitation, manual: true });
       try {
-        const call = (extra: Record<string, unknown>) =>
-          client.request(
-            { method: 'tools/call', params: { name: 'delete-file', arguments: { path: '/tmp/sdk.txt' }, ...extra } } as never,
-            {
-              allowInputRequired: true,
-            } as never,
-          ) as Promise<{ requestState?: string }>;
+        const call = (extra: Record<string, unknown>) => client.callRaw('delete-file', { path: '/tmp/sdk.txt' }, extra);
         const r1 = await call({});
         expect(typeof r1.requestState).toBe('string');
-        const error = await call({ inputResponses: CONFIRM, requestState: flipPart(r1.requestState!, 3) }).then(
+        const error = await call({ inputResponses: CONFIRM, requestState: flipPart(r1.requestState, 3) }).then(
           () => undefined,
           (e: unknown) => e,
         );

@@ -57,6 +57,7 @@ import {
   type BrowserVisit,
 } from '../support/chaos-kit.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
+import { textOf } from '../support/mcp-client.js';
 
 const RUN = `e2e-chaos-${randomUUID().slice(0, 8)}`;
 const SEED = Number(process.env.CHAOS_SEED) || Math.floor(Math.random() * 2 ** 31);
@@ -95,7 +96,6 @@ const DOUBLE_SHARE = 0.1;
 const OBJECTS_TOLERANCE_MB = 1.5;
 const RSS_TOLERANCE_MB = 20;
 
-const textOf = (result: TestToolResult) => result.content.map((c) => c.text ?? '').join('');
 type WireResult = Awaited<ReturnType<V2TestClient['callRaw']>>;
 
 describeWithRedisBinaries()('chaos and load: demo processes on a redis-server of this file', () => {

@@ -29,6 +29,7 @@ import {
   within,
   type ServerProcess,
 } from '../../test/support/redis-server.js';
+import { textOf } from '../support/mcp-client.js';
 
 const PREFIX = `e2e-stream-${randomUUID().slice(0, 8)}`;
 /** A's ACL user and password: switched off to keep A from reconnecting. */
@@ -52,7 +53,6 @@ async function killByAddress(admin: Redis, clients: RedisClientInfo[]): Promise<
 const idOf = (url: string) => /\/([0-9a-f-]{36})\/[a-z-]+$/.exec(new URL(url).pathname)![1];
 /** The same page on another instance. */
 const on = (instance: DemoProcess, url: string) => `${instance.url}${new URL(url).pathname}`;
-const textOf = (result: TestToolResult) => result.content.map((c) => c.text ?? '').join('');
 
 describeWithRedisBinaries()('events survive a dropped Redis connection (two demo processes, CLIENT KILL)', () => {
   let server: ServerProcess | undefined;

@@ -4,7 +4,7 @@
  * callback. Every response any page of the browser saw (headers and body) is recorded, for the planted-secret grep.
  */
 import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
-import { CHROMIUM, haveChromium, launchChromium } from './page-browser.js';
+import { launchChromium } from './page-browser.js';
 
 /** One Chromium for a test file, recording what it saw. */
 export interface OAuthBrowser {
@@ -20,7 +20,6 @@ export interface OAuthBrowser {
 
 /** Launches Chromium; a missing Chromium fails (CI installs it: `apt-get install -y chromium`). */
 export async function launchOAuthBrowser(): Promise<OAuthBrowser> {
-  if (!haveChromium()) throw new Error(`${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
   const browser: Browser = await launchChromium();
   const recorded: string[] = [];
   const reading = new Set<Promise<void>>();

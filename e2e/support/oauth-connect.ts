@@ -6,7 +6,7 @@
  * (its own cookies: no provider session carried over from an earlier connection).
  */
 import { type Browser } from 'playwright-core';
-import { CHROMIUM, haveChromium, launchChromium } from './page-browser.js';
+import { launchChromium } from './page-browser.js';
 
 /** What the browser saw at the end of the flow. */
 export interface ConnectedPage {
@@ -30,7 +30,6 @@ export interface OAuthConnectBrowser {
 
 /** Launches Chromium (throws naming the install command when it is missing: the tests fail, never skip). */
 export async function launchOAuthConnectBrowser(): Promise<OAuthConnectBrowser> {
-  if (!haveChromium()) throw new Error(`${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
   const browser: Browser = await launchChromium();
   return {
     async connect(pageUrl, user, providerLogin) {

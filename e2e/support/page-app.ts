@@ -6,6 +6,10 @@ import type { ElicitationModuleOptions } from '../../src/options/elicitation-opt
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 
+/** The Content-Security-Policy of every HTML page of the module: nothing but its own nonce'd style and script. */
+export const PAGE_CSP =
+  /^default-src 'none';\s*style-src 'nonce-([A-Za-z0-9_-]+)';\s*script-src 'nonce-\1';\s*img-src 'self' https: data:;\s*form-action 'self';\s*frame-ancestors 'none';\s*base-uri 'none'$/;
+
 /** Test identity: the browser user is whatever the `x-test-user` header says. */
 export const headerUser = (req: { headers: Record<string, string | undefined> }) => req.headers['x-test-user'];
 
