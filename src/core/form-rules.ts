@@ -29,7 +29,9 @@ export type FieldRule =
   | { code: 'text' }
   | { code: 'min-length'; limit: number }
   | { code: 'max-length'; limit: number }
-  | { code: 'format'; format: StringFormat };
+  | { code: 'format'; format: StringFormat }
+  /** A field listed in a form's `httpUrlFields`: a `uri` whose scheme is not `http` or `https`. */
+  | { code: 'http-url' };
 
 /** The English text of a broken rule: what the validator's `FieldIssue.message` says (MCP form mode, logs, errors). */
 export function englishProblem(rule: FieldRule): string {
@@ -75,5 +77,7 @@ export function englishProblem(rule: FieldRule): string {
         date: 'must be a date (YYYY-MM-DD)',
         'date-time': 'must be a date and time (ISO 8601 with a time zone)',
       }[rule.format];
+    case 'http-url':
+      return 'must be a web address starting with https:// or http://';
   }
 }

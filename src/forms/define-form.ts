@@ -23,6 +23,8 @@ export interface FormDefinition<T = Record<string, unknown>> {
   readonly schema: FormSchema;
   /** Fields that are secrets: the form is then for the hosted page (URL mode) only. */
   readonly secretFields: readonly string[];
+  /** Fields with `format: 'uri'` whose answer must be an `http:` or `https:` URL (`httpUrlFields`), kept beside the schema. */
+  readonly httpUrlFields: readonly string[];
   /** Checks an answer; the value has defaults applied (unless `applyDefaults: false`). */
   validate(content: unknown): ElicitationValidationResult<T>;
   /** The checked answer, or an `ElicitationValidationError` listing the field problems. */
@@ -53,7 +55,8 @@ export function buildForm<T>(
 ): FormDefinition<T> {
   lintFormSchema(schema, options);
   const wire = JSON.parse(JSON.stringify(schema)) as FormSchema;
-  const validator = compileValidator<T>(wire);
+  const httpUrlFields = Object.freeze([...(options.httpUrlFields ?? [])]);
+  const validator = compileValidator<T>(wire, { httpUrlFields });
   const applyDefaults = options.applyDefaults ?? true;
   const validate = (content: unknown): ElicitationValidationResult<T> => {
     const result = validator(content, applyDefaults);
@@ -62,6 +65,7 @@ export function buildForm<T>(
   const definition: FormDefinition<T> = Object.freeze({
     schema: wire,
     secretFields: Object.freeze([...(options.secretFields ?? [])]),
+    httpUrlFields,
     validate,
     parse(content: unknown): T {
       const result = validate(content);

@@ -34,6 +34,8 @@ export interface FormFieldOptions {
   secret?: boolean;
   /** The name looks like a secret but is not one (e.g. `tokenCount`). */
   notSecret?: boolean;
+  /** The answer must be an `http:` or `https:` URL (`format: 'uri'`, listed in `httpUrlFields`). */
+  httpUrl?: boolean;
 }
 
 /**
@@ -177,13 +179,18 @@ export function formFromClass<T>(cls: new (...args: never[]) => T, options: Elic
   const required: string[] = [];
   const secretFields = [...(options.secretFields ?? [])];
   const notSecret = [...(options.notSecret ?? [])];
+  const httpUrlFields = [...(options.httpUrlFields ?? [])];
   for (const [name, own] of fields) {
     const merged = { ...fromValidators(cls, name), ...own };
+    if (merged.httpUrl) {
+      merged.format ??= 'uri';
+      httpUrlFields.push(name);
+    }
     properties[name] = fieldSchema(name, merged, Reflect.getMetadata('design:type', proto, name));
     if (merged.required ?? !merged.optional) required.push(name);
     if (merged.secret) secretFields.push(name);
     if (merged.notSecret) notSecret.push(name);
   }
   const schema: FormSchema = { type: 'object', properties, ...(required.length ? { required } : {}) };
-  return buildForm<T>(schema, { ...options, secretFields, notSecret });
+  return buildForm<T>(schema, { ...options, secretFields, notSecret, httpUrlFields });
 }

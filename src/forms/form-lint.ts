@@ -1,6 +1,6 @@
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import type { FieldSchema, FormSchema, StringFormat } from './form-schema.js';
-import { FORMAT_CHECKS, optionsOf } from './form-validator.js';
+import { FORMAT_CHECKS, isHttpUrl, optionsOf } from './form-validator.js';
 
 const BASE_KEYS = ['type', 'title', 'description', 'default'];
 const ALLOWED_KEYS: Record<string, string[]> = {
@@ -163,12 +163,31 @@ function lintField(name: string, field: FieldSchema): void {
   }
 }
 
+/** `httpUrlFields`: a list of the schema's text fields with `format: 'uri'`, a default among them an http(s) URL. */
+function lintHttpUrlFields(schema: FormSchema, httpUrlFields: unknown): void {
+  if (httpUrlFields === undefined) return;
+  if (!isList(httpUrlFields) || httpUrlFields.some((name) => typeof name !== 'string'))
+    fail('(schema)', 'has httpUrlFields that are not a list of field names');
+  for (const name of httpUrlFields as readonly string[]) {
+    const field = Object.hasOwn(schema.properties, name) ? (schema.properties[name] as { format?: unknown; default?: unknown }) : undefined;
+    if (!field) fail(name, 'is listed in httpUrlFields but is not a field');
+    if (field.format !== 'uri') fail(name, 'is listed in httpUrlFields but is not a text field with format "uri"');
+    if (typeof field.default === 'string' && !isHttpUrl(field.default)) fail(name, 'has a default that is not an http(s) URL');
+  }
+}
+
 /** Options of the lint. */
 export interface ElicitationLintOptions {
   /** Fields that are secrets on purpose (allowed only on the hosted form page, URL mode). */
   secretFields?: readonly string[];
   /** Fields whose secret-looking name is not a secret (e.g. "token count"). @default [] */
   notSecret?: readonly string[];
+  /**
+   * Fields with `format: 'uri'` whose answer must be an `http:` or `https:` URL (a `uri` alone takes any scheme,
+   * `javascript:` and `data:` included). Checked by the module in form mode and on the hosted page; the wire
+   * schema keeps `format: 'uri'`, which is all MCP form mode can carry. @default []
+   */
+  httpUrlFields?: readonly string[];
 }
 
 /**
@@ -200,6 +219,7 @@ export function lintFormSchema(schema: FormSchema, options: ElicitationLintOptio
   }
   for (const name of [...secret, ...cleared])
     if (!names.includes(name)) fail(name, 'is listed in secretFields/notSecret but is not a field');
+  lintHttpUrlFields(schema, options.httpUrlFields);
   if (schema.required !== undefined) {
     if (!isList(schema.required)) fail('(schema)', 'has a required that is not a list of field names');
     for (const name of schema.required) if (!names.includes(name)) fail(name, 'is required but is not a field');

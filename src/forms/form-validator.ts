@@ -46,6 +46,24 @@ export const FORMAT_CHECKS: Record<StringFormat, (s: string) => boolean> = {
   },
 };
 
+/**
+ * The `httpUrlFields` rule, on top of `uri`: an absolute `http:` or `https:` URL (any case) with a host, written
+ * without spaces or control characters, so that a tool may turn it into a link; `javascript:`, `data:`, `file:` and
+ * every other scheme are refused, and so is a value with leading spaces.
+ */
+export function isHttpUrl(s: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are refused
+  if (!/^https?:\/\/[^\s\u0000-\u001F\u007F]+$/i.test(s) || !FORMAT_CHECKS.uri(s)) return false;
+  const url = new URL(s);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+/** What `compileValidator` checks beyond the schema (rules kept beside it: a form's options, stored with it). */
+export interface ValidatorRules {
+  /** String fields with `format: 'uri'` that must be `http(s)` URLs (`isHttpUrl`). @default [] */
+  httpUrlFields?: readonly string[];
+}
+
 /** The options of a select field (single or multi), or undefined for other fields. */
 export function optionsOf(field: FieldSchema): string[] | undefined {
   if ('enum' in field) return [...field.enum];
@@ -54,7 +72,7 @@ export function optionsOf(field: FieldSchema): string[] | undefined {
   return undefined;
 }
 
-function compileField(field: FieldSchema): Check {
+function compileField(field: FieldSchema, httpUrl: boolean): Check {
   const options = optionsOf(field);
   switch (field.type) {
     case 'boolean':
@@ -99,6 +117,7 @@ function compileField(field: FieldSchema): Check {
         if (minLength !== undefined && v.length < minLength) return { code: 'min-length', limit: minLength };
         if (maxLength !== undefined && v.length > maxLength) return { code: 'max-length', limit: maxLength };
         if (formatCheck && !formatCheck(v)) return { code: 'format', format };
+        if (httpUrl && !isHttpUrl(v)) return { code: 'http-url' };
         return undefined;
       };
     }
@@ -107,16 +126,21 @@ function compileField(field: FieldSchema): Check {
 
 /**
  * A validator compiled once per schema (one closure per field): required fields present, no unknown
- * keys, types, formats, bounds, options and item counts. Missing optional fields get their `default`
- * when `applyDefaults` is on. Messages name the field and the rule, never the value.
+ * keys, types, formats, bounds, options and item counts, and the `rules` kept beside the schema (`httpUrlFields`).
+ * Missing optional fields get their `default` when `applyDefaults` is on. Messages name the field and the rule,
+ * never the value.
  */
-export function compileValidator<T>(schema: FormSchema): (content: unknown, applyDefaults?: boolean) => ElicitationValidationResult<T> {
+export function compileValidator<T>(
+  schema: FormSchema,
+  rules: ValidatorRules = {},
+): (content: unknown, applyDefaults?: boolean) => ElicitationValidationResult<T> {
   const names = Object.keys(schema.properties);
   const known = new Set(names);
   const required = new Set(schema.required ?? []);
+  const httpUrls = new Set(rules.httpUrlFields ?? []);
   const checks = names.map((name) => ({
     name,
-    check: compileField(schema.properties[name]),
+    check: compileField(schema.properties[name], httpUrls.has(name)),
     required: required.has(name),
     default: schema.properties[name].default as FormValue | undefined,
   }));

@@ -102,7 +102,7 @@ function postsAsIs(name: string): boolean {
   return name !== 'action' && !name.startsWith('_') && !/[[\]]/.test(name);
 }
 
-function compilePlan(form: { schema: FormSchema; secretFields: readonly string[] }): FormPlan {
+function compilePlan(form: { schema: FormSchema; secretFields: readonly string[]; httpUrlFields: readonly string[] }): FormPlan {
   const { schema } = form;
   const secret = new Set(form.secretFields);
   const required = new Set(schema.required ?? []);
@@ -123,7 +123,7 @@ function compilePlan(form: { schema: FormSchema; secretFields: readonly string[]
     };
   });
   // The same compiled validator as form mode (the schema was linted when the elicitation was created).
-  const validator = compileValidator<Record<string, unknown>>(schema);
+  const validator = compileValidator<Record<string, unknown>>(schema, { httpUrlFields: form.httpUrlFields });
   return Object.freeze({ fields: Object.freeze(fields), validate: (content: unknown) => validator(content) });
 }
 
@@ -134,6 +134,7 @@ const plans = new Map<string, FormPlan>();
 interface StoredForm {
   schema: FormSchema;
   secretFields?: unknown;
+  httpUrlFields?: unknown;
 }
 
 function isStoredForm(value: unknown): value is StoredForm {
@@ -142,25 +143,26 @@ function isStoredForm(value: unknown): value is StoredForm {
   return !!schema && typeof schema === 'object' && 'properties' in schema && !!schema.properties && typeof schema.properties === 'object';
 }
 
-/** The strings of a list (a stored `secretFields`); nothing when it is not a list. */
+/** The strings of a list (a stored `secretFields` or `httpUrlFields`); nothing when it is not a list. */
 function stringsOf(list: unknown): string[] {
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }
 
 /**
- * The plan of a record's `metadata.form` (`{ schema, secretFields }`), compiled once per distinct form
+ * The plan of a record's `metadata.form` (`{ schema, secretFields, httpUrlFields? }`), compiled once per distinct form
  * (a small LRU keyed by the form's JSON). Throws when the record carries no usable form.
  */
 export function formPlanOf(metadata: Record<string, unknown>): FormPlan {
   const form = metadata.form;
   if (!isStoredForm(form)) throw new Error('nestjs-mcp-elicitation: a form elicitation has no form schema in its metadata');
   const secretFields = [...stringsOf(form.secretFields), ...stringsOf(metadata.secretFields)];
-  const key = JSON.stringify([form.schema, secretFields]);
+  const httpUrlFields = stringsOf(form.httpUrlFields);
+  const key = JSON.stringify([form.schema, secretFields, httpUrlFields]);
   let plan = plans.get(key);
   if (plan) {
     plans.delete(key);
   } else {
-    plan = compilePlan({ schema: form.schema, secretFields });
+    plan = compilePlan({ schema: form.schema, secretFields, httpUrlFields });
     if (plans.size >= MAX_CACHED_PLANS) plans.delete(plans.keys().next().value!);
   }
   plans.set(key, plan);

@@ -204,7 +204,12 @@ export function attachKindData(
     if (Buffer.byteLength(JSON.stringify(form.schema)) > MAX_FORM_SCHEMA_BYTES) {
       throw new ElicitationInputError('form', `has a schema larger than ${MAX_FORM_SCHEMA_BYTES} bytes`);
     }
-    record.metadata.form = { schema: form.schema, secretFields: [...form.secretFields] };
+    record.metadata.form = {
+      schema: form.schema,
+      secretFields: [...form.secretFields],
+      // Kept beside the schema (the wire has no word for it), so every instance's page checks it.
+      ...(form.httpUrlFields.length > 0 ? { httpUrlFields: [...form.httpUrlFields] } : {}),
+    };
     // Kept for as long as the page may live: "Need more time?" can move its expiry to twice its lifetime.
     rememberHostedChecks(record.id, form, record.createdAt + 2 * (record.expiresAt - record.createdAt));
   }

@@ -42,7 +42,7 @@ export class ChatAnswers {
   async submit(user: string | undefined, answer: ChatAnswer): Promise<TextToolResult> {
     if (!user) return failure('This tool needs a signed-in user.');
     const record = await this.records.read(answer.elicitationId);
-    const form = record?.metadata.form as { schema: FormSchema; secretFields: string[] } | undefined;
+    const form = record?.metadata.form as { schema: FormSchema; secretFields: string[]; httpUrlFields?: string[] } | undefined;
     if (!record || record.userId !== user || record.kind !== 'form' || record.metadata[ANSWER_IN_CHAT] !== true || !form) {
       return failure(NOT_WAITING);
     }
@@ -52,7 +52,7 @@ export class ChatAnswers {
     }
     let result;
     if (answer.action === 'accept') {
-      const checked = buildForm<Record<string, unknown>>(form.schema).validate(answer.content ?? {});
+      const checked = buildForm<Record<string, unknown>>(form.schema, { httpUrlFields: form.httpUrlFields }).validate(answer.content ?? {});
       if (!checked.ok) {
         const problems = checked.issues.map((i) => `${i.field} ${i.message}`).join('; ');
         return failure(`The answer does not fit the form: ${problems}. Ask the user again and submit the corrected answer.`);

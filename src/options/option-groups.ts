@@ -43,7 +43,10 @@ export interface ElicitationUpload {
    * characters, NFC-normalised, at most 255 characters (untrusted text: a name to show, never a path to use).
    */
   name: string;
-  /** The MIME type found from the content's magic bytes (never the browser's claim). */
+  /**
+   * The MIME type found from the content's magic bytes (never the browser's claim): what the first bytes are, not
+   * what the whole file is, so never a `Content-Type` to serve the file back with.
+   */
   type: string;
   /** The file's size in bytes. */
   size: number;

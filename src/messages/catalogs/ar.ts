@@ -44,6 +44,8 @@ function problem(rule: FieldRule): string {
         date: 'يجب أن يكون تاريخًا (YYYY-MM-DD)',
         'date-time': 'يجب أن يكون تاريخًا ووقتًا (ISO 8601 مع المنطقة الزمنية)',
       }[rule.format];
+    case 'http-url':
+      return 'يجب أن يكون عنوان ويب يبدأ بـ https:// أو http://';
   }
 }
 

@@ -46,6 +46,8 @@ function problem(rule: FieldRule): string {
         date: 'muss ein Datum sein (JJJJ-MM-TT)',
         'date-time': 'muss Datum und Uhrzeit sein (ISO 8601 mit Zeitzone)',
       }[rule.format];
+    case 'http-url':
+      return 'muss eine Webadresse sein, die mit https:// oder http:// beginnt';
   }
 }
 
