@@ -73,21 +73,29 @@ function httpHost(req: unknown, res: unknown): ArgumentsHost {
 }
 
 /**
- * The path of a request target as the module's routes are matched against it: an absolute-form target
- * (`GET http://host/elicit/...`) by its path, without query or fragment, each encoded slash (`%2F` in either case)
- * a slash. Other escapes stay as they are (`unroutable` checks that they decode).
+ * The path of a request target: an absolute-form target (`GET http://host/elicit/...`) by its path, without query
+ * or fragment, as sent (escapes are checked by `unroutable`).
  */
 function pathOf(target: string): string {
   const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
   const end = path.search(/[?#]/);
-  return (end < 0 ? path : path.slice(0, end)).replace(/%2f/gi, '/');
+  return end < 0 ? path : path.slice(0, end);
 }
 
-/** A lower-case mount path (`/api/elicit`) as a pattern matching it at the start of a path, any slash repeated. */
+/** A slash however it is spelled: `/` or an encoded one (`%2F`, in a lower-cased path). */
+const SLASH = '(?:/|%2f)';
+
+/**
+ * A lower-case mount path (`/api/elicit`) as a pattern matching it at the start of a lower-cased path, each slash
+ * spelled in any way and repeated (`//elicit`, `/elicit%2F`, `/api//elicit`).
+ */
 function mountPattern(mount: string): RegExp {
   const segments = mount.split('/').map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${segments.join('/+')}(?=/|$)`);
+  return new RegExp(`^${segments.join(`${SLASH}+`)}(?=${SLASH}|$)`);
 }
+
+/** The status route below the prefix (`/<id>/status`), its slashes as the router reads them, or spelled `%2F`. */
+const STATUS_REST = /^\/[^/]*\/status\/?$/;
 
 /** The HTTP status a framework error carries (an HttpException's, or the `status`/`statusCode` of http-errors and Fastify's errors). */
 function statusOf(error: unknown): number | undefined {
@@ -154,16 +162,18 @@ export class ElicitationFrameworkErrors implements OnModuleInit {
 
   /**
    * Which answer a request target under the prefix gets, and the path below the prefix; undefined outside it. The
-   * path is read as a person would: its slashes percent-encoded (`%2F`, `%2f`) or repeated (`//elicit/...`) are
-   * slashes, so that such a spelling, which no route takes, still gets the module's answer (`pathOf`).
+   * prefix is read as a person would: its slashes percent-encoded (`%2F`, `%2f`) or repeated (`//elicit/...`) are
+   * slashes (`mountPattern`), so that such a spelling, which no route takes, still gets the module's answer.
    */
   private routeOf(target: string | undefined): { kind: RouteKind; rest: string } | undefined {
     if (!target) return undefined;
     const lower = pathOf(target).toLowerCase();
     const mount = this.mounts.map((m) => m.exec(lower)).find((match) => match !== null);
     if (!mount) return undefined;
+    // The rest as sent: an encoded slash inside a segment is part of it for the router (`/elicit/a%2Fb/status`).
     const rest = lower.slice(mount[0].length);
-    return { kind: /^\/[^/]*\/status\/?$/.test(rest) ? 'status' : 'page', rest };
+    const status = STATUS_REST.test(rest) || STATUS_REST.test(rest.replace(/%2f/g, '/'));
+    return { kind: status ? 'status' : 'page', rest };
   }
 
   /** The route of a request as an adapter's handler receives it (Express's request, Fastify's). */
