@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpSessions } from 'nestjs-mcp-elicitation';
+import { McpElicitation, McpSessions } from 'nestjs-mcp-elicitation';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient } from 'nestjs-mcp-elicitation/testing';
 import { freePort } from '../../examples/demo/http-server.js';
 import { textOf } from '../support/mcp-client.js';
@@ -320,6 +320,23 @@ describe('examples/readme/mcp-both-eras.controller.ts: both eras on one route', 
       ]);
     } finally {
       await client.close();
+    }
+  });
+
+  it('answers 401 to a 2026-07-28 tools/call without a verified user, as to an initialize: the tool never runs', async () => {
+    // Every tool of the file runs through McpElicitation.runCall: watched, not replaced.
+    const runCall = jest.spyOn(running.app.get(McpElicitation), 'runCall');
+    try {
+      for (const headers of [{}, { Authorization: 'Bearer not-a-token' }] as Record<string, string>[]) {
+        const call = modernCall('delete-file', { path: 'c.txt' });
+        const res = await post(running.mcpUrl, call, { ...MODERN_HEADERS, 'Mcp-Name': 'delete-file', ...headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
+        expect(JSON.parse(res.text)).toEqual(jsonRpcError('Unauthorized'));
+      }
+      expect(runCall).not.toHaveBeenCalled();
+    } finally {
+      runCall.mockRestore();
     }
   });
 

@@ -203,11 +203,40 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
       const path = '/tmp/bound.txt';
       const state = await mintDelete(demo, path);
       const before = await snapshot(demo, 'alice');
-      for (const user of ['bob', 'Alice', null]) {
+      for (const user of ['bob', 'Alice']) {
         const reply = await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state, user });
         expectStateRefused(reply);
         expect(textOf(reply)).not.toContain('Deleted');
       }
+      // An anonymous caller does not reach the tool at all: the route answers 401 (issue 28, item 8).
+      const anonymous = await fetch(demo.mcpUrl, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': PROTOCOL,
+          'Mcp-Method': 'tools/call',
+          'Mcp-Name': 'delete-file',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'delete-file',
+            arguments: { path },
+            inputResponses: CONFIRM,
+            requestState: state,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': PROTOCOL,
+              'io.modelcontextprotocol/clientInfo': { name: 'request-state-attacks', version: '1.0.0' },
+              'io.modelcontextprotocol/clientCapabilities': BOTH_MODES,
+            },
+          },
+        }),
+      });
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.text()).not.toContain('Deleted');
       expect(await snapshot(demo, 'alice')).toEqual(before);
       expect(await snapshot(demo, 'bob')).toEqual([]);
       expect(textOf(await callTool(demo, 'delete-file', { path }, { inputResponses: CONFIRM, requestState: state }))).toBe(

@@ -12,10 +12,10 @@ import { freePort, limitSlowClients } from './http-server.js';
 import { createDemoOidc, DEMO_OIDC_PATH } from './demo-oidc.js';
 import { DEMO_OIDC_PROVIDER, DemoToolsService } from './demo-tools.service.js';
 import { McpController } from './mcp.controller.js';
-import { DEFAULT_MCP_SESSION_LIMITS, MCP_SESSION_OPTIONS, type McpSessionOptions } from './mcp-sessions.js';
+import { MCP_SESSION_OPTIONS, mcpSessionOptions, type DemoSessionSettings } from './mcp-sessions.js';
 
 /** Settings of the demo app (from the environment in `main.ts`, from the tests directly). */
-interface DemoAppOptions {
+interface DemoAppOptions extends DemoSessionSettings {
   /** Interface to listen on. @default '127.0.0.1' */
   host?: string;
   /** Port to listen on; 0 picks a free one (then `publicUrl` is derived after listening). @default 3000 */
@@ -58,12 +58,6 @@ interface DemoAppOptions {
   adapter?: 'express' | 'fastify';
   /** BENCHMARK ONLY: also serve the `/bench/*` routes of `bench.controller.ts`. Never in a deployed app. @default false */
   bench?: boolean;
-  /** A 2025-11-25 session with no request for this long is closed (ms; an open GET stream does not count). @default 300_000 (5 min) */
-  sessionIdleMs?: number;
-  /** Open 2025-11-25 sessions per user; the user's oldest idle one makes room, else 503. @default 5 */
-  maxSessionsPerUser?: number;
-  /** Open 2025-11-25 sessions in the process; the oldest idle one makes room, else 503. @default 1000 */
-  maxSessions?: number;
   /**
    * The OAuth provider `connect-account` connects to (`oauth.providers.demo`): by default the development OpenID
    * provider mounted at `/demo/oidc`, when the public URL is a loopback host (it trusts anyone who types a name);
@@ -71,23 +65,6 @@ interface DemoAppOptions {
    * several instances); `false`: none. @default the mounted development provider, 1-hour tokens, on loopback
    */
   oidc?: false | { accessTokenTtlS?: number } | { provider: OAuthProviderOptions };
-  /** CONFORMANCE SUITE ONLY (its client sends no credentials): 2025-11-25 sessions without a bearer user. @default false */
-  anonymousSessions?: boolean;
-}
-
-/** The session limits of `options`, each a positive integer (the error names the environment variable). */
-function sessionOptions(options: DemoAppOptions): McpSessionOptions {
-  const limit = (value: number | undefined, fallback: number, env: string) => {
-    const n = value ?? fallback;
-    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${env} must be a positive integer, got "${String(value)}"`);
-    return n;
-  };
-  return {
-    idleMs: limit(options.sessionIdleMs, DEFAULT_MCP_SESSION_LIMITS.idleMs, 'MCP_SESSION_IDLE_MS'),
-    maxPerUser: limit(options.maxSessionsPerUser, DEFAULT_MCP_SESSION_LIMITS.maxPerUser, 'MCP_MAX_SESSIONS_PER_USER'),
-    max: limit(options.maxSessions, DEFAULT_MCP_SESSION_LIMITS.max, 'MCP_MAX_SESSIONS'),
-    anonymous: options.anonymousSessions ?? false,
-  };
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -113,7 +90,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   if (adapter !== 'express' && adapter !== 'fastify') {
     throw new Error(`ELICITATION_ADAPTER must be "express" or "fastify", got "${String(adapter)}"`);
   }
-  const mcpSessions = sessionOptions(options);
+  const mcpSessions = mcpSessionOptions(options);
   const storeKind = options.store ?? 'memory';
   if (storeKind !== 'memory' && storeKind !== 'redis') {
     throw new Error(`ELICITATION_STORE must be "memory" or "redis", got "${String(storeKind)}"`);

@@ -1,4 +1,5 @@
 import { startDemoApp } from './demo-app.js';
+import { sessionSettingsFromEnv } from './mcp-sessions.js';
 
 const env = process.env;
 const ttl = env.ELICITATION_TTL_MS ? Number(env.ELICITATION_TTL_MS) : undefined;
@@ -30,11 +31,8 @@ const { app, mcpUrl, url } = await startDemoApp({
   adapter: (env.ELICITATION_ADAPTER || 'express') as 'express' | 'fastify',
   // Benchmark-only routes (bench/http.bench.ts): never set in a deployed app.
   bench: env.ELICITATION_BENCH === '1',
-  sessionIdleMs: env.MCP_SESSION_IDLE_MS ? Number(env.MCP_SESSION_IDLE_MS) : undefined,
-  maxSessionsPerUser: env.MCP_MAX_SESSIONS_PER_USER ? Number(env.MCP_MAX_SESSIONS_PER_USER) : undefined,
-  maxSessions: env.MCP_MAX_SESSIONS ? Number(env.MCP_MAX_SESSIONS) : undefined,
-  // The conformance suite's client sends no credentials (npm run conformance sets MCP_CONFORMANCE=1).
-  anonymousSessions: env.MCP_CONFORMANCE === '1',
+  // MCP_SESSION_IDLE_MS, MCP_MAX_SESSIONS_PER_USER, MCP_MAX_SESSIONS; MCP_CONFORMANCE=1: callers without a bearer too.
+  ...sessionSettingsFromEnv(env),
 });
 
 // SIGTERM (docker stop, Kubernetes) and SIGINT (Ctrl-C) close the app gracefully, then exit 0: tools waiting on a

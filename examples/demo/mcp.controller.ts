@@ -64,11 +64,18 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, head
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+/** 401 with `WWW-Authenticate: Bearer` to a request without a bearer user, for what needs one. */
+function signInFirst(res: ServerResponse, what: string): void {
+  jsonRpcError(res, 401, `Sign in first: ${what} needs Authorization: Bearer <name>`, { 'WWW-Authenticate': 'Bearer' });
+}
+
 /**
- * MCP Streamable HTTP at `/mcp`, both protocol eras on one route (on Express or Fastify):
+ * MCP Streamable HTTP at `/mcp`, both protocol eras on one route (on Express or Fastify), for identified users
+ * only (the bearer name; `anonymous`, conformance only, lifts that):
  * - 2026-07-28 requests (the `_meta` envelope / `MCP-Protocol-Version: 2026-07-28`) are served
  *   statelessly by an SDK 2.x handler: a fresh server per request, state only in the sealed
- *   `requestState` and the elicitation store, so any instance can take any retry;
+ *   `requestState` and the elicitation store, so any instance can take any retry. Each request stands alone, so
+ *   each needs the bearer user (401 otherwise, and no tool runs);
  * - 2025-11-25 traffic (`initialize`, then `Mcp-Session-Id`: POST, the GET stream, DELETE) is served on
  *   stateful SDK 1.x sessions, which can push `elicitation/create` and the completion notification. Only an
  *   identified user opens one (401 otherwise, and nothing is created), and they are bounded by `McpSessions`:
@@ -115,6 +122,7 @@ export class McpController implements OnApplicationBootstrap, BeforeApplicationS
     // A session id means a 2025-11-25 session (2026-07-28 clients never send one); otherwise the SDK decides.
     const sessionId = req.headers['mcp-session-id'];
     if (req.method === 'POST' && sessionId === undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      if (!user && !this.sessionOptions.anonymous) return signInFirst(res, 'a request');
       return this.inputRequired(req, res, body);
     }
 
@@ -129,9 +137,7 @@ export class McpController implements OnApplicationBootstrap, BeforeApplicationS
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, 'Bad request: no valid session id (send initialize first)');
     }
-    if (!user && !this.sessionOptions.anonymous) {
-      return jsonRpcError(res, 401, 'Sign in first: a session needs Authorization: Bearer <name>', { 'WWW-Authenticate': 'Bearer' });
-    }
+    if (!user && !this.sessionOptions.anonymous) return signInFirst(res, 'a session');
 
     const opened = this.sessions.open(sessionOwner(user), (id) => {
       const server = this.tools.createServer();
