@@ -8,7 +8,7 @@ import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { pageHeadingOf, pageTextOf } from './exceptions/page-text.js';
 import { PageLocales } from './page-locales.js';
-import { firstReportOf } from '../security/key-ids.js';
+import { KeyIdWarnings } from '../security/key-ids.js';
 import { PageSecurity } from './page-security.js';
 import { TemplateRenderer } from './template-renderer.js';
 
@@ -28,6 +28,8 @@ function messageOf(exception: HttpException): string | undefined {
 @Catch()
 export class ElicitationPageFilter implements ExceptionFilter {
   private readonly logger = new Logger('ElicitationPages');
+  /** A key id this instance lacks is warned about at most once per interval. */
+  private readonly keyIdWarnings = new KeyIdWarnings();
 
   constructor(
     private readonly renderer: TemplateRenderer,
@@ -53,12 +55,13 @@ export class ElicitationPageFilter implements ExceptionFilter {
       text = messages.errors.unavailable;
       this.logger.warn(exception.message);
     } else if (exception instanceof ElicitationKeyError) {
-      // Another instance sealed the record, or issued the form's CSRF token, under a key this one lacks: the
+      // Another instance sealed the record, or issued the form's CSRF token, under a key this one lacks (a CSRF
+      // token's key id only when a live instance announced it: a made-up one is a forged post, `CsrfTokens`): the
       // operator's to fix (the message names key ids and encryptionKey); the browser gets a readable 503.
       status = HttpStatus.SERVICE_UNAVAILABLE;
       text = messages.errors.keyMismatch;
-      // A CSRF token's key id comes from the browser: each id is a warning once, so made-up ones cannot flood the log.
-      if (firstReportOf(exception.keyId)) this.logger.warn(exception.message);
+      // Each key id is a warning at most once per interval: said again while unfixed, never a flood.
+      if (this.keyIdWarnings.take(exception.keyId)) this.logger.warn(exception.message);
       else this.logger.debug(exception.message);
     } else if (exception instanceof HttpException) {
       status = exception.getStatus();

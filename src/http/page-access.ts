@@ -43,7 +43,9 @@ function parsedBodyBytes(body: FormBody): number {
  *    ignores a trailing slash. Another spelling of the module's own segments is a 308 to the canonical path on a
  *    GET and a 404 on a post (no page was ever rendered there), before any store access;
  * 3. a post only: its size (413, `limits.maxBodyBytes`, by Content-Length or the parsed body), then its
- *    origin and CSRF token (403, `ElicitationCsrfException`);
+ *    origin and CSRF token (403, `ElicitationCsrfException`; a token under a key id this instance lacks is 403 too,
+ *    unless a live instance announced it: 503, `ElicitationKeyError`; only such a token has the live rings read
+ *    again, at most once per few seconds);
  * 4. the record exists and is of this page's kind (404);
  * 5. the browser user (`resolvePageUser`): none is 401, or on a GET a 303 to `loginUrl`; another user is 403;
  * 6. not expired (410), still pending (409).
@@ -85,6 +87,7 @@ export class ElicitationPageAccess {
     const length = raw<NodeRequestPart>(req).headers['content-length'];
     const bytes = length === undefined ? parsedBodyBytes(body) : Number(length);
     if (!(bytes <= max)) throw pageError(PayloadTooLargeException, (m) => m.errors.tooMuchData);
+    await this.security.lookUpCsrfKey(body?._csrf);
     if (!this.security.verifyPost(checked, req, body?._csrf)) throw new ElicitationCsrfException();
     return this.load(checked, kind, req);
   }
@@ -102,9 +105,10 @@ export class ElicitationPageAccess {
    * The pending record behind a file page's multipart post, once its `_csrf` field arrived: `openPost`'s checks but
    * the size, which the upload's reader enforces itself while streaming (the whole upload is over `maxBodyBytes`).
    */
-  openUpload(id: string, req: PageRequest, csrf: unknown): Promise<ElicitationRecord> {
+  async openUpload(id: string, req: PageRequest, csrf: unknown): Promise<ElicitationRecord> {
     const checked = routeElicitationId(req, id);
     if (checked === undefined || !this.atCanonicalPath(checked, 'file', req)) throw new ElicitationNotFoundException();
+    await this.security.lookUpCsrfKey(csrf);
     if (!this.security.verifyPost(checked, req, csrf)) throw new ElicitationCsrfException();
     return this.load(checked, 'file', req);
   }

@@ -143,7 +143,8 @@ export class PageSecurity {
    * True when a form post may be trusted: not cross-site by `Sec-Fetch-Site` or `Origin` (a `null` Origin,
    * which browsers send under `Referrer-Policy: no-referrer`, is left to the token), and carrying the token
    * issued for this elicitation with a nonce in its cookie (any of the cookie's values, see `CsrfTokens.verify`).
-   * Throws `ElicitationKeyError` for a token issued under a key this instance's `encryptionKey` ring lacks.
+   * Throws `ElicitationKeyError` for a token issued under a key this instance's `encryptionKey` ring lacks and a live
+   * instance announced (`lookUpCsrfKey` first); a key id nobody announced is a forged post's, false.
    */
   verifyPost(elicitationId: string, req: PageRequest, token: unknown): boolean {
     const headers = raw<NodeRequestPart>(req).headers;
@@ -152,6 +153,14 @@ export class PageSecurity {
     const origin = headers.origin;
     if (origin !== undefined && origin !== 'null' && origin !== this.origin) return false;
     return this.csrf.verify(elicitationId, readCookies(headers.cookie, CSRF_COOKIE), token);
+  }
+
+  /**
+   * Before `verifyPost`: a token under a key id neither this instance nor a live one it knows of holds has the live
+   * instances' rings read again (rate-limited), so that a token of an instance started since counts as its own.
+   */
+  lookUpCsrfKey(token: unknown): Promise<void> {
+    return this.csrf.lookUpKeyOf(token);
   }
 
   /** Where to send an unidentified browser: `loginUrl` with `returnTo` = this page's own path. */

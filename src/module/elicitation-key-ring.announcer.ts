@@ -4,6 +4,7 @@ import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../options/elicitation.con
 import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import type { AnnouncedKeyIds } from '../security/announced-key-ids.js';
 import { keyIdOf } from '../security/key-ids.js';
 import { compareKeyRings, refusalText, warningTexts, type KeyRingComparison } from '../security/key-ring-check.js';
 import type { ElicitationStore, KeyRingEntry } from '../stores/elicitation-store.js';
@@ -15,7 +16,9 @@ import type { ElicitationStore, KeyRingEntry } from '../stores/elicitation-store
  * `ElicitationConfigError` naming `encryptionKey` and the key ids) when it shares no key with one of them, and
  * warns when the rings only partly agree. While it runs it announces its ring again every `KEY_RING_REFRESH_MS`
  * (live: announced within `KEY_RING_TTL_MS`), reporting once each disagreeing ring that appears later, and it
- * withdraws its entry on shutdown. Key ids are fingerprints (`keyIdOf`), never keys.
+ * withdraws its entry on shutdown. Key ids are fingerprints (`keyIdOf`), never keys. What it read of the other live
+ * rings goes to `AnnouncedKeyIds`, which tells the pages a CSRF token of another instance from a forged one, and
+ * which may ask it to read them again (`refresh`) for a key id it does not know.
  *
  * The module starts it from a provider factory (`elicitation.providers.ts`), so a refusal fails the module's
  * creation before any lifecycle hook ran (no channel opened, no timer left). A store that cannot be reached at
@@ -36,8 +39,10 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
   constructor(
     options: Pick<ResolvedElicitationOptions, 'encryptionKeys'>,
     private readonly store: Pick<ElicitationStore, 'announceKeyRing'>,
+    private readonly announced?: Pick<AnnouncedKeyIds, 'update' | 'readWith'>,
   ) {
     this.entry = { instanceId: randomUUID(), keyIds: options.encryptionKeys.map(keyIdOf) };
+    if (store.announceKeyRing) announced?.readWith(() => this.refresh());
   }
 
   /**
@@ -96,10 +101,9 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
   /** Records this instance's ring for `KEY_RING_TTL_MS` and compares it with the other live ones. */
   private async announce(): Promise<KeyRingComparison> {
     const live = await this.store.announceKeyRing!(this.entry, Date.now(), KEY_RING_TTL_MS);
-    return compareKeyRings(
-      this.entry.keyIds,
-      live.filter((other) => other.instanceId !== this.entry.instanceId),
-    );
+    const others = live.filter((other) => other.instanceId !== this.entry.instanceId);
+    this.announced?.update(others);
+    return compareKeyRings(this.entry.keyIds, others);
   }
 
   private async withdraw(): Promise<void> {

@@ -11,6 +11,7 @@ import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from '../options/
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from '../options/page-options.js';
 import { RequestStateCodec } from '../mcp/request-state.codec.js';
 import { OAuthStateCodec } from '../oauth/oauth-state.js';
+import { AnnouncedKeyIds } from '../security/announced-key-ids.js';
 import { AnswerBox } from '../security/answer-box.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { StoreKeyRing } from '../security/store-key-ring.js';
@@ -54,10 +55,13 @@ export const elicitationProviders: Provider[] = [
   },
   // The routes' slice of the options, and their CSRF tokens: no class of http/ holds the key ring.
   { provide: ELICITATION_PAGE_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: pageOptionsOf },
+  // The key ids the other live instances announced (the announcer fills it in): a CSRF token under one of them is
+  // another instance's, under any other key id this ring lacks a forged post's.
+  { provide: AnnouncedKeyIds, useFactory: () => new AnnouncedKeyIds() },
   {
     provide: CsrfTokens,
-    inject: [ELICITATION_RESOLVED_OPTIONS],
-    useFactory: (options: ResolvedElicitationOptions) => new CsrfTokens(options.encryptionKeys),
+    inject: [ELICITATION_RESOLVED_OPTIONS, AnnouncedKeyIds],
+    useFactory: (options: ResolvedElicitationOptions, announced: AnnouncedKeyIds) => new CsrfTokens(options.encryptionKeys, announced),
   },
   // The MCP binding's slice of the options, and the codec of its request states: no class of mcp/ holds the key ring.
   { provide: ELICITATION_MCP_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: mcpOptionsOf },
@@ -81,9 +85,9 @@ export const elicitationProviders: Provider[] = [
   {
     // Created once the store has its keys; a refusal fails the module's creation before any hook runs.
     provide: ElicitationKeyRingAnnouncer,
-    inject: [ELICITATION_RESOLVED_OPTIONS, ElicitationStore],
-    useFactory: async (options: ResolvedElicitationOptions, store: ElicitationStore) => {
-      const announcer = new ElicitationKeyRingAnnouncer(options, store);
+    inject: [ELICITATION_RESOLVED_OPTIONS, ElicitationStore, AnnouncedKeyIds],
+    useFactory: async (options: ResolvedElicitationOptions, store: ElicitationStore, announced: AnnouncedKeyIds) => {
+      const announcer = new ElicitationKeyRingAnnouncer(options, store, announced);
       await announcer.start();
       return announcer;
     },

@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
+import type { AnnouncedKeyIds } from './announced-key-ids.js';
 import { keyIdOf } from './key-ids.js';
 import { randomPool } from './random-pool.js';
 
@@ -29,16 +30,25 @@ const MAX_NONCES_TRIED = 4;
  *
  * The token is `<key id>.<HMAC>`: the HMAC key is derived from the first key of the `encryptionKey` ring, whose id
  * (`keyIdOf`, a fingerprint) the token names, so every instance holding that key accepts it, during a rotation too
- * (an instance whose first key is another one of the ring). A token issued under a key this instance does not hold
- * is an `ElicitationKeyError` (the instances disagree on `encryptionKey`), not a forged post.
+ * (an instance whose first key is another one of the ring). A token under a key id this instance does not hold is
+ * a forged post, like any other bad token, unless another live instance on the shared store announced that key id
+ * (`AnnouncedKeyIds`): then it is an `ElicitationKeyError` (the instances disagree on `encryptionKey`, the operator's
+ * to fix). A browser can make key ids up; only an instance can announce one.
  */
 export class CsrfTokens {
   /** One HMAC key per key of the ring, by key id; the first key's signs. */
   private readonly keys: Map<string, Buffer>;
   private readonly signer: { id: string; key: Buffer };
 
-  /** @param encryptionKeys the `encryptionKey` ring (or its one key), the sealing key first. */
-  constructor(encryptionKeys: Buffer | readonly Buffer[]) {
+  /**
+   * @param encryptionKeys the `encryptionKey` ring (or its one key), the sealing key first.
+   * @param announced the key ids of the other live instances on a shared store (none: every key id this ring lacks
+   *   is a forged post's).
+   */
+  constructor(
+    encryptionKeys: Buffer | readonly Buffer[],
+    private readonly announced?: Pick<AnnouncedKeyIds, 'has' | 'lookUp'>,
+  ) {
     const ring = Buffer.isBuffer(encryptionKeys) ? [encryptionKeys] : encryptionKeys;
     if (ring.length === 0) throw new Error('CsrfTokens needs at least one key');
     this.keys = new Map(
@@ -61,15 +71,19 @@ export class CsrfTokens {
 
   /**
    * True when `token` was issued for this elicitation and one of the cookie's `nonces` (the first few, see
-   * `MAX_NONCES_TRIED`), under any key of the ring. Constant-time for each nonce tried. Throws
-   * `ElicitationKeyError` for a well-formed token issued under a key the ring does not hold.
+   * `MAX_NONCES_TRIED`), under any key of the ring. Constant-time for each nonce tried. A well-formed token under a
+   * key id the ring lacks is false, unless another live instance announced that key id: then it throws
+   * `ElicitationKeyError` (call `lookUpKeyOf` first, so that an instance started since the rings were read counts).
    */
   verify(elicitationId: string, nonces: readonly string[] | string | undefined, token: unknown): boolean {
     if (typeof token !== 'string') return false;
-    const shape = TOKEN_SHAPE.exec(token);
-    if (!shape) return false;
-    const key = this.keys.get(shape[1]);
-    if (!key) throw new ElicitationKeyError(shape[1], [...this.keys.keys()], 'a CSRF token signed');
+    const keyId = TOKEN_SHAPE.exec(token)?.[1];
+    if (keyId === undefined) return false;
+    const key = this.keys.get(keyId);
+    if (!key) {
+      if (this.announced?.has(keyId)) throw new ElicitationKeyError(keyId, [...this.keys.keys()], 'a CSRF token signed');
+      return false;
+    }
     const given = Buffer.from(token.slice(9));
     const candidates = (typeof nonces === 'string' ? [nonces] : (nonces ?? [])).slice(0, MAX_NONCES_TRIED);
     let valid = false;
@@ -80,6 +94,15 @@ export class CsrfTokens {
       if (given.length === expected.length && timingSafeEqual(given, expected)) valid = true;
     }
     return valid;
+  }
+
+  /**
+   * Before `verify`: when `token` is well-formed under a key id this ring lacks and no live instance is known to
+   * hold, reads the live rings again (rate-limited, `AnnouncedKeyIds.lookUp`). Resolves at once for any other token.
+   */
+  async lookUpKeyOf(token: unknown): Promise<void> {
+    const keyId = typeof token === 'string' ? TOKEN_SHAPE.exec(token)?.[1] : undefined;
+    if (keyId !== undefined && !this.keys.has(keyId) && this.announced) await this.announced.lookUp(keyId);
   }
 }
 

@@ -32,3 +32,36 @@ export function firstReportOf(keyId: string): boolean {
   reported.add(keyId);
   return true;
 }
+
+/** How often one key id may be warned about again (`KeyIdWarnings`): 10 minutes. */
+export const KEY_ID_WARNING_INTERVAL_MS = 10 * 60_000;
+/** Most key ids `KeyIdWarnings` warns about in one interval: past it, the rest wait for an earlier one's turn. */
+const MAX_WARNED_PER_INTERVAL = 64;
+
+/**
+ * Rate-limits the warnings about a key id this instance lacks: each key id at most once per `intervalMs`, and at
+ * most `MAX_WARNED_PER_INTERVAL` key ids at once, so that a mismatch the operator has not fixed is said again now and
+ * then, and nothing can flood the log. The rest are for the debug log.
+ */
+export class KeyIdWarnings {
+  /** When each key id was last warned about, oldest first. */
+  private readonly warnedAt = new Map<string, number>();
+
+  constructor(
+    private readonly intervalMs = KEY_ID_WARNING_INTERVAL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when `keyId` may be warned about now (then it is counted as warned). */
+  take(keyId: string): boolean {
+    const now = this.now();
+    // Entries older than the interval are forgotten, oldest first (the map keeps the order they were warned in).
+    for (const [id, at] of this.warnedAt) {
+      if (now - at < this.intervalMs) break;
+      this.warnedAt.delete(id);
+    }
+    if (this.warnedAt.has(keyId) || this.warnedAt.size >= MAX_WARNED_PER_INTERVAL) return false;
+    this.warnedAt.set(keyId, now);
+    return true;
+  }
+}

@@ -18,6 +18,7 @@ import { ElicitationConfigError } from '../../src/errors/elicitation-config.erro
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
+import { AnnouncedKeyIds } from '../../src/security/announced-key-ids.js';
 import { CsrfTokens } from '../../src/security/csrf.js';
 import { keyIdOf } from '../../src/security/key-ids.js';
 import { compareKeyRings, refusalText, warningTexts } from '../../src/security/key-ring-check.js';
@@ -101,13 +102,19 @@ describe('CsrfTokens: the token names its key', () => {
     expect(new CsrfTokens([K2, K1]).verify('e2', nonce, token)).toBe(false);
   });
 
-  it('refuses a token of a key the ring lacks with ElicitationKeyError, a malformed one with false', () => {
+  it('refuses a token of a key the ring lacks as forged (false), or with ElicitationKeyError when a live instance announced the key id', () => {
     const { nonce, token } = new CsrfTokens([K1]).issue('e1');
-    const error = errorOf(() => new CsrfTokens([K2]).verify('e1', nonce, token));
+    expect(new CsrfTokens([K2]).verify('e1', nonce, token)).toBe(false);
+    const announced = new AnnouncedKeyIds();
+    announced.update([{ keyIds: [ID2, ID1] }]);
+    const error = errorOf(() => new CsrfTokens([K2], announced).verify('e1', nonce, token));
     expect(error).toMatchObject({ name: 'ElicitationKeyError', keyId: ID1, ringKeyIds: [ID2] });
     expect(error.message).toContain('CSRF token');
-    expect(new CsrfTokens([K2]).verify('e1', nonce, token.slice(9))).toBe(false);
-    expect(new CsrfTokens([K2]).verify('e1', nonce, `XXXXXXXX${token.slice(8)}`)).toBe(false);
+    expect(new CsrfTokens([K2], announced).verify('e1', nonce, token.slice(9))).toBe(false);
+    expect(new CsrfTokens([K2], announced).verify('e1', nonce, `XXXXXXXX${token.slice(8)}`)).toBe(false);
+    // Rings read again without it: a forged post again.
+    announced.update([]);
+    expect(new CsrfTokens([K2], announced).verify('e1', nonce, token)).toBe(false);
   });
 });
 

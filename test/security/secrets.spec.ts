@@ -6,6 +6,7 @@ import { resolveElicitationOptions } from '../../src/options/elicitation-options
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { ElicitationQuotaError } from '../../src/errors/elicitation-quota.error.js';
+import { AnnouncedKeyIds } from '../../src/security/announced-key-ids.js';
 import { CsrfTokens } from '../../src/security/csrf.js';
 import { keyIdOf } from '../../src/security/key-ids.js';
 import fc from 'fast-check';
@@ -127,9 +128,13 @@ describe('CsrfTokens', () => {
     const key = randomBytes(32);
     const { nonce, token } = new CsrfTokens(key).issue('e1');
     expect(new CsrfTokens(key).verify('e1', nonce, token)).toBe(true);
-    // Another key: not a forged post but instances that disagree on encryptionKey, named by key id.
+    // Another key: a forged post, unless a live instance announced the token's key id: then not a forged post but
+    // instances that disagree on encryptionKey, named by key id.
     const other = randomBytes(32);
-    const refused = errorOf(() => new CsrfTokens(other).verify('e1', nonce, token));
+    expect(new CsrfTokens(other).verify('e1', nonce, token)).toBe(false);
+    const announced = new AnnouncedKeyIds();
+    announced.update([{ keyIds: [keyIdOf(key)] }]);
+    const refused = errorOf(() => new CsrfTokens(other, announced).verify('e1', nonce, token));
     expect(refused).toBeInstanceOf(ElicitationKeyError);
     expect(refused).toMatchObject({ keyId: keyIdOf(key), ringKeyIds: [keyIdOf(other)] });
   });
