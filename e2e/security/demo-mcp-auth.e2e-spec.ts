@@ -1,14 +1,16 @@
 /**
- * The SDK demo's MCP route serves identified callers only, on both protocol eras (issue 28, item 8): a request
+ * The demos' MCP routes serve identified callers only, on both protocol eras (issue 28, items 6 and 8): a request
  * without `Authorization: Bearer <name>` gets 401 with `WWW-Authenticate: Bearer` and a JSON-RPC error, and no
- * tool runs: the 2025-11-25 `initialize` and the 2026-07-28 `tools/call` (and `tools/list`) of `examples/demo`, in
- * process. With a bearer it serves the tools on both eras. `MCP_CONFORMANCE=1` (the conformance suite's client
- * sends no credentials) is the one exception, checked here on the demo's option.
+ * tool runs: the 2025-11-25 `initialize` and the 2026-07-28 `tools/call` of the SDK demo (`examples/demo`, in
+ * process) and every request to the MCP-Nest demo (`examples/mcp-nest`, compiled, as its own process: Jest cannot
+ * load MCP-Nest). With a bearer both serve the tools on both eras. `MCP_CONFORMANCE=1` (the conformance suite's
+ * client sends no credentials) is the one exception, checked here on the SDK demo's option.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 // Loaded up front: under Jest's ES module runtime the test client's lazy import of SDK 1.x (and its zod) fails otherwise.
 import '@modelcontextprotocol/sdk/client/index.js';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
+import { MCP_NEST_DEMO_MAIN, startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { McpElicitation } from '../../src/index.js';
 import { createElicitationTestClient, type ElicitationTestClient } from '../../src/testing/index.js';
 import { textOf } from '../support/mcp-client.js';
@@ -155,5 +157,40 @@ describe('the SDK demo (examples/demo): no bearer, no tool, on both eras', () =>
     const answer = await post(conformance.mcpUrl, headers, body);
     expect(answer.status).toBe(200);
     expect((JSON.parse(answer.text) as { result: { resultType: string } }).result.resultType).toBe('input_required');
+  });
+});
+
+describe('the MCP-Nest demo (examples/mcp-nest): the same identity as npm start', () => {
+  let demo: DemoProcess;
+  const clients: ElicitationTestClient[] = [];
+
+  beforeAll(async () => {
+    demo = await startDemoProcess({}, { main: MCP_NEST_DEMO_MAIN, readyMs: 60_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await demo?.stop();
+  }, 30_000);
+
+  it.each(ANONYMOUS_REQUESTS)('$label without a bearer: 401, no session, no result', async ({ headers, body }) => {
+    expectSignInFirst(await post(demo.mcpUrl, headers, body), /^Sign in first: MCP requests need Authorization: Bearer <name>$/);
+  });
+
+  it('a forged bearer (not a demo user name) and the GET stream and DELETE without one: 401 as well', async () => {
+    const { headers, body } = ANONYMOUS_REQUESTS[1];
+    expectSignInFirst(await post(demo.mcpUrl, { ...headers, Authorization: 'Bearer not a name' }, body), /^Sign in first/);
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(demo.mcpUrl, {
+        method,
+        headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': 'any', 'Mcp-Protocol-Version': '2025-11-25' },
+      });
+      expectSignInFirst({ status: res.status, headers: res.headers, text: await res.text() }, /^Sign in first/);
+    }
+  });
+
+  it.each(ERAS)('%s with a bearer: delete-file asks and deletes', async (era) => {
+    const client = await confirmingClient(demo.mcpUrl, era, 'alice', clients);
+    expect(textOf(await client.callTool('delete-file', { path: '/srv/c.txt' }))).toBe('Deleted /srv/c.txt');
   });
 });

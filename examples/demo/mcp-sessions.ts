@@ -1,7 +1,8 @@
 /**
- * The demo's layer over the package's `McpSessions` (src/mcp/mcp-sessions.ts), which bounds its 2025-11-25
- * sessions: the options of its MCP route (the limits, from `startDemoApp` and the `MCP_*` environment variables,
- * plus the conformance flag), their injection token, and who an anonymous conformance session belongs to.
+ * The demos' layer over the package's `McpSessions` (src/mcp/mcp-sessions.ts), which bounds their 2025-11-25
+ * sessions: the options of their MCP routes (the limits, from `startDemoApp` / `startMcpNestDemo` and the `MCP_*`
+ * environment variables, plus the conformance flag), their injection token, and who an anonymous conformance
+ * session belongs to. Both the SDK demo (`mcp.controller.ts`) and the MCP-Nest demo (`examples/mcp-nest`) use it.
  */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MCP_SESSION_LIMITS, type McpSessionLimits } from '../../src/index.js';
@@ -20,7 +21,7 @@ export interface McpSessionOptions extends McpSessionLimits {
 /** Injection token of the {@link McpSessionOptions}. */
 export const MCP_SESSION_OPTIONS = Symbol('McpSessionOptions');
 
-/** The session settings of the demo (`startDemoApp`); a limit left out takes its default. */
+/** The session settings of a demo (`startDemoApp`, `startMcpNestDemo`); a limit left out takes its default. */
 export interface DemoSessionSettings {
   /** A 2025-11-25 session with no request for this long is closed (ms; an open GET stream does not count). @default 300_000 (5 min) */
   sessionIdleMs?: number;

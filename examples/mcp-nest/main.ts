@@ -1,3 +1,4 @@
+import { sessionSettingsFromEnv } from '../demo/mcp-sessions.js';
 import { startMcpNestDemo } from './mcp-nest-app.js';
 
 const env = process.env;
@@ -17,6 +18,8 @@ const { mcpUrl, url } = await startMcpNestDemo({
   encryptionKey: env.ELICITATION_ENCRYPTION_KEY || undefined,
   // MCP_NEST_STATEFUL=0: MCP-Nest without sessions (2025-11-25 questions then go down the fallback ladder).
   statefulMode: env.MCP_NEST_STATEFUL === '0' ? false : undefined,
+  // MCP_SESSION_IDLE_MS, MCP_MAX_SESSIONS_PER_USER, MCP_MAX_SESSIONS; MCP_CONFORMANCE=1: callers without a bearer too.
+  ...sessionSettingsFromEnv(env),
 });
 
 console.log(`\nMCP elicitation demo on @rekog/mcp-nest ready. MCP endpoint (protocol 2026-07-28 and 2025-11-25): ${mcpUrl}`);

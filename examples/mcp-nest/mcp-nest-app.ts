@@ -2,24 +2,33 @@
  * The demo on `@rekog/mcp-nest` 2.x: the same four tools, identity and pages as `examples/demo`, served by
  * MCP-Nest's microservice strategy at `/mcp` on both protocol eras (2025-11-25 on stateful sessions, 2026-07-28
  * statelessly), with `McpNestElicitationModule` handing each `@Tool()` its `ToolElicitation`; and one tool
- * registered at run time, `connect-service-dynamic` (`dynamic-tools.ts`, `interceptor.dynamicTool`).
+ * registered at run time, `connect-service-dynamic` (`dynamic-tools.ts`, `interceptor.dynamicTool`). The demo owns
+ * the route (`mcp-http.controller.ts`): a bearer name on every request and bounded sessions, as in `examples/demo`.
  */
 import 'reflect-metadata';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { McpStrategy, StreamableHttpTransport } from '@rekog/mcp-nest';
+import { MCP_HTTP_HANDLER, McpStrategy, StreamableHttpTransport } from '@rekog/mcp-nest';
 import { ElicitationModule } from '../../src/index.js';
 import { McpNestElicitationModule } from '../../src/mcp-nest/index.js';
-import { userFromBearer, userFromCookie } from '../demo/demo-identity.js';
+import { userFromCookie } from '../demo/demo-identity.js';
 import { DemoLoginController } from '../demo/demo-login.controller.js';
 import { freePort, limitSlowClients } from '../demo/http-server.js';
+import { mcpSessionOptions, type DemoSessionSettings } from '../demo/mcp-sessions.js';
 import { ConformanceToolsController } from './conformance-tools.controller.js';
 import { DemoToolsController } from './demo-tools.controller.js';
 import { DemoDynamicTools } from './dynamic-tools.js';
+import {
+  admittedSessionId,
+  DemoBearerGuard,
+  MCP_NEST_ROUTE_OPTIONS,
+  McpHttpController,
+  type McpNestRouteOptions,
+} from './mcp-http.controller.js';
 
 /** Settings of the MCP-Nest demo (from the environment in `main.ts`, from the tests directly). */
-export interface McpNestDemoOptions {
+export interface McpNestDemoOptions extends DemoSessionSettings {
   /** @default '127.0.0.1' */
   host?: string;
   /** 0 picks a free port. @default 3000 */
@@ -57,16 +66,18 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
         })
       : undefined;
   const hosts = ['localhost', '127.0.0.1', '[::1]', new URL(url).hostname.toLowerCase()];
+  const route: McpNestRouteOptions = { ...mcpSessionOptions(options), stateful: options.statefulMode ?? true };
+  const transport = new StreamableHttpTransport({
+    statefulMode: route.stateful,
+    // A session's id is the one McpSessions admitted on the demo route (mcp-http.controller.ts).
+    sessionIdGenerator: admittedSessionId,
+    // DNS-rebinding protection: only the hosts the demo serves.
+    security: { allowedHosts: hosts, allowedOrigins: hosts },
+  });
   const strategy = new McpStrategy({
     name: 'nestjs-mcp-elicitation-mcp-nest-demo',
     version: '0.1.0',
-    transports: [
-      new StreamableHttpTransport({
-        statefulMode: options.statefulMode ?? true,
-        // DNS-rebinding protection: only the hosts the demo serves.
-        security: { allowedHosts: hosts, allowedOrigins: hosts },
-      }),
-    ],
+    transports: [transport],
     logging: options.logger === false ? false : undefined,
   });
 
@@ -87,20 +98,25 @@ export async function startMcpNestDemo(options: McpNestDemoOptions = {}): Promis
       McpNestElicitationModule.forRoot(),
     ],
     // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
-    controllers: [DemoToolsController, DemoLoginController, ...(process.env.MCP_CONFORMANCE === '1' ? [ConformanceToolsController] : [])],
-    // DemoDynamicTools registers connect-service-dynamic at run time (strategy.registerTool, interceptor.dynamicTool).
-    providers: [{ provide: 'MCP_STRATEGY', useValue: strategy }, DemoDynamicTools],
+    controllers: [
+      McpHttpController,
+      DemoToolsController,
+      DemoLoginController,
+      ...(process.env.MCP_CONFORMANCE === '1' ? [ConformanceToolsController] : []),
+    ],
+    providers: [
+      { provide: 'MCP_STRATEGY', useValue: strategy },
+      // The demo's route delegates to MCP-Nest's handler; reading httpHandlers stops MCP-Nest mounting its own.
+      { provide: MCP_HTTP_HANDLER, useValue: transport.httpHandlers },
+      { provide: MCP_NEST_ROUTE_OPTIONS, useValue: route },
+      DemoBearerGuard,
+      // DemoDynamicTools registers connect-service-dynamic at run time (strategy.registerTool, interceptor.dynamicTool).
+      DemoDynamicTools,
+    ],
   })
   class McpNestDemoModule {}
 
   const app = await NestFactory.create(McpNestDemoModule, { logger: options.logger });
-  // DEMO-ONLY identity: `Authorization: Bearer <name>` on /mcp becomes `req.user`, where an MCP-Nest auth guard
-  // would put the verified user; the adapter reads `req.user.sub`.
-  app.use('/mcp', (req: IncomingMessage & { user?: { sub: string } }, _res: ServerResponse, next: () => void) => {
-    const user = userFromBearer(req);
-    if (user) req.user = { sub: user };
-    next();
-  });
   strategy.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy });
   app.enableShutdownHooks();

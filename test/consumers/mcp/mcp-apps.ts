@@ -18,7 +18,8 @@ type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /**
  * Stands in for the app's browser login (a Passport session, say): the `user` cookie becomes `req.user`, which
- * the README files' `resolvePageUser` reads (`id`) and the MCP-Nest adapter takes as the call's user (`sub`).
+ * the README files' `resolvePageUser` reads (`id`); on the MCP-Nest snippet's MCP route its McpAuthGuard sets
+ * `req.user` from the bearer token instead.
  */
 export function browserLogin(req: IncomingMessage & { user?: { id: string; sub: string } }, _res: ServerResponse, next: () => void): void {
   const user = /(?:^|;\s*)user=(\w+)/.exec(req.headers.cookie ?? '')?.[1];

@@ -9,8 +9,11 @@ import { createElicitationTestClient, submitPage } from 'nestjs-mcp-elicitation/
 
 const [app, origin] = process.argv.slice(2);
 const mcpUrl = `${origin}/mcp`;
-/** The README files' bearer tokens (the consumer test starts the apps with MCP_DEV_TOKENS=token-alice=alice). */
-const ALICE_MCP = app === 'mcp-nest' ? { cookie: 'user=alice' } : { Authorization: 'Bearer token-alice' };
+/**
+ * The README files' bearer tokens (the consumer test starts the apps with MCP_DEV_TOKENS=token-alice=alice); the
+ * MCP-Nest snippet's McpAuthGuard checks them too.
+ */
+const ALICE_MCP = { Authorization: 'Bearer token-alice' };
 /** Alice's browser: the app's login stand-in turns the cookie into `req.user`. */
 const ALICE_BROWSER = { cookie: 'user=alice' };
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
