@@ -23,6 +23,8 @@ import type { PageMessages } from '../messages/page-messages.js';
 import { acceptAttribute, describeAccept, uploadSettingsOf, type UploadSettings } from '../uploads/file-accept.js';
 import { fileName } from '../uploads/file-name.js';
 import { readUpload, type UploadProblem } from '../uploads/multipart-upload.js';
+import type { UploadLease } from '../uploads/upload-budget.js';
+import { ElicitationUploads } from './elicitation-uploads.js';
 import { PageRoutes } from './elicitation-routes.decorator.js';
 import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
@@ -47,8 +49,9 @@ const PROBLEM_STATUS: Record<UploadProblem, number> = {
  * The file page (`kind: 'file'`): `/:id/file`, a labelled file input (the accepted types and the largest size
  * said), Submit / Cancel. Its post is `multipart/form-data`, read as a stream (`readUpload`): the `_csrf` field
  * first, on which the page checks run (path, size by Content-Length, origin and CSRF token, record and kind,
- * browser user, expiry, pending) before a byte of the file is taken; one file within the elicitation's `maxBytes`
- * (413), of a type found from its magic bytes that `accept` lists (415), not empty (400). The answer, `{ name, type,
+ * browser user, expiry, pending) before a byte of the file is taken, then the upload's admission (`ElicitationUploads`:
+ * one in flight per elicitation, 409; within `limits.uploadBufferBytes`, 503 with `Retry-After`); one file within the
+ * elicitation's `maxBytes` (413), of a type found from its magic bytes that `accept` lists (415), not empty (400). The answer, `{ name, type,
  * size, sha256 }` with the content (base64) or the `uploadSink`'s `ref`, is sealed in every store. Cancel (sent
  * url-encoded by the page's button, or as `action=cancel` in a multipart post) declines. Mounted under the
  * `routePrefix` with the pages, behind the same guards and filter.
@@ -62,6 +65,7 @@ export class ElicitationFileController {
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageAnswers,
     private readonly security: PageSecurity,
+    private readonly uploads: ElicitationUploads,
     @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
@@ -99,24 +103,57 @@ export class ElicitationFileController {
     }
     let record: ElicitationRecord | undefined;
     let settings: UploadSettings = { accept: null, maxBytes: this.options.limits.maxUploadBytes };
+    let lease: UploadLease | undefined;
+    try {
+      return await this.receive(req, res, maxRequestBytes, {
+        authorize: async (csrf) => {
+          record = await this.access.openUpload(id, req, csrf);
+          settings = uploadSettingsOf(record.metadata);
+          // One upload in flight per elicitation, within the budget: what it may keep, its file's largest size or
+          // less when the request says it is smaller (409 or 503 before a byte of the file is kept).
+          const declared = length === undefined ? Infinity : Number(length);
+          lease = this.uploads.admit(record.id, Math.min(settings.maxBytes, declared), res);
+        },
+        record: () => record,
+        settings: () => settings,
+        buffered: (bytes) => lease?.hold(bytes),
+      });
+    } finally {
+      lease?.release();
+    }
+  }
+
+  /** Reads a multipart file post (`readUpload`) and answers it: the file stored or handed to the sink, or the page again. */
+  private async receive(
+    req: PageRequest,
+    res: PageResponse,
+    maxRequestBytes: number,
+    upload: {
+      authorize: (csrf: string) => Promise<void>;
+      record: () => ElicitationRecord | undefined;
+      settings: () => UploadSettings;
+      buffered: (bytes: number) => void;
+    },
+  ): Promise<string> {
+    const { messages, locale } = this.answers.localeOf(req);
     const stream = (req as { raw?: unknown }).raw ?? req;
     const read = await readUpload(stream as Readable & { headers: IncomingHttpHeaders }, {
       // Until the record is known, the module's ceiling (busboy's limit); then the elicitation's own.
       get maxBytes() {
-        return settings.maxBytes;
+        return upload.settings().maxBytes;
       },
       maxRequestBytes,
       get accept() {
-        return settings.accept;
+        return upload.settings().accept;
       },
-      authorize: async (csrf) => {
-        record = await this.access.openUpload(id, req, csrf);
-        settings = uploadSettingsOf(record.metadata);
-      },
+      authorize: upload.authorize,
+      buffered: upload.buffered,
       forged: () => new ElicitationCsrfException(),
       unreadable: () => pageError(BadRequestException, (m) => m.errors.unreadable),
     });
     // Authorised when a result came back (every path without `_csrf` rejects), unless the body outgrew the limit first.
+    const record = upload.record();
+    const settings = upload.settings();
     if (!record) {
       if (read.outcome === 'problem' && read.problem === 'tooLarge') {
         throw pageError(PayloadTooLargeException, (m) => m.file.tooLarge(formatSize(locale, this.options.limits.maxUploadBytes)));

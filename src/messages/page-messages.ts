@@ -49,6 +49,8 @@ export interface PageMessages {
     readonly noMoreTime: string;
     /** The 403 page of a post that failed the CSRF or origin check (`errors.forgedPost`), unlike another account's 403. */
     readonly forgedPost: string;
+    /** The 409 page of a file post sent while another to the same page is still being received (`file.busy`). */
+    readonly uploadInProgress: string;
     /** The error page's heading per HTTP status. */
     readonly byStatus: Readonly<Partial<Record<number, string>>>;
     /** The 409 page's heading: how the request ended. */
@@ -158,6 +160,10 @@ export interface PageMessages {
     readonly empty: string;
     readonly tooLarge: (size: string) => string;
     readonly wrongType: (types: string) => string;
+    /** A second file post to a page whose first is still being received (409). */
+    readonly busy: string;
+    /** The server holds as many files in memory as it may (503, with `Retry-After: retryAfterSeconds`). */
+    readonly serverBusy: (retryAfterSeconds: number) => string;
   };
   /** Texts of the error page (and of the JSON errors of the status route, which share the exceptions). */
   readonly errors: {

@@ -4,6 +4,7 @@ import type { ElicitationModuleOptions } from '../options/elicitation-options.in
 import { createElicitationControllers } from '../http/elicitation-controllers.js';
 import { ElicitationFrameworkErrors } from '../http/elicitation-framework-errors.js';
 import { ElicitationMultipartParser } from '../http/elicitation-multipart.js';
+import { ElicitationUploads } from '../http/elicitation-uploads.js';
 import { validateRoutePrefix } from '../options/elicitation-options.validation.js';
 
 /**
@@ -38,8 +39,8 @@ export const {
         { provide: ELICITATION_ROUTE_PREFIX, useValue: routePrefix },
         // The framework's own errors on the routes' paths, answered by the module (only where it mounts routes).
         ...(mounted ? [ElicitationFrameworkErrors] : []),
-        // The file page's multipart posts left unread on Fastify too (only where it mounts routes).
-        ...(mounted ? [ElicitationMultipartParser] : []),
+        // The file page's multipart posts left unread on Fastify too, and its uploads' budget (only where it mounts routes).
+        ...(mounted ? [ElicitationMultipartParser, ElicitationUploads] : []),
       ],
     };
   })

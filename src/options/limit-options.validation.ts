@@ -3,12 +3,28 @@ import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './eli
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { positiveCount } from './option-values.js';
 
-/** `limits`: each a positive whole number, defaulted one by one from `DEFAULT_LIMITS`. */
+/**
+ * `limits`: each a positive whole number, defaulted one by one from `DEFAULT_LIMITS`; `uploadBufferBytes` at least
+ * `maxUploadBytes` (its default grows to it), or no file of the largest size could ever be received.
+ */
 export function resolveLimits(raw: ElicitationModuleOptions['limits']): ResolvedElicitationOptions['limits'] {
   if (raw !== undefined && (raw === null || typeof raw !== 'object')) {
     throw new ElicitationConfigError('limits', 'must be an object such as { createPerMinute: 10 }', { value: raw });
   }
   const count = (name: keyof typeof DEFAULT_LIMITS): number => positiveCount(`limits.${name}`, raw?.[name], DEFAULT_LIMITS[name]);
+  const maxUploadBytes = count('maxUploadBytes');
+  const uploadBufferBytes = positiveCount(
+    'limits.uploadBufferBytes',
+    raw?.uploadBufferBytes,
+    Math.max(DEFAULT_LIMITS.uploadBufferBytes, maxUploadBytes),
+  );
+  if (uploadBufferBytes < maxUploadBytes) {
+    throw new ElicitationConfigError(
+      'limits.uploadBufferBytes',
+      `must be at least limits.maxUploadBytes (${maxUploadBytes}): a file of that size could never be received`,
+      { value: raw?.uploadBufferBytes },
+    );
+  }
   return {
     createPerMinute: count('createPerMinute'),
     maxPendingPerUser: count('maxPendingPerUser'),
@@ -17,7 +33,8 @@ export function resolveLimits(raw: ElicitationModuleOptions['limits']): Resolved
     maxMetadataBytes: count('maxMetadataBytes'),
     maxResultBytes: count('maxResultBytes'),
     maxFormAttempts: count('maxFormAttempts'),
-    maxUploadBytes: count('maxUploadBytes'),
+    maxUploadBytes,
+    uploadBufferBytes,
   };
 }
 

@@ -31,6 +31,14 @@ export interface ElicitationLimits {
    * takes about 4/3 of this there). @default 5242880 (5 MiB)
    */
   maxUploadBytes?: number;
+  /**
+   * Bytes of files the file pages may hold in memory at once, all uploads in flight together, in this process (not
+   * counted in the store): each post reserves, before it keeps a byte of its file, its elicitation's `maxBytes` (or
+   * its `Content-Length` when smaller), and a post that would pass this answers 503 with `Retry-After` (its body
+   * read and dropped, nothing stored). Files for an `uploadSink` count too: the sink gets a file once it was read
+   * whole. At least `maxUploadBytes`. @default 67108864 (64 MiB), or `maxUploadBytes` when that is larger
+   */
+  uploadBufferBytes?: number;
 }
 
 /** A file a file page (`kind: 'file'`) received, handed to `uploadSink` once its size and type passed. */

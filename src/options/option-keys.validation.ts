@@ -51,6 +51,7 @@ const LIMIT_KEYS = keysOf<ElicitationLimits>({
   maxResultBytes: true,
   maxFormAttempts: true,
   maxUploadBytes: true,
+  uploadBufferBytes: true,
 });
 const THROTTLE_KEYS = keysOf<ElicitationThrottle>({ limit: true, ttlMs: true });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });

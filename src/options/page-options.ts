@@ -20,7 +20,9 @@ export interface ElicitationPageOptions {
   readonly resolveLocale?: ResolvedElicitationOptions['resolveLocale'];
   readonly resolvePageUser?: ResolvedElicitationOptions['resolvePageUser'];
   readonly loginUrl?: ResolvedElicitationOptions['loginUrl'];
-  readonly limits: Readonly<Pick<ResolvedElicitationOptions['limits'], 'maxBodyBytes' | 'maxUploadBytes' | 'maxFormAttempts'>>;
+  readonly limits: Readonly<
+    Pick<ResolvedElicitationOptions['limits'], 'maxBodyBytes' | 'maxUploadBytes' | 'uploadBufferBytes' | 'maxFormAttempts'>
+  >;
   readonly throttle: ResolvedElicitationOptions['throttle'];
   readonly uploadSink?: ResolvedElicitationOptions['uploadSink'];
 }
@@ -33,7 +35,7 @@ export const InjectPageOptions = (): PropertyDecorator & ParameterDecorator => I
 
 /** The routes' slice, copied field by field out of the resolved options (so nothing else comes along). */
 export function pageOptionsOf(options: ResolvedElicitationOptions): ElicitationPageOptions {
-  const { maxBodyBytes, maxUploadBytes, maxFormAttempts } = options.limits;
+  const { maxBodyBytes, maxUploadBytes, uploadBufferBytes, maxFormAttempts } = options.limits;
   return Object.freeze({
     baseUrl: options.baseUrl,
     routePrefix: options.routePrefix,
@@ -47,7 +49,7 @@ export function pageOptionsOf(options: ResolvedElicitationOptions): ElicitationP
     resolveLocale: options.resolveLocale,
     resolvePageUser: options.resolvePageUser,
     loginUrl: options.loginUrl,
-    limits: Object.freeze({ maxBodyBytes, maxUploadBytes, maxFormAttempts }),
+    limits: Object.freeze({ maxBodyBytes, maxUploadBytes, uploadBufferBytes, maxFormAttempts }),
     throttle: options.throttle,
     uploadSink: options.uploadSink,
   });

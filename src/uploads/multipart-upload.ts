@@ -30,9 +30,12 @@ export interface UploadReadOptions {
   readonly accept: readonly string[] | null;
   /**
    * The page checks, given the `_csrf` field (the form's first): resolves when the post may go on, rejects with the
-   * page's exception otherwise. Called at most once, before any byte of a file is taken.
+   * page's exception otherwise (answered at once, the rest of the body read and dropped). Called at most once,
+   * before any byte of a file is taken.
    */
   authorize(csrf: string): Promise<void>;
+  /** Told of each chunk of the file kept in memory, as it is kept (the upload budget counts them). */
+  buffered?(bytes: number): void;
   /** The refusal of a file part that came before any `_csrf` field (a 403). */
   forged(): Error;
   /** The refusal of a body that is not readable multipart (a 400). */
@@ -51,6 +54,8 @@ const MULTIPART_LIMITS = { fields: 4, fieldSize: 1024, parts: 6, headerPairs: 20
  * last) wins over any problem of the file.
  */
 export function readUpload(request: Readable & { headers: IncomingHttpHeaders }, options: UploadReadOptions): Promise<UploadReadResult> {
+  // The request as Node gives it: `complete` once its whole body arrived.
+  const incoming = request as Readable & { complete?: boolean };
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -95,8 +100,11 @@ export function readUpload(request: Readable & { headers: IncomingHttpHeaders },
     parser.on('field', (name, value) => {
       if (name === '_csrf' && authorizing === undefined) {
         authorizing = options.authorize(value);
-        // Seen at the end; a rejection here must not go unhandled meanwhile.
-        authorizing.catch((error: unknown) => (failure ??= error));
+        // Refused: answered now, while the rest of the body is read and dropped (never kept).
+        authorizing.catch((error: unknown) => {
+          failure ??= error;
+          fail(error);
+        });
       } else if (name === 'action') {
         action = value;
       }
@@ -127,6 +135,7 @@ export function readUpload(request: Readable & { headers: IncomingHttpHeaders },
               }
               current.hash.update(chunk);
               current.chunks.push(chunk);
+              options.buffered?.(chunk.length);
             });
             stream.on('limit', () => (current.truncated = true));
             stream.on('end', done);
@@ -169,12 +178,19 @@ export function readUpload(request: Readable & { headers: IncomingHttpHeaders },
       if (file.truncated) return { outcome: 'problem', problem: 'tooLarge' };
       if (file.size === 0) return { outcome: 'problem', problem: 'empty' };
       const content = Buffer.concat(file.chunks, file.size);
+      // One copy of the file from here on.
+      file.chunks = [];
       const type = await detectType(content, options.accept);
       if (type === undefined || !acceptsType(options.accept, type)) return { outcome: 'problem', problem: 'wrongType' };
       return { outcome: 'file', name: file.name, type, size: file.size, sha256: file.hash.digest('hex'), content };
     };
 
     request.on('data', onData);
+    // A client that hangs up mid-body ends the read (busboy would wait for the rest forever), so the upload's
+    // turn on its elicitation and its share of the budget are given back.
+    request.on('close', () => {
+      if (incoming.complete === false) fail(options.unreadable());
+    });
     request.pipe(parser);
   });
 }

@@ -54,6 +54,7 @@ describe('ELICITATION_PAGE_OPTIONS (the routes’ slice of the options)', () => 
       expect(slice.limits).toEqual({
         maxBodyBytes: resolved.limits.maxBodyBytes,
         maxUploadBytes: resolved.limits.maxUploadBytes,
+        uploadBufferBytes: resolved.limits.uploadBufferBytes,
         maxFormAttempts: resolved.limits.maxFormAttempts,
       });
       expect(Object.isFrozen(slice)).toBe(true);

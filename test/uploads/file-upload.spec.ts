@@ -101,6 +101,22 @@ describe('options', () => {
     expect(error.message).toContain('limits.maxUploadBytes');
   });
 
+  it('limits.uploadBufferBytes: 64 MiB by default (maxUploadBytes when larger), at least maxUploadBytes', () => {
+    expect(options.limits.uploadBufferBytes).toBe(64 * 1024 * 1024);
+    expect(optionsWith({ limits: { uploadBufferBytes: 10 * 1024 * 1024 } }).limits.uploadBufferBytes).toBe(10 * 1024 * 1024);
+    expect(optionsWith({ limits: { maxUploadBytes: 100 * 1024 * 1024 } }).limits.uploadBufferBytes).toBe(100 * 1024 * 1024);
+    for (const bad of [0, -1, 1.5, 'lots']) {
+      const error = errorOf(() => optionsWith({ limits: { uploadBufferBytes: bad as number } }));
+      expect(error).toBeInstanceOf(ElicitationConfigError);
+      expect(error.message).toContain('"limits.uploadBufferBytes" must be a positive whole number');
+    }
+    const small = errorOf(() => optionsWith({ limits: { uploadBufferBytes: 1024 * 1024 } }));
+    expect(small).toBeInstanceOf(ElicitationConfigError);
+    expect(small.message).toBe(
+      'ElicitationModule option "limits.uploadBufferBytes" must be at least limits.maxUploadBytes (5242880): a file of that size could never be received, got 1048576.',
+    );
+  });
+
   it('uploadSink: a function, kept as given', () => {
     const sink = () => Promise.resolve('ref');
     expect(optionsWith({ uploadSink: sink }).uploadSink).toBe(sink);

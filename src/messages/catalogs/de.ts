@@ -73,6 +73,7 @@ export const DE_MESSAGES: PageMessages = {
     tooManyAttempts: 'Zu viele ungültige Versuche',
     noMoreTime: 'Keine weitere Zeit',
     forgedPost: 'Dieses Formular ist abgelaufen',
+    uploadInProgress: 'Upload läuft noch',
     byStatus: {
       400: 'Mit dieser Anfrage stimmt etwas nicht',
       401: 'Bitte melden Sie sich an',
@@ -173,6 +174,9 @@ export const DE_MESSAGES: PageMessages = {
     empty: 'Die Datei ist leer. Nichts wurde gespeichert.',
     tooLarge: (size) => `Die Datei ist größer als ${size}. Nichts wurde gespeichert.`,
     wrongType: (types) => `Diese Art von Datei wird nicht angenommen (erlaubt: ${types}). Nichts wurde gespeichert.`,
+    busy: 'Eine andere Datei für diese Anfrage wird noch empfangen. Diese wurde nicht gespeichert. Warten Sie, bis die andere angekommen ist, und laden Sie dann die Seite neu.',
+    serverBusy: (retryAfterSeconds) =>
+      `Dieser Server empfängt gerade zu viele Dateien. Nichts wurde gespeichert. Warten Sie ${retryAfterSeconds} ${plural(retryAfterSeconds, 'Sekunde', 'Sekunden')} und senden Sie die Datei dann erneut.`,
   },
   errors: {
     notFound: 'Diese Anfrage wurde nicht gefunden. Vielleicht ist sie abgelaufen, oder der Link ist falsch.',

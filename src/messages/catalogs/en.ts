@@ -25,6 +25,7 @@ export const EN_MESSAGES: PageMessages = {
     tooManyAttempts: 'Too many invalid attempts',
     noMoreTime: 'No more time',
     forgedPost: 'This form has expired',
+    uploadInProgress: 'Upload in progress',
     byStatus: {
       400: 'Something is wrong with this request',
       401: 'Please sign in',
@@ -139,6 +140,9 @@ export const EN_MESSAGES: PageMessages = {
     empty: 'The file is empty. Nothing was saved.',
     tooLarge: (size) => `The file is larger than ${size}. Nothing was saved.`,
     wrongType: (types) => `This kind of file is not accepted (accepted: ${types}). Nothing was saved.`,
+    busy: 'Another file for this request is still being received. This one was not saved. Wait for the other to finish, then reload the page.',
+    serverBusy: (retryAfterSeconds) =>
+      `This server is receiving too many files right now. Nothing was saved. Wait ${retryAfterSeconds} ${plural(retryAfterSeconds, 'second', 'seconds')}, then send the file again.`,
   },
   errors: {
     notFound: 'This elicitation was not found. It may have expired or the link may be wrong.',
