@@ -205,10 +205,14 @@ function newRecord(i: number, now: number): ElicitationRecord {
   };
 }
 
-/** store.create, failing on any outcome other than a stored record (it resolves `void` or `'created'`, by version). */
+/**
+ * store.create, failing on any outcome other than a stored record (it resolves `void`, `'created'`, or with an event
+ * channel open `{ result: 'created', eventSent: true }`, by version).
+ */
 async function create(store: RedisElicitationStore, record: ElicitationRecord): Promise<void> {
-  const result: unknown = await store.create(record);
-  if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${JSON.stringify(result)}`);
+  const answer: unknown = await store.create(record);
+  const result = typeof answer === 'object' && answer !== null && 'result' in answer ? answer.result : answer;
+  if (result !== undefined && result !== 'created') throw new Error(`create ${record.id}: ${JSON.stringify(answer)}`);
 }
 
 // --------------------------------------------------------------------- 1 + 3: store throughput vs raw

@@ -86,6 +86,19 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     // No instance notifies a session it does not hold.
     await new Promise((r) => setTimeout(r, 200));
     expect(onB.completed).toEqual([]);
+    // Each move put one event on the stream (its script appended it, and said so: nothing was published after it),
+    // which A heard once: one notification.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const moves = (await redis.xrange(`{${PREFIX}}:v2:events`, '-', '+'))
+        .map(([, fields]) => (JSON.parse(fields[1]) as { event: { type: string; elicitationId: string } }).event)
+        .filter((event) => event.elicitationId === el.elicitationId)
+        .map((event) => event.type);
+      expect(moves).toEqual(['created', 'completed']);
+    } finally {
+      await redis.quit();
+    }
+    expect(client.completed).toEqual([el.elicitationId]);
   });
 
   it('wakes a tool waiting on A when the page is confirmed on B', async () => {

@@ -2,7 +2,12 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { Observable } from 'rxjs';
 import type { ElicitationEvent, ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
-import { ElicitationStore, type ElicitationEventChannel, type ElicitationEventContext } from '../stores/elicitation-store.js';
+import {
+  ElicitationStore,
+  type ElicitationEventChannel,
+  type ElicitationEventContext,
+  type EventSentReport,
+} from '../stores/elicitation-store.js';
 
 /**
  * The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. An
@@ -105,11 +110,13 @@ export class ElicitationEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Delivers an event here and sends it to the other instances. A failed send is logged, never thrown.
+   * Delivers an event here and sends it to the other instances, unless the store already sent it (`eventSent`: the
+   * store's move said so, see `EventSentReport`). A failed send is logged, never thrown.
    * @internal the service publishes each transition it makes (and wakes its own waiters itself)
    */
-  publish(event: ElicitationEvent): void {
+  publish(event: ElicitationEvent, { eventSent = false }: EventSentReport = {}): void {
     this.notify(this.listeners, event);
+    if (eventSent) return;
     this.channel?.publish(event).catch((error: unknown) => {
       this.logger.warn(
         `Could not send the "${event.type}" event of ${event.elicitationId} to other instances: ${error instanceof Error ? error.message : String(error)}`,

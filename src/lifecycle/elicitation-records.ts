@@ -170,10 +170,11 @@ export class ElicitationRecords {
     const result = await this.store.extend(id, { expiresAt, purgeAt: record.purgeAt + (expiresAt - record.expiresAt), now });
     if (result.ok) {
       this.audit.record({ event: 'extended', elicitationId: id, kind: result.record.kind, userId: result.record.userId });
-      this.transitions.extended(result.record, now);
-    } else if (result.reason === 'expired') {
-      return this.refusedExtension(id, now, result.record);
+      this.transitions.extended(result.record, now, result);
+      // The store's report stays here: callers get the result as the public API describes it.
+      return { ok: true, record: result.record };
     }
+    if (result.reason === 'expired') return this.refusedExtension(id, now, result.record);
     return result;
   }
 

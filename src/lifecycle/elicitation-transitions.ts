@@ -7,7 +7,7 @@ import { ElicitationEvents, lifecycleEvent } from '../events/elicitation-events.
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import type { ElicitationStore } from '../stores/elicitation-store.js';
+import type { ElicitationStore, EventSentReport } from '../stores/elicitation-store.js';
 import { ElicitationAnswers, type KeptAnswer } from './elicitation-answers.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './elicitation-waiters.js';
 
@@ -21,6 +21,12 @@ export interface FinishedAnswer {
   kept?: KeptAnswer;
   /** How long the store retains the answer. @default the module's `retentionMs` */
   retentionMs?: number;
+}
+
+/** What follows a finish besides the record: the answer's JSON for the local waiters, and the store's report. */
+export interface FinishedMove extends EventSentReport {
+  /** A completion's answer as its waiters get it (JSON text). */
+  answerJson?: string;
 }
 
 /**
@@ -87,7 +93,7 @@ export class ElicitationTransitions {
   async expire(id: string, now: number): Promise<ElicitationRecord | undefined> {
     const result = await this.store.finish(id, { status: 'expired', now, purgeAt: now + this.options.retentionMs });
     if (result.ok) {
-      this.finished('expired', result.record, now);
+      this.finished('expired', result.record, now, { eventSent: result.eventSent });
       return result.record;
     }
     return result.reason === 'not-found' ? undefined : result.record;
@@ -95,25 +101,29 @@ export class ElicitationTransitions {
 
   /**
    * This instance moved `record` to `status`: wakes the local waiters with the outcome in hand (a completion's
-   * answer as `answerJson`), then announces the transition here and to the other instances.
+   * answer as `answerJson`), then announces the transition here and to the other instances (unless the store said
+   * it sent the event itself: `sent`, the store's report).
    */
-  finished(status: FinalStatus, record: Readonly<ElicitationRecord>, at: number, answerJson?: string): void {
+  finished(status: FinalStatus, record: Readonly<ElicitationRecord>, at: number, { answerJson, ...sent }: FinishedMove = {}): void {
     this.telemetry.finished(record.kind, status, 'url', record.createdAt, at);
     const event = status === 'completed' ? 'answered' : status;
     this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.waiters.finished(record.id, status, answerJson);
-    this.publish(status, record, at);
+    this.publish(status, record, at, sent);
   }
 
   /** `record` was given more time here: its waits follow the new expiry, and so (through the event) do the others'. */
-  extended(record: Readonly<ElicitationRecord>, at: number): void {
+  extended(record: Readonly<ElicitationRecord>, at: number, sent: EventSentReport = {}): void {
     this.waiters.extended(record.id, record.expiresAt);
-    this.publish('extended', record, at);
+    this.publish('extended', record, at, sent);
   }
 
-  /** Announces a lifecycle event here and to the other instances. */
-  publish(type: ElicitationEvent['type'], record: Readonly<ElicitationRecord>, at: number): void {
-    this.events.publish(lifecycleEvent(type, record, at));
+  /**
+   * Announces a lifecycle event here and to the other instances; only here when the store's move said it sent the
+   * event itself (`sent.eventSent`).
+   */
+  publish(type: ElicitationEvent['type'], record: Readonly<ElicitationRecord>, at: number, sent: EventSentReport = {}): void {
+    this.events.publish(lifecycleEvent(type, record, at), sent);
   }
 
   /** A wait for the record to leave `pending` (see `ElicitationService.waitForCompletion`). */
@@ -138,8 +148,11 @@ export class ElicitationTransitions {
     const purgeAt = now + (answer?.retentionMs ?? this.options.retentionMs);
     const result = await this.store.finish(id, { status, data, now, purgeAt });
     if (result.ok) {
-      this.finished(status, result.record, now, answer?.json);
-    } else if (result.reason === 'expired') {
+      this.finished(status, result.record, now, { answerJson: answer?.json, eventSent: result.eventSent });
+      // The store's report stays here: callers get the result as the public API describes it.
+      return { ok: true, record: result.record };
+    }
+    if (result.reason === 'expired') {
       const expired = await this.expire(id, now);
       if (expired && expired.status !== 'expired') {
         return { ok: false, reason: 'already-finished', status: expired.status as FinalStatus, record: expired };

@@ -22,7 +22,7 @@ import type { ElicitationWaitOptions } from './elicitation-waiters.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import { ElicitationStore, type CreateQuota } from '../stores/elicitation-store.js';
+import { createResultOf, ElicitationStore, sweepReportOf, type CreateQuota } from '../stores/elicitation-store.js';
 
 /** What `createUrlElicitation` returns. */
 export interface CreatedElicitation {
@@ -100,11 +100,12 @@ export class ElicitationService implements OnModuleDestroy {
     const record = buildPendingRecord(input, this.options, Date.now());
     const attaching = attachKindData(record, input, this.options);
     if (attaching) await attaching;
-    const created = await this.store.create(record, this.quota);
+    const answer = await this.store.create(record, this.quota);
+    const created = createResultOf(answer);
     if (created !== 'created') throw new ElicitationQuotaError(created);
     this.telemetry.created(record.kind, 'url');
     this.audit.record({ event: 'created', elicitationId: record.id, kind: record.kind, userId: record.userId });
-    this.transitions.publish('created', record, record.createdAt);
+    this.transitions.publish('created', record, record.createdAt, typeof answer === 'string' ? {} : answer);
     return { elicitationId: record.id, url: pageUrl(this.options, record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
 
@@ -227,8 +228,8 @@ export class ElicitationService implements OnModuleDestroy {
    * their retention. Called by the cleanup scheduler; resolves the number expired.
    */
   async sweep(now: number = Date.now()): Promise<number> {
-    const expired = await this.store.sweep(now, this.options.retentionMs);
-    for (const record of expired) this.transitions.finished('expired', record, now);
+    const { expired, eventSent } = sweepReportOf(await this.store.sweep(now, this.options.retentionMs));
+    for (const record of expired) this.transitions.finished('expired', record, now, { eventSent });
     return expired.length;
   }
 

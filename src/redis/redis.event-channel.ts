@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import { callRedis, connectionNameOf, duplicateClient, isClusterClient, type RedisClient } from './redis.client.js';
-import { eventTag, RecentIds, SentInScript } from './redis.event-repeats.js';
+import { RecentIds } from './redis.event-repeats.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
@@ -29,7 +29,7 @@ import {
 
 export { compareStreamIds } from './redis.stream-reader.js';
 
-/** Events remembered to drop duplicates: two generations of up to this many each. */
+/** Events remembered to drop a resent append: two generations of up to this many each. */
 const SEEN_GENERATION = 5_000;
 /** The pause after a failed read: 100 ms more per failure in a row, up to a second (the store's reconnect pace). */
 const retryDelayMs = (failures: number) => Math.min(100 * failures, 1_000);
@@ -71,7 +71,8 @@ export type EventScriptArgs = [stream: string, maxLength: number, maxAgeMs: numb
  *   lost to this instance: it says so in a warning (on Redis 7 or later it knows; on 6.2 it warns when it may
  *   have happened). Tools waiting here on them wake at their timeout; the stored state is not lost.
  * - Messages carry the channel's own random origin, so it skips what it sent itself; an event that arrives
- *   twice (a resent append) is delivered once, by its id (`eventId`).
+ *   twice (an append ioredis sent again after a dropped connection: see `RecentIds`) is delivered once, by its id
+ *   (`eventId`).
  * - A message arrives with its user, kind, type and session sealed (redis.event-wire.ts); the channel opens
  *   them, so listeners get the whole event, and drops what it cannot open (another key ring). The sender's
  *   trace context arrives beside the event (`ElicitationEventContext.trace`).
@@ -79,7 +80,6 @@ export type EventScriptArgs = [stream: string, maxLength: number, maxAgeMs: numb
 export class RedisEventChannel implements ElicitationEventChannel {
   /** What this channel's messages start with, up to the event's type (exclusive). */
   private readonly head: string;
-  private readonly sent = new SentInScript();
   private readonly seen = new RecentIds(SEEN_GENERATION);
   private readonly logger = new Logger('RedisElicitationStore');
   /** The id of the last entry read: the next read starts after it. */
@@ -149,13 +149,11 @@ export class RedisEventChannel implements ElicitationEventChannel {
     ];
   }
 
-  /** Notes that a script appended this event, so that `publish` does not send it again. */
-  appendedInScript(id: string, type: ElicitationEvent['type'], at: number): void {
-    this.sent.add(eventTag(id, type, at));
-  }
-
+  /**
+   * Appends an event no script appended (the store's result did not report it sent, so the module publishes it):
+   * one round trip.
+   */
   async publish(event: ElicitationEvent): Promise<void> {
-    if (this.sent.take(eventTag(event.elicitationId, event.type, event.at))) return;
     const message = encodeEventMessage(this.head, event, this.deps.keys, this.trace());
     await callRedis('publish', () =>
       this.deps.scripts.elicitAppendEvent(this.deps.stream, this.deps.maxLength, this.deps.maxAgeMs, message),
@@ -171,7 +169,6 @@ export class RedisEventChannel implements ElicitationEventChannel {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     this.deps.onClose(this);
-    this.sent.stop();
     this.wake?.();
     this.reader.disconnect();
     return Promise.resolve();

@@ -1,44 +1,13 @@
-import type { ElicitationEvent } from '../core/elicitation.types.js';
-
 /**
- * Events whose append a script already made (CREATE, FINISH, EXTEND_EXPIRY, SWEEP), so that the channel does not send them
- * again when the service publishes them right after (by `tag`). Entries live one to two rotations (a second
- * or two), so an event that is never published through the channel costs nothing for long; one published
- * later than that goes out again and the readers drop it by its id.
- *
- * It spares every create and finish a second round trip and lets the event leave from inside the script
- * (guarded by the redis.bench rows "redis round trips per create / finish" and "redis cross-instance
- * completion latency p99").
+ * The ids of the events a channel delivered lately (two generations of at most `generation` each), so that an event
+ * the stream holds twice is delivered once. Only `RedisEventChannel.publish` can append an event twice: when the
+ * store's connection drops after Redis ran its APPEND script but before the reply arrived, ioredis sends the
+ * command again once it has reconnected (`autoResendUnfulfilledCommands`, on by default, so on the connections the
+ * store opens and on most an app passes; a Cluster client retries as well), and Redis appends the event a second
+ * time. The scripts that append an event within a move (CREATE, FINISH, EXTEND_EXPIRY, SWEEP) cannot: sent again,
+ * they find the move made and append nothing. Nor do reads repeat an entry: each starts after the last id read,
+ * across reconnects too.
  */
-export class SentInScript {
-  private current = new Set<string>();
-  private previous = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-
-  add(tag: string): void {
-    this.current.add(tag);
-    if (!this.timer) {
-      this.timer = setInterval(() => {
-        this.previous = this.current;
-        this.current = new Set();
-        if (this.previous.size === 0) this.stop();
-      }, 1_000);
-      this.timer.unref();
-    }
-  }
-
-  /** True (once) when a script already appended this event. */
-  take(tag: string): boolean {
-    return this.current.delete(tag) || this.previous.delete(tag);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
-  }
-}
-
-/** The ids of the events delivered lately (two generations of at most `generation` each), to drop a second copy. */
 export class RecentIds {
   private current = new Set<string>();
   private previous = new Set<string>();
@@ -55,9 +24,4 @@ export class RecentIds {
     this.current.add(id);
     return true;
   }
-}
-
-/** How SentInScript tells one event from another. */
-export function eventTag(id: string, type: ElicitationEvent['type'], at: number): string {
-  return `${id} ${type} ${at}`;
 }

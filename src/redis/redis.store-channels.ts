@@ -30,8 +30,9 @@ export class RedisStoreChannels {
 
   /**
    * The channel whose events the scripts append themselves: the only one open on this store (in the same step
-   * as the change, no second round trip; the channel then skips the event when the service publishes it right
-   * after). With several open (tests, two modules on one store) each publishes its own.
+   * as the change, no second round trip; the store's result then says the event was sent, `eventSent`, so the
+   * module does not publish it). With several open (tests, two modules on one store) the scripts append none and
+   * each module publishes its own, since the store cannot tell which module's channel made the move.
    */
   scriptChannel(): RedisEventChannel | undefined {
     return this.channels.size === 1 ? this.channels.values().next().value : undefined;

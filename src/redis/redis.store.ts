@@ -5,15 +5,18 @@ import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import {
   ElicitationStore,
   type CounterHit,
+  type CreatedReport,
   type CreateQuota,
   type CreateResult,
   type ElicitationEventChannel,
   type ElicitationEventChannelOptions,
   type ElicitationEventContext,
   type ElicitationStoreKeys,
+  type EventSentReport,
   type ExtendChange,
   type FinishChange,
   type KeyRingEntry,
+  type SweepReport,
 } from '../stores/elicitation-store.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
@@ -33,7 +36,8 @@ export type { RedisElicitationStoreOptions } from './redis.store-options.js';
  * dedicated connection from the last event it read, so a dropped connection loses no event the stream still
  * keeps (see redis.event-channel.ts). While exactly one event channel is open on the store, `create`,
  * `finish`, `extend` and `sweep` append the events of the records they create, finish, extend and expire from
- * their own scripts (the events the service publishes right after are then not sent again).
+ * their own scripts, and say so in their results (`eventSent`, see `EventSentReport`): the module then does not
+ * publish those events again.
  *
  * No key name, value or event holds a user id, a type, an IP address or a message in clear: names are keyed
  * hashes and records and events are sealed, under the keys `ElicitationModule` hands the store from its
@@ -89,7 +93,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     this.keyRing.use(keys);
   }
 
-  async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult> {
+  /** With one event channel open, the CREATE script appends the `created` event too, and the result says so. */
+  async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport> {
     const { keys, names } = this.keyRing.require();
     const { v, j } = encodeImmutableFields(record, keys);
     const users = names.user(record.userId);
@@ -125,9 +130,9 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
         ...users,
       ),
     );
-    if (created === 1) channel?.appendedInScript(record.id, 'created', record.createdAt);
     if (created === 0) throw new Error(`Elicitation id collision: ${record.id}`);
-    return created === 1 ? 'created' : created;
+    if (created !== 1) return created;
+    return channel ? { result: 'created', eventSent: true } : 'created';
   }
 
   async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
@@ -164,7 +169,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     return record.purgeAt <= now ? undefined : record;
   }
 
-  async finish(id: string, change: FinishChange): Promise<TransitionResult> {
+  /** With one event channel open, the FINISH script appends the event of the move too, and the result says so. */
+  async finish(id: string, change: FinishChange): Promise<TransitionResult & EventSentReport> {
     const { keys } = this.keyRing.require();
     const data = change.status === 'completed' && change.data ? JSON.stringify(change.data) : '';
     const channel = this.channels.scriptChannel();
@@ -180,8 +186,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       record.finishedAt = change.now;
       record.purgeAt = change.purgeAt;
       if (data) record.data = decodeData(data);
-      channel?.appendedInScript(id, change.status, change.now);
-      return { ok: true, record };
+      return channel ? { ok: true, record, eventSent: true } : { ok: true, record };
     }
     const record = toRecord(reply, keys);
     if (record.status === 'pending') return { ok: false, reason: 'expired', record };
@@ -190,9 +195,10 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
 
   /**
    * "Need more time?" in one script (EXTEND_EXPIRY): the compare-and-set on a pending, not yet extended record, its
-   * deadline and TTLs moved on, and (with one event channel open) the `extended` event appended in the same step.
+   * deadline and TTLs moved on, and (with one event channel open) the `extended` event appended in the same step,
+   * which the result says (`eventSent`).
    */
-  override async extend(id: string, change: ExtendChange): Promise<ExtendResult> {
+  override async extend(id: string, change: ExtendChange): Promise<ExtendResult & EventSentReport> {
     const { keys } = this.keyRing.require();
     const channel = this.channels.scriptChannel();
     const args: Array<string | number> = [id, change.now, change.expiresAt, change.purgeAt, this.keys.base, this.graceMs];
@@ -203,10 +209,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
     if (reply === 0) return { ok: false, reason: 'not-found' };
     const [extended, row] = reply;
     const record = toRecord(row, keys);
-    if (extended === 1) {
-      channel?.appendedInScript(id, 'extended', change.now);
-      return { ok: true, record };
-    }
+    if (extended === 1) return channel ? { ok: true, record, eventSent: true } : { ok: true, record };
     if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
     if (change.now >= record.expiresAt) return { ok: false, reason: 'expired', record };
     return { ok: false, reason: 'already-extended', record };
@@ -242,8 +245,11 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       .sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  /** Resolves records read back from Redis: the caller's own objects. */
-  async sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>> {
+  /**
+   * Resolves records read back from Redis: the caller's own objects. With one event channel open the SWEEP script
+   * appends their `expired` events too, and the answer says so (`{ expired, eventSent: true }`).
+   */
+  async sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>> | SweepReport> {
     const { keys } = this.keyRing.require();
     const expired: ElicitationRecord[] = [];
     const channel = this.channels.scriptChannel();
@@ -262,10 +268,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
           new Logger('RedisElicitationStore').warn(`The sweep expired a record it cannot announce. ${error.message}`);
         }
       }
-      if (handled < this.sweepBatch) {
-        for (const record of expired) channel?.appendedInScript(record.id, 'expired', now);
-        return expired;
-      }
+      if (handled < this.sweepBatch) return channel ? { expired, eventSent: true } : expired;
     }
   }
 

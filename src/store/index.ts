@@ -7,6 +7,7 @@
 export {
   ElicitationStore,
   type CounterHit,
+  type CreatedReport,
   type CreateQuota,
   type CreateResult,
   type ElicitationCounterStore,
@@ -15,9 +16,11 @@ export {
   type ElicitationEventContext,
   type ElicitationRecordStore,
   type ElicitationStoreKeys,
+  type EventSentReport,
   type ExtendChange,
   type FinishChange,
   type KeyRingEntry,
+  type SweepReport,
 } from '../stores/elicitation-store.js';
 export { MemoryElicitationStore } from '../stores/memory.store.js';
 export type {

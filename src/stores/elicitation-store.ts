@@ -43,6 +43,39 @@ export interface CreateQuota {
 /** What `create` did: `created`, or which limit refused the record (then nothing was stored). */
 export type CreateResult = 'created' | 'rate-limited' | 'user-pending-limit' | 'pending-limit';
 
+/**
+ * What a store may add to the result of a move it made (`create`, `finish`, `extend`, `sweep`): `eventSent: true` when
+ * it sent the move's lifecycle event to the other instances itself, in the same step (the Redis store's scripts
+ * append it to the event stream while one event channel is open on the store). The module then hands the event to
+ * this instance's listeners only and does not publish it on the channel again. Unset or `false` (a store that says
+ * nothing): the module publishes the event on the store's channel. A refused move has no event: a store never says
+ * it sent one.
+ */
+export interface EventSentReport {
+  readonly eventSent?: boolean;
+}
+
+/** `create`'s `'created'` with the store's `EventSentReport`, from a store that sent the `created` event itself. */
+export interface CreatedReport extends EventSentReport {
+  readonly result: 'created';
+}
+
+/** `sweep`'s expired records with the store's `EventSentReport`, from a store that sent their `expired` events itself. */
+export interface SweepReport extends EventSentReport {
+  /** The records the sweep expired (read-only, as `sweep` returns them). */
+  readonly expired: ReadonlyArray<Readonly<ElicitationRecord>>;
+}
+
+/** What `create` answered, without the store's report: `'created'` or the limit that refused. */
+export function createResultOf(answer: CreateResult | CreatedReport): CreateResult {
+  return typeof answer === 'string' ? answer : answer.result;
+}
+
+/** What `sweep` answered, as a report: the records it expired, and whether it sent their events. */
+export function sweepReportOf(answer: ReadonlyArray<Readonly<ElicitationRecord>> | SweepReport): SweepReport {
+  return 'expired' in answer ? answer : { expired: answer };
+}
+
 /** A fixed-window counter after one hit. */
 export interface CounterHit {
   /** Hits in the current window, this one included. */
@@ -65,7 +98,7 @@ export interface ElicitationEventChannelOptions {
   /**
    * Returns the trace context (a W3C `traceparent`) to send with an event, or `undefined` for none. The store
    * calls it synchronously when it sends an event: at the start of the operation that makes the transition
-   * (`create`, `finish`, `sweep`, when its script appends the event) or in `publish`, so it sees that call's
+   * (`create`, `finish`, `extend`, `sweep`, when its script appends the event) or in `publish`, so it sees that call's
    * active span. A value that throws or is not a short string is not sent.
    */
   trace?: () => string | undefined;
@@ -76,7 +109,10 @@ export interface ElicitationEventChannelOptions {
  * Redis store). Events never carry submitted data.
  */
 export interface ElicitationEventChannel {
-  /** Sends an event to the other instances (not back to this one). */
+  /**
+   * Sends an event to the other instances (not back to this one). The module publishes here each event of a move
+   * the store did not say it sent itself (`EventSentReport`).
+   */
   publish(event: ElicitationEvent): Promise<void>;
   /** Stops listening and closes what the channel opened. */
   close(): Promise<void>;
@@ -133,9 +169,10 @@ export interface KeyRingEntry {
 export interface ElicitationRecordStore {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
-   * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step.
+   * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step. A store that sent
+   * the `created` event itself says so with `{ result: 'created', eventSent: true }` (`CreatedReport`).
    */
-  create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
+  create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport>;
 
   /**
    * Reads one record. Resolves `undefined` for unknown ids and for records past their `purgeAt`.
@@ -146,9 +183,10 @@ export interface ElicitationRecordStore {
 
   /**
    * Atomic compare-and-set out of `pending`. Succeeds only while the record is `pending` and, unless the
-   * change is `expired`, before its `expiresAt`. Never overwrites a finished record.
+   * change is `expired`, before its `expiresAt`. Never overwrites a finished record. A store that sent the event
+   * of the move itself says so on the `ok: true` result (`eventSent: true`, see `EventSentReport`).
    */
-  finish(id: string, change: FinishChange): Promise<TransitionResult>;
+  finish(id: string, change: FinishChange): Promise<TransitionResult & EventSentReport>;
 
   /**
    * Read-once delivery: atomically returns a completed record with its data and removes the data from the
@@ -176,9 +214,10 @@ export interface ElicitationRecordStore {
    * `purgeAt: now + retentionMs`) and forgets every record whose `purgeAt` has passed. Resolves the
    * records it expired, so the caller can announce them. They are read-only: unlike `get`, a store may
    * hand out its own objects here rather than copies (the memory store does, for speed). Its cost should
-   * follow the number of due records, not the number of stored ones.
+   * follow the number of due records, not the number of stored ones. A store that sent their `expired` events
+   * itself resolves `{ expired, eventSent: true }` (`SweepReport`) instead.
    */
-  sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
+  sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>> | SweepReport>;
 
   /**
    * Optional ("Need more time?"): gives a pending record more time, once. Atomic, like `finish`: succeeds only
@@ -186,10 +225,11 @@ export interface ElicitationRecordStore {
    * `purgeAt` from `change`, `extendedAt: change.now` and `extendedFrom` (the `expiresAt` it had), and keeps
    * every index in step, so that `sweep` expires the record at its new `expiresAt`, not before. Refusals, checked
    * in this order: `not-found` (unknown or purged), `already-finished`, `expired` (at or after `expiresAt`, still
-   * pending), `already-extended`. A store shared by several instances that appends events itself (as `finish`
-   * may) appends the `extended` event with the new `expiresAt`. Without it, the service answers `unsupported`.
+   * pending), `already-extended`. A store shared by several instances that sends events itself (as `finish`
+   * may) sends the `extended` event with the new `expiresAt` and says so (`eventSent: true` on the `ok: true`
+   * result, see `EventSentReport`). Without it, the service answers `unsupported`.
    */
-  extend?(id: string, change: ExtendChange): Promise<ExtendResult>;
+  extend?(id: string, change: ExtendChange): Promise<ExtendResult & EventSentReport>;
 
   /** Optional liveness check for health indicators; rejects when the backend is unreachable. */
   ping?(): Promise<void>;
@@ -259,15 +299,15 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
    * the process are kept as their JSON text, so every reader gets its own copy.
    */
   declare readonly inProcess?: boolean;
-  abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult>;
+  abstract create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport>;
   abstract get(id: string, now: number): Promise<ElicitationRecord | undefined>;
-  abstract finish(id: string, change: FinishChange): Promise<TransitionResult>;
+  abstract finish(id: string, change: FinishChange): Promise<TransitionResult & EventSentReport>;
   abstract consume(id: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined>;
   abstract listByUser(userId: string, now: number): Promise<ElicitationRecord[]>;
   findByAskKey?(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]>;
-  abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>>>;
-  extend?(id: string, change: ExtendChange): Promise<ExtendResult>;
+  abstract sweep(now: number, retentionMs: number): Promise<ReadonlyArray<Readonly<ElicitationRecord>> | SweepReport>;
+  extend?(id: string, change: ExtendChange): Promise<ExtendResult & EventSentReport>;
   ping?(): Promise<void>;
   openEventChannel?(
     onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
+import { sweepReportOf, type ElicitationRecordStore } from '../stores/elicitation-store.js';
 
 /** The time the suites' records are created at (epoch milliseconds). */
 export const T0 = 1_800_000_000_000;
@@ -25,6 +26,15 @@ export function pendingRecord(overrides: Partial<ElicitationRecord> = {}): Elici
     purgeAt: expiresAt + RETENTION,
     ...overrides,
   };
+}
+
+/** The records `store.sweep` expired, whether it resolved them as they are or with its report (`SweepReport`). */
+export async function swept(
+  store: ElicitationRecordStore,
+  now: number,
+  retentionMs: number,
+): Promise<ReadonlyArray<Readonly<ElicitationRecord>>> {
+  return sweepReportOf(await store.sweep(now, retentionMs)).expired;
 }
 
 /** The matchers the suites use, resolving `R` (jest's and vitest's `expect` both have them). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
-import { pendingRecord, RETENTION, T0, TTL, type ContractGroupApi } from './contract-test-api.js';
+import { pendingRecord, RETENTION, T0, TTL, swept, type ContractGroupApi } from './contract-test-api.js';
 
 /** The extend group of the record contract ("Need more time?"): run when `offers` lists `extend`. */
 export function extendTests({ itIfOffered, expect }: ContractGroupApi<ElicitationRecordStore>): void {
@@ -87,15 +87,15 @@ export function extendTests({ itIfOffered, expect }: ContractGroupApi<Elicitatio
     expect((await extend(record.id, change)).ok).toBe(true);
     // The old expiry and the old purgeAt pass: still pending, still there (swept seconds after the old expiry, and
     // right at another's).
-    const swept = await store.sweep(record.expiresAt + 2_000, RETENTION);
-    expect(swept.map((r) => r.id)).toEqual([other.id]);
+    const first = await swept(store, record.expiresAt + 2_000, RETENTION);
+    expect(first.map((r) => r.id)).toEqual([other.id]);
     const soon = pendingRecord({ createdAt: T0 + 3_000 });
     await store.create(soon);
     expect((await extend(soon.id, moreTime(soon, T0 + 3_001))).ok).toBe(true);
-    expect(await store.sweep(soon.expiresAt + 1, RETENTION)).toEqual([]);
+    expect(await swept(store, soon.expiresAt + 1, RETENTION)).toEqual([]);
     expect((await store.get(soon.id, soon.expiresAt + 2))!.status).toBe('pending');
     expect((await store.get(record.id, record.purgeAt + 1))!.status).toBe('pending');
-    expect(await store.sweep(record.purgeAt + 1, RETENTION)).toEqual([]);
+    expect(await swept(store, record.purgeAt + 1, RETENTION)).toEqual([]);
     expect((await store.get(record.id, record.purgeAt + 2))!.status).toBe('pending');
     // A page may still be answered before the new expiry...
     const late = pendingRecord();
@@ -109,11 +109,11 @@ export function extendTests({ itIfOffered, expect }: ContractGroupApi<Elicitatio
     });
     expect(answered).toMatchObject({ ok: true, record: { status: 'completed' } });
     // ...and the sweep expires the record at its new expiry, once.
-    const due = await store.sweep(change.expiresAt, RETENTION);
+    const due = await swept(store, change.expiresAt, RETENTION);
     expect(due.map((r) => r.id)).toEqual([record.id]);
     expect((await store.get(soon.id, change.expiresAt))!.status).toBe('pending');
     expect(due[0]).toMatchObject({ status: 'expired', finishedAt: change.expiresAt, purgeAt: change.expiresAt + RETENTION });
-    expect(await store.sweep(change.expiresAt + 1, RETENTION)).toEqual([]);
+    expect(await swept(store, change.expiresAt + 1, RETENTION)).toEqual([]);
     expect((await store.get(record.id, change.expiresAt + 1))!.status).toBe('expired');
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
-import { pendingRecord, RETENTION, T0, type ContractGroupApi } from './contract-test-api.js';
+import { createResultOf, type ElicitationRecordStore } from '../stores/elicitation-store.js';
+import { pendingRecord, RETENTION, T0, swept, type ContractGroupApi } from './contract-test-api.js';
 
 /**
  * The records group of the record contract: create, get, finish (exactly once, races included), consume, the
@@ -151,12 +151,12 @@ export function recordTests({ it, itIfOffered, expect }: ContractGroupApi<Elicit
     const user = `user-${randomUUID()}`;
     const quota = { perUserLimit: 3, windowMs: 1_000, maxPendingPerUser: 100, maxPending: 1_000_000 };
     const attempts = Array.from({ length: 5 }, () => pendingRecord({ userId: user }));
-    const results = await Promise.all(attempts.map((r) => store.create(r, quota)));
+    const results = (await Promise.all(attempts.map((r) => store.create(r, quota)))).map(createResultOf);
     expect(results.filter((r) => r === 'created')).toHaveLength(3);
     expect(results.filter((r) => r === 'rate-limited')).toHaveLength(2);
     expect(await store.listByUser(user, T0)).toHaveLength(3);
     // A new window allows creating again.
-    expect(await store.create(pendingRecord({ userId: user, createdAt: T0 + 2_000 }), quota)).toBe('created');
+    expect(createResultOf(await store.create(pendingRecord({ userId: user, createdAt: T0 + 2_000 }), quota))).toBe('created');
   });
 
   it('caps pending records per user and frees a slot when one finishes', async (store) => {
@@ -166,11 +166,11 @@ export function recordTests({ it, itIfOffered, expect }: ContractGroupApi<Elicit
     await store.create(a, quota);
     await store.create(pendingRecord({ userId: user }), quota);
     const refused = pendingRecord({ userId: user });
-    expect(await store.create(refused, quota)).toBe('user-pending-limit');
+    expect(createResultOf(await store.create(refused, quota))).toBe('user-pending-limit');
     expect(await store.get(refused.id, T0)).toBeUndefined();
-    expect(await store.create(pendingRecord({ userId: `${user}-other` }), quota)).toBe('created');
+    expect(createResultOf(await store.create(pendingRecord({ userId: `${user}-other` }), quota))).toBe('created');
     await store.finish(a.id, { status: 'declined', now: T0 + 1, purgeAt: T0 + RETENTION });
-    expect(await store.create(pendingRecord({ userId: user }), quota)).toBe('created');
+    expect(createResultOf(await store.create(pendingRecord({ userId: user }), quota))).toBe('created');
   });
 
   it('sweeps: expires due pending records once, forgets purged ones, leaves the rest', async (store) => {
@@ -180,17 +180,36 @@ export function recordTests({ it, itIfOffered, expect }: ContractGroupApi<Elicit
     for (const r of [due, notDue, finished]) await store.create(r);
     await store.finish(finished.id, { status: 'completed', data: { k: 1 }, now: T0 + 5, purgeAt: T0 + 50 });
 
-    const expired = await store.sweep(T0 + 20, RETENTION);
+    const expired = await swept(store, T0 + 20, RETENTION);
     expect(expired.map((r) => r.id)).toContain(due.id);
     expect(expired.map((r) => r.id)).not.toContain(finished.id);
     expect(expired.map((r) => r.id)).not.toContain(notDue.id);
     expect(expired.find((r) => r.id === due.id)).toMatchObject({ status: 'expired', finishedAt: T0 + 20, purgeAt: T0 + 20 + RETENTION });
     expect((await store.get(due.id, T0 + 21))!.status).toBe('expired');
-    expect(await store.sweep(T0 + 21, RETENTION)).toEqual([]);
+    expect(await swept(store, T0 + 21, RETENTION)).toEqual([]);
 
     await store.sweep(T0 + 60, RETENTION);
     expect(await store.get(finished.id, T0 + 40)).toBeUndefined();
     expect((await store.get(notDue.id, T0 + 60))!.status).toBe('pending');
+  });
+
+  it('says it sent an event only beside a move it made, never beside a refusal', async (store) => {
+    const user = `user-${randomUUID()}`;
+    const quota = { perUserLimit: 1, windowMs: 60_000, maxPendingPerUser: 100, maxPending: 1_000_000 };
+    const record = pendingRecord({ userId: user });
+    const created = await store.create(record, quota);
+    expect(createResultOf(created)).toBe('created');
+    // A refusal is the plain answer: no event, so no report.
+    expect(await store.create(pendingRecord({ userId: user }), quota)).toBe('rate-limited');
+    expect((await store.finish(record.id, { status: 'declined', now: T0 + 1, purgeAt: T0 + RETENTION })).ok).toBe(true);
+    const refusals = [
+      await store.finish(record.id, { status: 'cancelled', now: T0 + 2, purgeAt: T0 + RETENTION }),
+      await store.finish(randomUUID(), { status: 'cancelled', now: T0 + 2, purgeAt: T0 + RETENTION }),
+    ];
+    expect(refusals.map((r) => [r.ok, r.eventSent === true])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
   });
 
   itIfOffered('ping', 'answers ping while the backend is reachable', async (store) => {

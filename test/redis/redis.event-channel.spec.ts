@@ -166,7 +166,7 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
     expect(warn.mock.calls.filter(([m]) => String(m).includes('trimmed'))).toEqual([]);
   });
 
-  it('drops a second copy of an event (an append sent again, a publish its script had made)', async () => {
+  it('drops a second copy of an event (an append ioredis sent again after its connection dropped)', async () => {
     const prefix = `${RUN}-${++n}`;
     const [, a] = await listen(store(prefix, `${RUN}-a${n}`));
     const b = store(prefix, `${RUN}-b${n}`);
@@ -245,14 +245,14 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
     expect(trimmed[0]).toContain('eventsMaxLength');
   });
 
-  it('with one channel open, create, finish and sweep append their events within their one round trip, with the trace', async () => {
+  it('with one channel open, create, finish and sweep append their events within their one round trip, with the trace, and say so', async () => {
     const prefix = `${RUN}-${++n}`;
     const [, other] = await listen(store(prefix, `${RUN}-o${n}`));
     const client = new Redis(REDIS_URL);
     cleanups.push(() => client.quit());
     const s = keyed(new RedisElicitationStore(client, { keyPrefix: prefix }));
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    const [channel] = await listen(s, () => traceparent);
+    await listen(s, () => traceparent); // the one channel open on s, as the module's is
     const sent: string[] = [];
     const original = client.sendCommand.bind(client);
     client.sendCommand = (command: Command) => {
@@ -268,27 +268,33 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
     await s.create(warm);
     await s.finish(warm.id, { status: 'declined', now: now + 1, purgeAt: now + 60_000 });
     await s.sweep(now - 1, 60_000);
-    const counted: Array<[string, () => Promise<unknown>]> = [
-      ['create', () => s.create(done)],
-      ['create', () => s.create(due)],
-      ['finish', () => s.finish(done.id, { status: 'completed', data: { k: 1 }, now: now + 1, purgeAt: now + 60_000 })],
-      ['sweep', () => s.sweep(now + 20, 60_000)],
+    // Each result says the event was sent, so the module publishes none of them again.
+    const counted: Array<[string, () => Promise<unknown>, unknown]> = [
+      ['create', () => s.create(done), { result: 'created', eventSent: true }],
+      ['create', () => s.create(due), { result: 'created', eventSent: true }],
+      [
+        'finish',
+        () => s.finish(done.id, { status: 'completed', data: { k: 1 }, now: now + 1, purgeAt: now + 60_000 }),
+        { ok: true, record: expect.objectContaining({ id: done.id, status: 'completed' }), eventSent: true },
+      ],
+      [
+        'sweep',
+        () => s.sweep(now + 20, 60_000),
+        { expired: [expect.objectContaining({ id: due.id, status: 'expired' })], eventSent: true },
+      ],
     ];
-    for (const [op, call] of counted) {
+    for (const [op, call, report] of counted) {
       sent.length = 0;
-      await call();
+      const result = await call();
       expect([op, sent]).toEqual([op, [expect.stringMatching(/^evalsha$/i)]]);
+      expect([op, result]).toEqual([op, report]);
     }
-    // What the service publishes right after each: already appended, not sent again.
     const events = [
       lifecycleEvent('created', done, now),
       lifecycleEvent('created', due, now),
       lifecycleEvent('completed', done, now + 1),
       lifecycleEvent('expired', due, now + 20),
     ];
-    sent.length = 0;
-    for (const e of events) await channel.publish(e);
-    expect(sent).toEqual([]);
     await until('the four events at the other channel', () => other.events.filter((e) => e.elicitationId !== warm.id).length >= 4);
     await sleep(100);
     const seen = other.events.filter((e) => e.elicitationId !== warm.id);

@@ -298,10 +298,10 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
         await waitFor(() => seenByB.length >= 1, 'the event of A at B');
         expect(seenByB).toEqual([fromA]);
 
-        // A create and a finish on A append their events from their scripts, on the node serving the prefix;
-        // the service's publish right after each sends nothing more.
+        // A create and a finish on A append their events from their scripts, on the node serving the prefix, and
+        // say so (eventSent): nobody publishes them again.
         const record = pendingRecord({ sessionId: 'cluster-session' });
-        await a.create(record);
+        expect(await a.create(record)).toEqual({ result: 'created', eventSent: true });
         const created: ElicitationEvent = {
           type: 'created',
           elicitationId: record.id,
@@ -311,9 +311,11 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
           sessionId: 'cluster-session',
           at: record.createdAt,
         };
-        await channelA.publish(created);
         const now = record.createdAt + 1;
-        expect((await a.finish(record.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 })).ok).toBe(true);
+        expect(await a.finish(record.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 })).toMatchObject({
+          ok: true,
+          eventSent: true,
+        });
         const finished: ElicitationEvent = {
           type: 'completed',
           elicitationId: record.id,
@@ -323,7 +325,6 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
           sessionId: 'cluster-session',
           at: now,
         };
-        await channelA.publish(finished);
         await waitFor(() => seenByB.length >= 3, 'the create and finish events of A at B');
         expect(seenByB).toEqual([fromA, created, finished]);
 

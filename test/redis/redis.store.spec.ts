@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestingModule } from '@nestjs/testing';
 import { Redis, type Command } from 'ioredis';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
-import { lifecycleEvent } from '../../src/events/elicitation-events.js';
+import { ElicitationEvents, lifecycleEvent } from '../../src/events/elicitation-events.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
+import { compileElicitation } from '../support/testing-module.js';
 import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 const RUN = `test-${randomUUID().slice(0, 8)}`;
@@ -135,7 +138,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
-    it('appends the events of the records it creates and finishes from its scripts, once, and never back to the sender', async () => {
+    it('appends the events of the records it creates and finishes from its scripts, says so, and they arrive once, never back to the sender', async () => {
       const prefix = `${RUN}-script-event`;
       const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
       const b = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
@@ -153,18 +156,16 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       try {
         const withSession = pendingRecord({ sessionId: 'session-1', userId: 'event-user', type: 'event-type' });
         const without = pendingRecord();
-        await a.create(withSession);
-        await a.create(without);
-        // What the service does right after a creation: it publishes the event on its channel (already appended).
+        // Appended by the scripts, which say so: the module publishes nothing after them.
+        expect(await a.create(withSession)).toEqual({ result: 'created', eventSent: true });
+        expect(await a.create(without)).toEqual({ result: 'created', eventSent: true });
         const created = [withSession, without].map((r) => lifecycleEvent('created', r, r.createdAt));
-        for (const event of created) await channelA.publish(event);
         await settle(2);
         expect(seenByB).toEqual(created);
         expect(await messages()).toHaveLength(2);
         const now = withSession.createdAt + 1;
         const done = await a.finish(withSession.id, { status: 'completed', data: { k: 1 }, now, purgeAt: now + 1_000 });
-        expect(done.ok).toBe(true);
-        // What the service does right after a successful finish: it publishes the event on its channel.
+        expect(done).toMatchObject({ ok: true, eventSent: true });
         const completed: ElicitationEvent = {
           type: 'completed',
           elicitationId: withSession.id,
@@ -174,15 +175,16 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           sessionId: 'session-1',
           at: now,
         };
-        await channelA.publish(completed);
         await settle(3);
         expect(seenByB).toEqual([...created, completed]);
         expect(await messages()).toHaveLength(3);
 
-        // A refused finish publishes nothing.
-        expect(await a.finish(withSession.id, { status: 'declined', now: now + 1, purgeAt: now + 1_000 })).toMatchObject({ ok: false });
+        // A refused finish appends nothing, and says it sent nothing.
+        const refused = await a.finish(withSession.id, { status: 'declined', now: now + 1, purgeAt: now + 1_000 });
+        expect(refused).toMatchObject({ ok: false });
+        expect(refused).not.toHaveProperty('eventSent');
         const declined = await a.finish(without.id, { status: 'declined', now: now + 2, purgeAt: now + 1_000 });
-        expect(declined.ok).toBe(true);
+        expect(declined).toMatchObject({ ok: true, eventSent: true });
         const declinedEvent: ElicitationEvent = {
           type: 'declined',
           elicitationId: without.id,
@@ -191,7 +193,6 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           elicitationType: without.type,
           at: now + 2,
         };
-        await channelA.publish(declinedEvent);
         // Events no script appended (here a made-up one) still go out through the channel.
         const other: ElicitationEvent = { ...declinedEvent, type: 'cancelled', elicitationId: randomUUID(), at: 7 };
         await channelA.publish(other);
@@ -207,6 +208,83 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
       }
     });
 
+    it('through the module: each move puts one event on the stream in its one round trip, and the other instance hears it once', async () => {
+      const prefix = `${RUN}-module-events`;
+      const [own, other] = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+      const refs: TestingModule[] = [];
+      try {
+        const heard: [ElicitationEvent[], ElicitationEvent[]] = [[], []];
+        for (const [i, redis] of [own, other].entries()) {
+          const store = new RedisElicitationStore(redis, { keyPrefix: prefix });
+          const ref = await compileElicitation({ store, encryptionKey: Buffer.alloc(32, 7), ttlMs: 60_000 });
+          refs.push(ref);
+          ref.get(ElicitationEvents).subscribe((event) => heard[i].push(event));
+        }
+        const service = refs[0].get(ElicitationService);
+        /** The commands A's connection sends while `run` runs. */
+        const commands = async (run: () => Promise<unknown>): Promise<string[]> => {
+          const sent: string[] = [];
+          const original = own.sendCommand.bind(own);
+          own.sendCommand = (command: Command) => {
+            sent.push(command.name.toLowerCase());
+            return original(command);
+          };
+          try {
+            await run();
+          } finally {
+            own.sendCommand = original;
+          }
+          return sent;
+        };
+        /** Created, extended, completed; created, expired by the sweep: each move with the commands it sent. */
+        const moves = async () => {
+          const first = await service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'alice' });
+          const second = await service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'bob' });
+          return {
+            ids: [first.elicitationId, second.elicitationId],
+            sent: [
+              await commands(() => service.extend(first.elicitationId)),
+              await commands(() => service.complete(first.elicitationId, { apiKey: 'k' })),
+              await commands(() => service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'carol' })),
+              await commands(() => service.sweep(second.expiresAt.getTime() + 1)),
+            ],
+          };
+        };
+        await moves(); // every script loaded once (EVALSHA → NOSCRIPT → EVAL); then counted
+        await service.sweep(Date.now() + 120_000); // nothing of the warm-up left pending
+        const stream = keySpace(prefix).events;
+        const [lastId] = (await client.xrevrange(stream, '+', '-', 'COUNT', 1))[0];
+        heard[0].length = heard[1].length = 0;
+        const { ids, sent } = await moves();
+        // Each move is its one round trip (extend reads the record first, as it always did): no publish after it.
+        expect(sent).toEqual([['hmget', 'evalsha'], ['evalsha'], ['evalsha'], ['evalsha']]);
+        // One entry per move on the stream...
+        const appended = (await client.xrange(stream, `(${lastId}`, '+')).map(([, fields]) => {
+          const { event } = JSON.parse(fields[1]) as { event: { type: string; elicitationId: string } };
+          return [event.type, event.elicitationId];
+        });
+        const third = appended.find(([type, id]) => type === 'created' && !ids.includes(id))?.[1];
+        const expected = [
+          ['created', ids[0]],
+          ['created', ids[1]],
+          ['extended', ids[0]],
+          ['completed', ids[0]],
+          ['created', third],
+          ['expired', ids[1]],
+        ];
+        expect(appended).toEqual(expected);
+        // ...heard once here, and once on the other instance.
+        const deadline = Date.now() + 2_000;
+        while (heard[1].length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 100)); // room for a second copy
+        for (const events of heard) expect(events.map((e) => [e.type, e.elicitationId])).toEqual(expected);
+      } finally {
+        for (const ref of refs) await ref.close();
+        await Promise.all([own.quit(), other.quit()]);
+        await deletePrefix(client, prefix);
+      }
+    });
+
     it('publishes through the channels only when several are open on one store', async () => {
       const prefix = `${RUN}-two-channels`;
       const a = keyed(new RedisElicitationStore(REDIS_URL, { keyPrefix: prefix }));
@@ -218,10 +296,15 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         await b.openEventChannel((e) => seen[2].push(e)),
       ];
       try {
+        // The scripts append nothing, and the results say nothing was sent: each module publishes its own.
         const record = pendingRecord();
-        await a.create(record);
+        expect(await a.create(record)).toBe('created');
         const now = record.createdAt + 1;
-        expect((await a.finish(record.id, { status: 'cancelled', now, purgeAt: now + 1_000 })).ok).toBe(true);
+        expect(await a.finish(record.id, { status: 'cancelled', now, purgeAt: now + 1_000 })).toEqual({
+          ok: true,
+          record: expect.anything(),
+        });
+        expect(await client.exists(keySpace(prefix).events)).toBe(0);
         const event: ElicitationEvent = {
           type: 'cancelled',
           elicitationId: record.id,
