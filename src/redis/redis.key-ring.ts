@@ -36,6 +36,11 @@ export class RedisStoreKeys {
     this.keyed ??= { keys, names };
   }
 
+  /** Whether `use` took keys. */
+  has(): boolean {
+    return this.keyed !== undefined;
+  }
+
   /** The keys `use` took, or a config error naming what is missing. */
   require(): { keys: ElicitationStoreKeys; names: RedisNames } {
     if (this.keyed) return this.keyed;

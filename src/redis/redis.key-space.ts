@@ -50,6 +50,11 @@ export interface RedisKeySpace {
    * of its age cap, so it outlives no event it keeps.
    */
   readonly events: string;
+  /**
+   * The marker of the asked index's upgrade (redis.asked-upgrade.ts): the token of the instance filing the records
+   * written before the index, with the TTL of its lease, then `done`, for a year (so that no start scans again).
+   */
+  readonly askedUpgrade: string;
 }
 
 /** The key space of `prefix` (validated by the store: no braces). */
@@ -67,6 +72,7 @@ export function keySpace(prefix: string): RedisKeySpace {
     deadlines: `${base}:d`,
     keyRings: `${base}:k`,
     events: `${base}:events`,
+    askedUpgrade: `${base}:upgrade:a`,
   };
 }
 

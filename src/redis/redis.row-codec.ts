@@ -104,6 +104,16 @@ export function fromParts(
   };
 }
 
+/**
+ * What the asked index files a record by (redis.asked-upgrade.ts), from its `j` field: its user, its askKey (none
+ * for a record created without one) and its creation time. Throws `ElicitationKeyError` for a record sealed under a
+ * key the ring lacks.
+ */
+export function askedPartsOf(id: string, j: string, keys: RecordSealing): Pick<ElicitationRecord, 'userId' | 'askKey' | 'createdAt'> {
+  const { userId, askKey, createdAt } = JSON.parse(keys.open(j, recordContext(id))) as Immutable;
+  return { userId, askKey, createdAt };
+}
+
 /** Submitted data as stored in the `d` field. */
 export function decodeData(d: string): ElicitationData {
   return JSON.parse(d) as ElicitationData;

@@ -248,6 +248,44 @@ end
 return {#due, expired}
 `;
 
+const ASKED_SCAN = `
+-- KEYS: deadlines (every record of the prefix, until it is purged). ARGV: cursor, count, base. One ZSCAN step for
+-- the asked index's upgrade (redis.asked-upgrade.ts): the next cursor, then the id and sealed part (j) of each
+-- record of the step that has no asked name (a), as {cursor, {id, j, id, j, ...}}.
+local step = redis.call('ZSCAN', KEYS[1], ARGV[1], 'COUNT', tonumber(ARGV[2]))
+local found = {}
+for i = 1, #step[2], 2 do
+  local h = redis.call('HMGET', ARGV[3] .. ':r:' .. step[2][i], 'j', 'a')
+  if h[1] and not h[2] then
+    found[#found + 1] = step[2][i]
+    found[#found + 1] = h[1]
+  end
+end
+return {step[1], found}
+`;
+
+const ASKED_FILE = `${EXTEND_TTL}
+-- KEYS: the upgrade marker. ARGV: the lease's token, the lease in ms, base, then per record: id, asked name
+-- (first), createdAt. While the marker still holds the token: renews the lease and files each record that is still
+-- there and has no asked name yet as CREATE does (its a field, its entry in the asked index, which lives at least as
+-- long as the record); returns how many it filed, or -1 when the lease is gone.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local filed = 0
+for i = 4, #ARGV, 3 do
+  local r = ARGV[3] .. ':r:' .. ARGV[i]
+  local ttl = redis.call('PTTL', r)
+  if ttl > 0 and redis.call('HEXISTS', r, 'a') == 0 then
+    local a = ARGV[3] .. ':a:' .. ARGV[i + 1]
+    redis.call('HSET', r, 'a', ARGV[i + 1])
+    redis.call('ZADD', a, ARGV[i + 2], ARGV[i])
+    extend(a, ttl)
+    filed = filed + 1
+  end
+end
+return filed
+`;
+
 const CONSUME = `
 -- KEYS: record. ARGV: now, base, id. Returns the record with its data (FIELDS) and removes the data, once; the
 -- record leaves the completed index. h holds FIELDS (status 3, purgeAt 5, consumedAt 8), then u and t.
@@ -315,6 +353,10 @@ export interface Scripts {
   elicitFindAsked(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
   elicitAppendEvent(stream: string, maxLen: number, maxAgeMs: number, message: string): Promise<1>;
+  /** The next cursor, and the id and sealed part of each record of the step without an asked name. */
+  elicitAskedScan(d: string, cursor: string, count: number, base: string): Promise<[string, string[]]>;
+  /** How many records it filed in their asked index, or -1 when the upgrade's lease is no longer `token`'s. */
+  elicitAskedFile(marker: string, token: string, leaseMs: number, base: string, ...records: (string | number)[]): Promise<number>;
 }
 
 /** Each script's command name, number of keys (none: variable, given first on each call) and source. */
@@ -330,6 +372,8 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitFindAsked: { lua: FIND_ASKED },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
   elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
+  elicitAskedScan: { numberOfKeys: 1, lua: ASKED_SCAN },
+  elicitAskedFile: { numberOfKeys: 1, lua: ASKED_FILE },
 };
 
 /**

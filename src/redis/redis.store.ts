@@ -1,4 +1,4 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
@@ -18,6 +18,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
+import { ASKED_UPGRADE_LEASE_MS, upgradeAskedIndex } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
@@ -46,7 +47,7 @@ export type { RedisElicitationStoreOptions } from './redis.store-options.js';
  * Pass a client you own (the store never closes it) or a URL / ioredis options (the store creates the
  * connection, fails commands fast while Redis is down, and closes it on shutdown).
  */
-export class RedisElicitationStore extends ElicitationStore implements OnModuleDestroy {
+export class RedisElicitationStore extends ElicitationStore implements OnModuleInit, OnModuleDestroy {
   /** Several instances use one Redis: `encryptionKey` is required in every environment, and each announces its ring. */
   override readonly shared: boolean = true;
   /** The ioredis client in use. */
@@ -61,6 +62,10 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   private closed: Promise<void> | undefined;
   /** The module's keys and the names they give, once `useKeys` was called. */
   private readonly keyRing = new RedisStoreKeys();
+  /** Set by the first `onModuleInit`: the asked index's upgrade started on this instance. */
+  private upgradeStarted = false;
+  /** The asked index's upgrade while it runs here: `findByAskKey` waits for it (then unset, so it costs nothing). */
+  private upgrading: Promise<void> | undefined;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -234,8 +239,12 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** One script (FIND_ASKED) over the user's asked index of `askKey`, under each name of the ring. */
+  /**
+   * One script (FIND_ASKED) over the user's asked index of `askKey`, under each name of the ring. While this instance
+   * files the records written before the index (`onModuleInit`), it waits for that first.
+   */
   override async findByAskKey(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]> {
+    if (this.upgrading) await this.upgrading;
     const { keys, names } = this.keyRing.require();
     const indexes = names.asked(userId, askKey).map((name) => this.keys.asked(name));
     const rows = await callRedis('findByAskKey', () => this.scripts.elicitFindAsked(indexes.length, ...indexes, this.keys.base));
@@ -300,14 +309,48 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleD
   }
 
   /**
+   * Nest calls it when the app starts, after the module handed the store its keys: once per key prefix, over all
+   * instances, the records written before the asked index existed (by an earlier version) are filed in it, in the
+   * background (redis.asked-upgrade.ts; every later start costs one `SET NX`). Until that is done here,
+   * `findByAskKey` on this instance waits for it. A store without keys (used outside the module) skips it.
+   */
+  onModuleInit(): void {
+    if (this.upgradeStarted || !this.keyRing.has()) return;
+    this.upgradeStarted = true;
+    this.upgrading = this.upgradeAskedIndex().finally(() => (this.upgrading = undefined));
+  }
+
+  /**
    * Closes the event channels, and the Redis connection if the store created it. Once: Nest calls it for every
    * module that uses the store, and a second QUIT on the closed connection would wait out its command timeout.
    */
   onModuleDestroy(): Promise<void> {
     this.closed ??= (async () => {
+      await this.upgrading;
       await this.channels.closeAll();
       if (this.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
     })();
     return this.closed;
+  }
+
+  /** Runs the asked index's upgrade (see `onModuleInit`), and says what it did; a failure is logged, never thrown. */
+  private async upgradeAskedIndex(): Promise<void> {
+    const logger = new Logger('RedisElicitationStore');
+    const { keys, names } = this.keyRing.require();
+    const deps = { redis: this.redis, scripts: this.scripts, keys: this.keys, sealing: keys, names, stopped: () => !!this.closed };
+    try {
+      const run = await upgradeAskedIndex(deps);
+      if (run?.filed) logger.log(`Filed ${run.filed} record(s) written before the askKey index in it (once for ${this.keys.base}).`);
+      if (run?.unopened) {
+        logger.warn(
+          `${run.unopened} record(s) written before the askKey index are sealed under keys this instance lacks: not filed in it.`,
+        );
+      }
+    } catch (error) {
+      logger.warn(
+        `Could not file the records written before the askKey index (${error instanceof Error ? error.message : String(error)}): ` +
+          `an instance that starts after ${ASKED_UPGRADE_LEASE_MS / 1000} s does it.`,
+      );
+    }
   }
 }

@@ -8,6 +8,7 @@ import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-s
 import { ElicitationEvents, lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
+import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
 import { compileElicitation } from '../support/testing-module.js';
@@ -219,6 +220,8 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           const ref = await compileElicitation({ store, encryptionKey: Buffer.alloc(32, 7), ttlMs: 60_000 });
           refs.push(ref);
           ref.get(ElicitationEvents).subscribe((event) => heard[i].push(event));
+          // Resolves once the store's start-up work (the askKey index's upgrade) is over: the connection is quiet.
+          await ref.get(ElicitationStore).findByAskKey?.('nobody', 'nothing', Date.now());
         }
         const service = refs[0].get(ElicitationService);
         /** The commands A's connection sends while `run` runs. */
