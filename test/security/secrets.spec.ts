@@ -201,6 +201,7 @@ describe('security options', () => {
       maxResultBytes: 1_048_576,
       maxFormAttempts: 3,
       maxUploadBytes: 5_242_880,
+      uploadBufferBytes: 67_108_864,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
     expect(
