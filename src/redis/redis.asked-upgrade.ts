@@ -17,9 +17,9 @@ export const ASKED_UPGRADE_DONE_MS = 365 * 24 * 3_600_000;
 
 /** What the upgrade needs of the store. */
 export interface AskedUpgradeDeps {
-  /** The store's connection: it takes the lease and marks the upgrade done. */
+  /** The store's connection: it marks the upgrade done. */
   readonly redis: RedisClient;
-  readonly scripts: Pick<Scripts, 'elicitAskedScan' | 'elicitAskedFile'>;
+  readonly scripts: Pick<Scripts, 'elicitAskedStart' | 'elicitAskedScan' | 'elicitAskedFile'>;
   /** The key space of the store's prefix: the records are those in its `deadlines`. */
   readonly keys: RedisKeySpace;
   /** Opens the records' `j` fields. */
@@ -43,18 +43,21 @@ export interface AskedUpgradeRun {
 /**
  * Files the records written before the asked index existed (an earlier version of this layout: the record's askKey
  * sealed in `j`, but no `a` field and no entry in `{prefix}:v2:a:<name>`) in the index, as `create` files new ones,
- * so that `findByAskKey` finds them too. Once per key prefix: the instance whose `SET NX` takes the marker
- * (`askedUpgrade`) walks every record in batches (one ZSCAN step over the deadlines, every record's until it is
- * purged, then one script that files the batch's records and renews the lease: two round trips per
- * ASKED_UPGRADE_BATCH records), then sets the marker to `done` for ASKED_UPGRADE_DONE_MS; every later start of any
- * instance finds it and costs one `SET NX`. Filing is idempotent (a record with an `a` field is left as it is), so a run taken over after
- * its lease ran out, or run twice, files nothing twice. Resolves `undefined` when it did not run (done already, or
- * another instance holds the lease); rejects when Redis fails (the lease then runs out, and the next start runs it).
+ * so that `findByAskKey` finds them too. Once per key prefix: the instance whose start takes the marker
+ * (`askedUpgrade`, ASKED_START: no marker yet, and the prefix holds records) walks every record in batches (one
+ * ZSCAN step over the deadlines, where every record is until it is purged, then one script that files the batch's
+ * records and renews the lease: two round trips per ASKED_UPGRADE_BATCH records), then sets the marker to `done`
+ * for ASKED_UPGRADE_DONE_MS. Every later start of any instance costs that one script call, and so does a start on
+ * a prefix without records, which writes no key (the first start once records are there walks them once, filing
+ * nothing new). Filing is idempotent (a record with an `a` field is left as it is), so a run taken over after its
+ * lease ran out, or run twice, files nothing twice. Resolves `undefined` when it did not run (done already, another
+ * instance holds the lease, or no record); rejects when Redis fails (the lease then runs out, and the next start
+ * runs it).
  */
 export async function upgradeAskedIndex(deps: AskedUpgradeDeps): Promise<AskedUpgradeRun | undefined> {
   const { keys } = deps;
   const token = randomUUID();
-  if ((await deps.redis.set(keys.askedUpgrade, token, 'PX', ASKED_UPGRADE_LEASE_MS, 'NX')) !== 'OK') return undefined;
+  if ((await deps.scripts.elicitAskedStart(keys.askedUpgrade, keys.deadlines, token, ASKED_UPGRADE_LEASE_MS)) !== 1) return undefined;
   const run: AskedUpgradeRun = { filed: 0, unopened: 0, done: false };
   let cursor = '0';
   do {

@@ -248,6 +248,15 @@ end
 return {#due, expired}
 `;
 
+const ASKED_START = `
+-- KEYS: the upgrade marker, deadlines. ARGV: a lease's token, the lease in ms. Takes the asked index's upgrade
+-- (redis.asked-upgrade.ts) for this token, and returns 1, unless the marker is there (done, or another instance
+-- runs it) or the prefix holds no record (nothing to file, and no key is written into an empty prefix): 0.
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
 const ASKED_SCAN = `
 -- KEYS: deadlines (every record of the prefix, until it is purged). ARGV: cursor, count, base. One ZSCAN step for
 -- the asked index's upgrade (redis.asked-upgrade.ts): the next cursor, then the id and sealed part (j) of each
@@ -353,6 +362,8 @@ export interface Scripts {
   elicitFindAsked(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
   elicitAppendEvent(stream: string, maxLen: number, maxAgeMs: number, message: string): Promise<1>;
+  /** 1 when the upgrade's lease was taken for `token`, 0 when the marker is there or the prefix holds no record. */
+  elicitAskedStart(marker: string, d: string, token: string, leaseMs: number): Promise<0 | 1>;
   /** The next cursor, and the id and sealed part of each record of the step without an asked name. */
   elicitAskedScan(d: string, cursor: string, count: number, base: string): Promise<[string, string[]]>;
   /** How many records it filed in their asked index, or -1 when the upgrade's lease is no longer `token`'s. */
@@ -372,6 +383,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitFindAsked: { lua: FIND_ASKED },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
   elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
+  elicitAskedStart: { numberOfKeys: 2, lua: ASKED_START },
   elicitAskedScan: { numberOfKeys: 1, lua: ASKED_SCAN },
   elicitAskedFile: { numberOfKeys: 1, lua: ASKED_FILE },
 };

@@ -311,7 +311,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   /**
    * Nest calls it when the app starts, after the module handed the store its keys: once per key prefix, over all
    * instances, the records written before the asked index existed (by an earlier version) are filed in it, in the
-   * background (redis.asked-upgrade.ts; every later start costs one `SET NX`). Until that is done here,
+   * background (redis.asked-upgrade.ts; every later start costs one script call). Until that is done here,
    * `findByAskKey` on this instance waits for it. A store without keys (used outside the module) skips it.
    */
   onModuleInit(): void {

@@ -107,7 +107,7 @@ describeRedis('RedisElicitationStore: records written before the askKey index', 
     expect(await client.pttl(keys.askedUpgrade)).toBeGreaterThan(364 * 24 * 3_600_000);
   });
 
-  it('runs once per key prefix: a later start costs one SET NX and files nothing', async () => {
+  it('runs once per key prefix: a later start costs one script call and files nothing', async () => {
     const prefix = `${RUN}-${++n}`;
     const askKey = `ask-${randomUUID()}`;
     const first = pendingRecord({ askKey });
@@ -127,13 +127,28 @@ describeRedis('RedisElicitationStore: records written before the askKey index', 
         again.onModuleInit();
         await again.findByAskKey(later.userId, `ask-${randomUUID()}`, later.createdAt); // waits for the upgrade
       });
-      expect(sent.map((c) => c.toLowerCase())).toEqual(['set', 'evalsha']);
+      expect(sent.map((c) => c.toLowerCase())).toEqual(['evalsha', 'evalsha']); // the start, then the lookup
       expect(await again.findByAskKey(later.userId, askKey, later.createdAt)).toEqual([]);
       // Started twice (two modules on one store): once.
       expect(await commandsOf(own, () => Promise.resolve(again.onModuleInit()))).toEqual([]);
     } finally {
       await own.quit();
     }
+  });
+
+  it('writes nothing into a prefix without records: the first start there finds nothing to file', async () => {
+    const prefix = `${RUN}-${++n}`;
+    const empty = store(prefix);
+    empty.onModuleInit();
+    expect(await empty.findByAskKey('u', 'k', Date.now())).toEqual([]);
+    expect(await client.keys(`{${prefix}}*`)).toEqual([]);
+    // Once records are there, a start walks them (here, written before the index) and files them.
+    const record = pendingRecord({ askKey: `ask-${randomUUID()}` });
+    await writtenBefore(prefix, [record]);
+    const next = store(prefix);
+    next.onModuleInit();
+    expect((await next.findByAskKey(record.userId, record.askKey!, record.createdAt)).map((r) => r.id)).toEqual([record.id]);
+    expect(await client.get(keySpace(prefix).askedUpgrade)).toBe('done');
   });
 
   it('leaves it to the instance holding the lease, and takes over once the lease ran out', async () => {
