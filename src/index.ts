@@ -127,6 +127,7 @@ export {
   type McpSessionHandle,
   type McpSessionLimits,
 } from './mcp/mcp-sessions.js';
+export { bindResponse, type BoundResponse } from './mcp/response-streams.js';
 
 // Forms
 export type {

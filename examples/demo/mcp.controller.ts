@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { bindResponse } from '../../src/index.js';
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import {
@@ -132,7 +133,8 @@ export class McpController implements OnApplicationBootstrap, BeforeApplicationS
       if (!mayUseSession(open.user, user)) return jsonRpcError(res, 403, 'This session belongs to another user');
       // A GET is the session's standing stream: it neither counts as activity nor keeps the session open.
       if (req.method !== 'GET') res.once('close', this.sessions.begin(sessionId));
-      return open.session.transport.handleRequest(req, res, body);
+      // A call waiting for a person stops when the client hangs up (SDK 1.x tells the tool nothing of its stream).
+      return bindResponse(res, () => open.session.transport.handleRequest(req, res, body));
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, 'Bad request: no valid session id (send initialize first)');
@@ -154,7 +156,7 @@ export class McpController implements OnApplicationBootstrap, BeforeApplicationS
     res.once('close', this.sessions.begin(id));
     try {
       await session.server.connect(session.transport);
-      await session.transport.handleRequest(req, res, body);
+      await bindResponse(res, () => session.transport.handleRequest(req, res, body));
     } finally {
       // The transport refused the initialize (e.g. a bad Accept header): no client knows this session.
       if (session.transport.sessionId !== id) await this.sessions.close(id);

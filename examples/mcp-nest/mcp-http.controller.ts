@@ -31,6 +31,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { MCP_HTTP_HANDLER, type McpHttpHandler } from '@rekog/mcp-nest';
+import { bindResponse } from '../../src/index.js';
 import { userFromBearer } from '../demo/demo-identity.js';
 import { MCP_SESSION_RETRY_AFTER_S, mayUseSession, McpSessions, sessionOwner, type McpSessionOptions } from '../demo/mcp-sessions.js';
 
@@ -163,10 +164,10 @@ export class McpHttpController implements OnApplicationBootstrap, BeforeApplicat
     if (sessionId !== undefined) {
       if (!this.mayUse(sessionId, req, res)) return;
       res.once('close', this.sessions.begin(sessionId)); // a call in flight: not idle
-      return this.mcp.handlePost(req, res);
+      return bindResponse(res, () => this.mcp.handlePost(req, res)); // a hang-up ends the call's waits
     }
     // 2026-07-28 (no sessions), or MCP-Nest without statefulMode: nothing to bound.
-    if (!this.options.stateful || !opensSession(req.body)) return this.mcp.handlePost(req, res);
+    if (!this.options.stateful || !opensSession(req.body)) return bindResponse(res, () => this.mcp.handlePost(req, res));
 
     const admission: Admission = { id: '', taken: false };
     const opened = this.sessions.open(sessionOwner(req.user?.sub), (id) => new McpNestSession(id, admission, this.mcp));
@@ -178,7 +179,7 @@ export class McpHttpController implements OnApplicationBootstrap, BeforeApplicat
     admission.id = opened.id;
     res.once('close', this.sessions.begin(opened.id));
     try {
-      await admissions.run(admission, () => this.mcp.handlePost(req, res));
+      await admissions.run(admission, () => bindResponse(res, () => this.mcp.handlePost(req, res)));
     } finally {
       // Refused (a bad Accept header, a second initialize in a batch): MCP-Nest kept nothing, no client knows the id.
       if (!admission.taken) await this.sessions.close(opened.id);

@@ -23,7 +23,7 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { MCP_HTTP_HANDLER, McpController, McpStrategy, StreamableHttpTransport, Tool, type McpHttpHandler } from '@rekog/mcp-nest';
 import { z } from 'zod';
-import { ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpSessions, type ToolElicitation } from 'nestjs-mcp-elicitation';
+import { bindResponse, ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpSessions, type ToolElicitation } from 'nestjs-mcp-elicitation';
 import { Elicitation, McpNestElicitationModule } from 'nestjs-mcp-elicitation/mcp-nest';
 
 /** What your auth puts on the request (McpAuthGuard below on MCP requests; your browser login on the pages). */
@@ -128,10 +128,11 @@ export class McpHttpController implements OnApplicationBootstrap, BeforeApplicat
     if (sessionId !== undefined) {
       if (!this.mayUse(sessionId, req, res)) return;
       res.once('close', this.sessions.begin(sessionId)); // a call in flight: not idle
-      return this.handler.handlePost(req, res);
+      return bindResponse(res, () => this.handler.handlePost(req, res)); // a hang-up ends the call's waits
     }
     // 2026-07-28 requests carry no session: nothing to bound.
-    if ((req.body as { method?: string } | undefined)?.method !== 'initialize') return this.handler.handlePost(req, res);
+    if ((req.body as { method?: string } | undefined)?.method !== 'initialize')
+      return bindResponse(res, () => this.handler.handlePost(req, res));
 
     const admission = { id: '', taken: false };
     const opened = this.sessions.open(req.user.id, (id) => ({
@@ -140,7 +141,7 @@ export class McpHttpController implements OnApplicationBootstrap, BeforeApplicat
     if (!opened) return jsonRpcError(res, 503, 'Too many open sessions', { 'Retry-After': String(MCP_SESSION_RETRY_AFTER_S) });
     admission.id = opened.id;
     res.once('close', this.sessions.begin(opened.id));
-    await admitted.run(admission, () => this.handler.handlePost(req, res));
+    await admitted.run(admission, () => bindResponse(res, () => this.handler.handlePost(req, res)));
     if (!admission.taken) await this.sessions.close(opened.id); // initialize refused: MCP-Nest kept nothing
   }
 

@@ -7,7 +7,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpElicitation, McpSessions } from 'nestjs-mcp-elicitation';
+import { bindResponse, ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpElicitation, McpSessions } from 'nestjs-mcp-elicitation';
 import { z } from 'zod';
 
 type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
@@ -74,7 +74,8 @@ export class McpSessionsController implements OnApplicationBootstrap, BeforeAppl
       if (!open) return jsonRpcError(res, 404, 'Session not found'); // closed or expired: the client initializes again
       if (open.user !== user) return jsonRpcError(res, 403, 'This session belongs to another user');
       if (req.method !== 'GET') res.once('close', this.sessions.begin(sessionId)); // a call in flight: not idle
-      return open.session.transport.handleRequest(req, res, req.body);
+      // bindResponse: a call waiting for a person stops when its client hangs up (SDK 1.x tells the tool nothing).
+      return bindResponse(res, () => open.session.transport.handleRequest(req, res, req.body));
     }
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonRpcError(res, 400, 'Send initialize first');
 
@@ -88,7 +89,7 @@ export class McpSessionsController implements OnApplicationBootstrap, BeforeAppl
     const { id, session } = opened;
     res.once('close', this.sessions.begin(id));
     await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, req.body);
+    await bindResponse(res, () => session.transport.handleRequest(req, res, req.body));
     if (session.transport.sessionId !== id) await this.sessions.close(id); // initialize refused: nobody knows the id
   }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Inject, Injectable } from '@nestjs/common';
 import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
 import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
@@ -42,7 +43,8 @@ export class ElicitationTransitions {
   private readonly waiters: ElicitationWaiters;
   private readonly stopRemoteWakes: () => void;
   /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down (`close`). */
-  private readonly shutdown = new AbortController();
+  /** One abort listener per call waiting on a client's answer (as many as the caps on calls in flight allow): no max. */
+  private readonly shutdown = unlimited(new AbortController());
 
   constructor(
     @InjectLifecycleOptions() private readonly options: ElicitationLifecycleOptions,
@@ -160,4 +162,10 @@ export class ElicitationTransitions {
     }
     return result;
   }
+}
+
+/** `controller`, whose signal takes any number of listeners without Node's leak warning. */
+function unlimited(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

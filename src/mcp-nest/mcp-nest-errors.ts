@@ -1,4 +1,5 @@
 import { RpcException } from '@nestjs/microservices';
+import { ElicitationCallsInFlightError } from '../errors/elicitation-calls-in-flight.error.js';
 import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
@@ -43,7 +44,8 @@ function protocolErrorOf(error: unknown): { code: number; message: string; data?
  * `sdk` is the SDK copy of the call's server (`McpSdkLoader.copyFor`): MCP-Nest is CommonJS and `require`s the SDK's
  * CommonJS build, whose `ProtocolError` is another class than the ES module build's (server 2.4 brands its errors so
  * that either copy's is recognised, but older 2.x do not), so every JSON-RPC error is built from that copy:
- * - -32042 and the other JSON-RPC errors of the SDK, and a refused `requestState` (-32602): the JSON-RPC error;
+ * - -32042 and the other JSON-RPC errors of the SDK, a refused `requestState` (-32602) and a call refused for too
+ *   many calls waiting for answers (-32005): the JSON-RPC error;
  * - the library's readable errors: a tool error with their message;
  * - anything else: unchanged (the app's own errors keep MCP-Nest's handling).
  */
@@ -51,6 +53,13 @@ export function toMcpNestError(error: unknown, sdk: Pick<SdkCopy, 'ProtocolError
   if (error instanceof RequestStateError) {
     // The same error the SDK's own requestState hook answers.
     return new RpcException(new sdk.ProtocolError(INVALID_PARAMS, error.message, { reason: 'invalid_request_state' }));
+  }
+  if (error instanceof ElicitationCallsInFlightError) {
+    // Too many calls waiting for answers: a JSON-RPC error, as the binding's own guard answers it (its plain text:
+    // SDK 1.x's McpError writes its code into the message, which its client writes again).
+    const refusal = new sdk.ProtocolError(error.code, error.message, error.data);
+    refusal.message = error.message;
+    return new RpcException(refusal);
   }
   const rpc = protocolErrorOf(error);
   if (rpc) {

@@ -19,6 +19,8 @@ export interface InputRequiredRepliesDeps {
   inputResponses: Record<string, unknown> | undefined;
   /** The call's signal. */
   signal: AbortSignal | undefined;
+  /** The call is about to wait on a person: takes its place among the calls in flight (throws past the cap). */
+  waiting(): void;
   /** Claims a page's outcome for this call (one call takes an answer). */
   linked: Pick<LinkedQuestions, 'claim'>;
   /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
@@ -86,6 +88,7 @@ export class InputRequiredReplies {
     else if (response?.action === 'cancel') await service.cancel(page.id);
     let outcome = await service.getResult<T>(page.id);
     if (outcome?.status === 'pending') {
+      this.deps.waiting();
       const waited = await service.waitForCompletion<T>(page.id, { timeoutMs: this.deps.pendingRetryWaitMs, signal: this.deps.signal });
       if (waited.status === 'timeout') {
         if (rung === 'url') return rounds.suspend(undefined, pending);

@@ -43,7 +43,10 @@ export interface InputRequiredCall {
   method: string;
   name: string;
   args: unknown;
+  /** The call's signal: the client cancelled it, or hung up. */
   signal?: AbortSignal;
+  /** The call is about to wait on a person: takes its place among the calls in flight (throws past the cap). */
+  waiting?: () => void;
   /** The link and model rungs' view of the call. */
   scope: CallScope;
 }
@@ -85,7 +88,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     private readonly call: InputRequiredCall,
   ) {
     const { service, records, linked, telemetry, instantDeclineMs, maxFormAttempts, pendingRetryWaitMs } = deps;
-    const { elicitation, scope, inputResponses, signal } = call;
+    const { elicitation, scope, inputResponses, signal, waiting = () => undefined } = call;
     this.questions = new CallQuestions({ service, records, linked, telemetry, user: () => call.user, elicitation, scope });
     this.rounds = new InputRequiredRounds({ states: deps.states, call, state: call.state });
     this.replies = new InputRequiredReplies({
@@ -94,6 +97,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       telemetry,
       inputResponses,
       signal,
+      waiting,
       linked,
       instantDeclineMs,
       maxFormAttempts,

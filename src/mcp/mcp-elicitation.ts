@@ -3,6 +3,8 @@ import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-opt
 import { ElicitationService } from '../lifecycle/elicitation.service.js';
 import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
+import { guardToolCalls } from './call-refusals.js';
+import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
 import type { McpClientProfile } from '../options/client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
@@ -13,6 +15,7 @@ import { PushElicitation } from './push-tool-elicitation.js';
 import type { RequestState } from './request-state.codec.js';
 import { RequestStates } from './request-states.js';
 import { McpSdkLoader, type SdkLine } from './sdk-loader.js';
+import { anySignal } from './push-channel.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -67,6 +70,8 @@ export class McpElicitation {
    * on that context bind states to the same user as the call's own questions.
    */
   private readonly callUsers = new WeakMap<object, string | null>();
+  /** The calls waiting on a person, per session and per user (`limits.maxCallsInFlightPerSession`, `...PerUser`). */
+  private readonly inFlight: CallsInFlight;
 
   constructor(
     private readonly service: ElicitationService,
@@ -78,7 +83,9 @@ export class McpElicitation {
     private readonly chatAnswers: ChatAnswers,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
-  ) {}
+  ) {
+    this.inFlight = new CallsInFlight(options.limits);
+  }
 
   /**
    * Wraps a tool body written once for both eras into an SDK tool callback (1.x or 2.x, with or without
@@ -92,6 +99,10 @@ export class McpElicitation {
     handler: ElicitingToolHandler<A, R>,
     { structured = true }: { structured?: boolean } = {},
   ): (...params: unknown[]) => Promise<WrappedToolResult<R>> {
+    // The server's tools/call handler answers a refused call as a JSON-RPC error: guarded now if `McpServer` has it,
+    // else once the `registerTool` this callback is for has installed it.
+    const low = lowLevelServer(server);
+    if (!guardToolCalls(low)) queueMicrotask(() => guardToolCalls(low));
     return (...params: unknown[]) => {
       // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
       const [args, context] = params.length >= 2 && params[1] !== undefined ? [params[0] as A, params[1]] : [undefined as A, params[0]];
@@ -121,15 +132,20 @@ export class McpElicitation {
     };
     const user = options.user === undefined ? undefined : () => options.user ?? undefined;
     if (options.user !== undefined && context && typeof context === 'object') this.callUsers.set(context, options.user);
-    let elicitation: ToolElicitation;
-    if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user);
-    else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user);
-    else elicitation = await this.inputRequired(context, name, args, scope, user);
+    const low = lowLevelServer(server);
+    guardToolCalls(low);
+    const { release, ...waits } = this.inFlight.forCall(context, low, user ?? (() => this.userOf(context)));
     try {
+      let elicitation: ToolElicitation;
+      if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user, waits);
+      else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user, waits);
+      else elicitation = await this.inputRequired(context, name, args, scope, user, waits);
       return await body(elicitation);
     } catch (error) {
       if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
       throw error;
+    } finally {
+      release();
     }
   }
 
@@ -231,6 +247,7 @@ export class McpElicitation {
     line: SdkLine,
     scope: CallScope,
     user: () => string | undefined = () => this.options.resolveMcpUser(extra) ?? undefined,
+    waits: CallWaits = {},
   ): PushElicitation {
     const low = lowLevelServer(server);
     const info = low.getClientVersion?.();
@@ -259,6 +276,7 @@ export class McpElicitation {
           declared: low.getClientCapabilities()?.elicitation,
         }),
         scope,
+        ...waits,
       },
     );
   }
@@ -280,6 +298,7 @@ export class McpElicitation {
     args: unknown,
     scope: CallScope,
     user: () => string | undefined = () => this.mcpUser(ctx),
+    waits: CallWaits = {},
   ): Promise<InputRequiredElicitation> {
     const raw = ctx.mcpReq.requestState();
     // With serverOptions() the SDK already verified the state; without it, it is verified here. Any other
@@ -314,7 +333,8 @@ export class McpElicitation {
         method: ctx.mcpReq.method,
         name,
         args,
-        signal: ctx.mcpReq.signal,
+        signal: anySignal(ctx.mcpReq.signal, waits.hangUp),
+        waiting: waits.waiting,
       },
     );
   }

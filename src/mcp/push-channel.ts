@@ -13,6 +13,10 @@ export interface PushChannelDeps {
   instantDeclineMs: number;
   /** Progress notifications while a person answers, every this many ms; 0: off. */
   keepAliveMs: number;
+  /** Aborted when the call's response stream closed and nothing can resume it (the client hung up). */
+  hangUp?: AbortSignal;
+  /** The call is about to wait on a person: takes its place among the calls in flight (throws past the cap). */
+  waiting(): void;
 }
 
 /**
@@ -20,11 +24,16 @@ export interface PushChannelDeps {
  * call's own stream, progress notifications while a person answers, and what counts as an instant decline.
  */
 export class PushChannel {
-  constructor(private readonly deps: PushChannelDeps) {}
+  /** The call's signal: the client cancelled the call, closed its session, or hung up. */
+  readonly signal: AbortSignal | undefined;
 
-  /** The tool call's own signal (the client cancelled the call). */
-  get signal(): AbortSignal | undefined {
-    return this.deps.extra.signal;
+  constructor(private readonly deps: PushChannelDeps) {
+    this.signal = anySignal(deps.extra.signal, deps.hangUp);
+  }
+
+  /** The call is about to wait on a person: its place among the calls in flight, or the refusal (idempotent). */
+  waiting(): void {
+    this.deps.waiting();
   }
 
   /**
@@ -32,24 +41,28 @@ export class PushChannel {
    * `ElicitationShutdownError` (the SDK would wait for the client's answer, or its timeout, while the app closes).
    */
   async elicitInput(params: Record<string, unknown>, signal: AbortSignal | undefined, timeout: number) {
+    this.waiting();
     const shutdown = this.deps.records.shutdownSignal;
+    // The SDK never removes its listener from the signal it is given: it gets one of its own, detached when done.
+    const linked = linkedSignal(signal, shutdown);
     try {
-      return await this.deps.server.elicitInput(params, {
-        relatedRequestId: this.deps.extra.requestId,
-        signal: anySignal(signal, shutdown),
-        timeout,
-      });
+      return await this.deps.server.elicitInput(params, { relatedRequestId: this.deps.extra.requestId, signal: linked.signal, timeout });
     } catch (error) {
       // The SDK rejects an aborted request with its own error naming the reason: the reason is the error.
-      throw shutdown.aborted ? (shutdown.reason as Error) : error;
+      if (shutdown.aborted) throw shutdown.reason as Error;
+      throw this.deps.hangUp?.aborted ? (this.deps.hangUp.reason as Error) : error;
+    } finally {
+      linked.dispose();
     }
   }
 
   /**
-   * Runs `wait` while sending `notifications/progress` for the call's `progressToken` (when the client sent
-   * one) every `keepAliveMs`, so clients that reset their request timeout on progress keep waiting.
+   * Runs `wait` (a wait on a person, which ends when the call's `signal` aborts) while sending
+   * `notifications/progress` for the call's `progressToken` (when the client sent one) every `keepAliveMs`, so
+   * clients that reset their request timeout on progress keep waiting. The timer stops with the wait.
    */
   async keepingAlive<R>(what: string, wait: () => Promise<R>): Promise<R> {
+    this.waiting();
     const token = this.deps.extra._meta?.progressToken;
     const send = this.deps.extra.sendNotification;
     if (token === undefined || !send || this.deps.keepAliveMs <= 0) return wait();
@@ -78,4 +91,30 @@ export function anySignal(...signals: Array<AbortSignal | undefined>): AbortSign
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   if (present.length <= 1) return present[0];
   return AbortSignal.any(present);
+}
+
+/**
+ * A fresh signal aborted (with the same reason) when any of `signals` is, for a consumer that never removes its abort
+ * listener (the SDK's `request()`); `dispose` detaches it from the sources once the consumer is done. Handing such a
+ * consumer a source itself would pile its listeners onto a long-lived signal (the module's shutdown signal), and
+ * `AbortSignal.any` would be worse: Node keeps a combined signal that has a listener for good (its
+ * `gcPersistentSignals`), with all that listener holds, even after it aborted.
+ */
+export function linkedSignal(...signals: Array<AbortSignal | undefined>): { signal: AbortSignal; dispose(): void } {
+  const linked = new AbortController();
+  const sources = signals.filter((s): s is AbortSignal => s !== undefined);
+  const already = sources.find((s) => s.aborted);
+  if (already) {
+    linked.abort(already.reason);
+    return { signal: linked.signal, dispose: () => undefined };
+  }
+  const onAbort = (event: Event) => {
+    dispose();
+    linked.abort((event.target as AbortSignal).reason);
+  };
+  const dispose = () => {
+    for (const source of sources) source.removeEventListener('abort', onAbort);
+  };
+  for (const source of sources) source.addEventListener('abort', onAbort);
+  return { signal: linked.signal, dispose };
 }

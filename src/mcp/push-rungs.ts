@@ -2,6 +2,8 @@ import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
 import type { ElicitationService } from '../lifecycle/elicitation.service.js';
 import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js';
+import { ElicitationCallsInFlightError } from '../errors/elicitation-calls-in-flight.error.js';
+import { ElicitationResponseClosedError } from '../errors/elicitation-response-closed.error.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../forms/define-form.js';
@@ -9,6 +11,9 @@ import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../options/client
 import type { LinkedQuestions } from './linked-questions.js';
 import { anySignal, type PushChannel } from './push-channel.js';
 import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from './tool-elicitation.js';
+
+/** What ends a call's wait on a page without ending the page's question. */
+const KEEP_PENDING = [ElicitationShutdownError, ElicitationResponseClosedError, ElicitationCallsInFlightError];
 
 /** What the push mechanism's own rungs need. */
 export interface PushRungsDeps {
@@ -44,6 +49,7 @@ export class PushRungs {
    */
   async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
     const channel = this.deps.channel;
+    channel.waiting();
     return this.ending(page, async () => {
       const sentAt = Date.now();
       const dialogMs = await this.timeLeft(page);
@@ -72,6 +78,7 @@ export class PushRungs {
   async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
     const { service, channel } = this.deps;
     const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    channel.waiting();
     return this.ending(page, async () => {
       for (let attempt = 1; attempt <= this.deps.maxFormAttempts; attempt++) {
         const sentAt = Date.now();
@@ -85,16 +92,21 @@ export class PushRungs {
           .catch((error: unknown) =>
             error instanceof ElicitationShutdownError ? Promise.reject(error) : new Promise<never>(() => undefined),
           );
-        const reply = channel
-          .elicitInput(
-            { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
-            signal,
-            await this.timeLeft(page),
-          )
-          .then((answer) => ({ answer }));
-        reply.catch(() => undefined);
-        const first = await channel.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
-        stop.abort();
+        let first: { outcome: WaitOutcome<T> } | { answer: { action: string } };
+        try {
+          const reply = channel
+            .elicitInput(
+              { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
+              signal,
+              await this.timeLeft(page),
+            )
+            .then((answer) => ({ answer }));
+          reply.catch(() => undefined);
+          first = await channel.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
+        } finally {
+          // Whichever way the race ended (the client's reply failing too: a cancel, a hang-up), the page's wait ends.
+          stop.abort();
+        }
         if ('outcome' in first) return this.taken(page, await this.settled(page, first.outcome));
         const { action } = first.answer;
         if (action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
@@ -131,14 +143,15 @@ export class PushRungs {
 
   /**
    * Runs a rung that waits on a page: an error (the client cancelled the call, a timeout) cancels the
-   * elicitation, so its page says so and the completion notification goes out. A shutdown leaves it pending:
-   * another instance may still take the answer, and the tool's next call takes the page up again.
+   * elicitation, so its page says so and the completion notification goes out. A shutdown, a hang-up (the response
+   * stream closed) or a refusal (too many calls in flight) leaves it pending: the person may still answer, another
+   * instance may take the answer, and the tool's next call takes the page up again.
    */
   private async ending<R>(page: UrlElicitationRequest, run: () => Promise<R>): Promise<R> {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof ElicitationShutdownError) throw error;
+      if (KEEP_PENDING.some((type) => error instanceof type)) throw error;
       await this.endByBinding(page, 'cancel').catch(() => undefined);
       throw error;
     }

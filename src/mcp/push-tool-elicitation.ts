@@ -66,6 +66,10 @@ export interface PushCall {
   elicitation: DeclaredElicitation;
   /** The link and model rungs' view of the call (a fresh scope without the tool: those rungs do not fit). */
   scope: CallScope;
+  /** Aborted when the call's response stream closed and nothing can resume it (the client hung up). */
+  hangUp?: AbortSignal;
+  /** The call is about to wait on a person: takes its place among the calls in flight (throws past the cap). */
+  waiting?: () => void;
 }
 
 /**
@@ -98,7 +102,8 @@ export class PushElicitation implements PushToolElicitation {
       elicitation: call.elicitation,
       scope: call.scope,
     });
-    this.channel = new PushChannel({ records, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs });
+    const { hangUp, waiting = () => undefined } = call;
+    this.channel = new PushChannel({ records, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs, hangUp, waiting });
     this.rungs = new PushRungs({ service, records, linked, channel: this.channel, maxFormAttempts, pendingRetryWaitMs });
     const { server, extra } = call;
     this.pages = new PushPages({ service, records, notifications: deps.notifications, linked, questions: this.questions, server, extra });
@@ -203,7 +208,7 @@ export class PushElicitation implements PushToolElicitation {
     { timeoutMs = DEFAULT_FORM_TIMEOUT_MS }: { timeoutMs?: number } = {},
   ): Promise<FormElicitationResult> {
     this.assertSupported('form');
-    const ask = () => this.channel.elicitInput({ mode: 'form', message, requestedSchema }, this.call.extra.signal, timeoutMs);
+    const ask = () => this.channel.elicitInput({ mode: 'form', message, requestedSchema }, this.channel.signal, timeoutMs);
     const result = await countedFormQuestion(this.deps.telemetry, ask, (answer) => statusOfAction(answer.action));
     return result as FormElicitationResult;
   }
@@ -237,6 +242,8 @@ export class PushElicitation implements PushToolElicitation {
       known = undefined;
       if (rung === 'url' && how.suspend)
         this.suspend(ask, page ?? (await this.pages.reopen(ask)) ?? (await this.pages.createKeyed(ask, position, digest, true)));
+      // From here the call waits on a person: its place among the calls in flight first, before any page is made.
+      this.channel.waiting();
       const onPage = (shown: UrlElicitationRequest) =>
         rung === 'url' ? this.rungs.url<T>(shown, how.timeoutMs) : this.rungs.bridge<T>(shown, how.timeoutMs);
       page ??= await this.pages.createKeyed(ask, position, digest, rung === 'url');

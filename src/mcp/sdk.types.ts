@@ -35,6 +35,8 @@ export interface SdkRequestExtra {
   _meta?: { progressToken?: string | number };
   /** Sends a notification related to this request (the binding sends progress only). */
   sendNotification?(this: void, notification: ProgressNotification): Promise<void>;
+  /** Present only when the transport can replay this request's stream to a client that resumes it (an event store). */
+  closeSSEStream?: () => void;
 }
 
 /** The part of the SDK 2.x handler context (`ctx`) the binding reads. */
@@ -51,7 +53,13 @@ export interface SdkV2Context {
     inputResponses?: Record<string, unknown>;
     requestState(): unknown;
   };
-  http?: { authInfo?: unknown; req?: { headers?: { get(name: string): string | null } } };
+  http?: {
+    authInfo?: unknown;
+    /** The HTTP request; its `signal` aborts when the client closes the connection before the response ends. */
+    req?: { headers?: { get(name: string): string | null }; signal?: AbortSignal };
+    /** Present only when the transport can replay this request's stream to a client that resumes it (an event store). */
+    closeSSE?: () => void;
+  };
 }
 
 /** The constructor of an SDK's `UrlElicitationRequiredError` (-32042). */
@@ -85,5 +93,6 @@ export function extraOf(ctx: SdkV2Context): SdkRequestExtra {
     authInfo: ctx.http?.authInfo,
     _meta: ctx.mcpReq._meta,
     sendNotification: ctx.mcpReq.notify,
+    closeSSEStream: ctx.http?.closeSSE,
   };
 }

@@ -38,6 +38,8 @@ export const DEFAULT_LIMITS: Readonly<Required<ElicitationLimits>> = Object.free
   maxFormAttempts: 3,
   maxUploadBytes: 5 * 1024 * 1024,
   uploadBufferBytes: 64 * 1024 * 1024,
+  maxCallsInFlightPerSession: 16,
+  maxCallsInFlightPerUser: 64,
 });
 /** Default per-IP throttle of the pages and the status route: 300 requests per 60-second window. */
 export const DEFAULT_THROTTLE: Readonly<Required<ElicitationThrottle>> = Object.freeze({ limit: 300, ttlMs: 60_000 });

@@ -35,6 +35,8 @@ export function resolveLimits(raw: ElicitationModuleOptions['limits']): Resolved
     maxFormAttempts: count('maxFormAttempts'),
     maxUploadBytes,
     uploadBufferBytes,
+    maxCallsInFlightPerSession: count('maxCallsInFlightPerSession'),
+    maxCallsInFlightPerUser: count('maxCallsInFlightPerUser'),
   };
 }
 

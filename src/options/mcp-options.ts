@@ -3,8 +3,8 @@ import type { ResolvedElicitationOptions } from './elicitation-options.interface
 
 /**
  * The slice of the resolved options the MCP binding (`mcp/`) reads: who the caller is, the fallback ladder and the
- * client policy, the waits and retries of a call, how long a question and its record live, and how long a
- * `requestState` does. Never a secret: no `encryptionKey` ring (the states are sealed by the `RequestStateCodec` the
+ * client policy, the waits and retries of a call and how many calls may wait at once, how long a question and its
+ * record live, and how long a `requestState` does. Never a secret: no `encryptionKey` ring (the states are sealed by the `RequestStateCodec` the
  * module builds from it, provided on its own), no `oauth` providers, no store.
  */
 export interface ElicitationMcpOptions {
@@ -17,7 +17,9 @@ export interface ElicitationMcpOptions {
   readonly ttlMs: ResolvedElicitationOptions['ttlMs'];
   readonly retentionMs: ResolvedElicitationOptions['retentionMs'];
   readonly requestStateTtlMs: ResolvedElicitationOptions['requestStateTtlMs'];
-  readonly limits: Readonly<Pick<ResolvedElicitationOptions['limits'], 'maxFormAttempts'>>;
+  readonly limits: Readonly<
+    Pick<ResolvedElicitationOptions['limits'], 'maxFormAttempts' | 'maxCallsInFlightPerSession' | 'maxCallsInFlightPerUser'>
+  >;
 }
 
 /** Injection token of the MCP binding's slice of the options (`ElicitationMcpOptions`). */
@@ -38,6 +40,10 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
     ttlMs: options.ttlMs,
     retentionMs: options.retentionMs,
     requestStateTtlMs: options.requestStateTtlMs,
-    limits: Object.freeze({ maxFormAttempts: options.limits.maxFormAttempts }),
+    limits: Object.freeze({
+      maxFormAttempts: options.limits.maxFormAttempts,
+      maxCallsInFlightPerSession: options.limits.maxCallsInFlightPerSession,
+      maxCallsInFlightPerUser: options.limits.maxCallsInFlightPerUser,
+    }),
   });
 }

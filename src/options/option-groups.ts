@@ -39,6 +39,18 @@ export interface ElicitationLimits {
    * whole. At least `maxUploadBytes`. @default 67108864 (64 MiB), or `maxUploadBytes` when that is larger
    */
   uploadBufferBytes?: number;
+  /**
+   * Tool calls one MCP session may have waiting for a person at once (through the binding's wrapper, `tool()` or
+   * `runCall`, in either protocol era): past it a call is refused with a JSON-RPC error (-32005) naming this limit,
+   * and nothing stored changes. Counted in this process, not in the store. @default 16
+   */
+  maxCallsInFlightPerSession?: number;
+  /**
+   * Tool calls one user may have waiting for a person at once, all their sessions together (as
+   * `maxCallsInFlightPerSession`). Counted in this process: on a shared store each instance allows this many.
+   * @default 64
+   */
+  maxCallsInFlightPerUser?: number;
 }
 
 /** A file a file page (`kind: 'file'`) received, handed to `uploadSink` once its size and type passed. */

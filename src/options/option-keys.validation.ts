@@ -52,6 +52,8 @@ const LIMIT_KEYS = keysOf<ElicitationLimits>({
   maxFormAttempts: true,
   maxUploadBytes: true,
   uploadBufferBytes: true,
+  maxCallsInFlightPerSession: true,
+  maxCallsInFlightPerUser: true,
 });
 const THROTTLE_KEYS = keysOf<ElicitationThrottle>({ limit: true, ttlMs: true });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });

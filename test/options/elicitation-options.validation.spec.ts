@@ -122,3 +122,30 @@ describe('numeric options given as strings (as @nestjs/config and process.env gi
     expect(configError(() => resolve(extra)).message).toContain(option);
   });
 });
+
+describe('limits.maxCallsInFlightPerSession and limits.maxCallsInFlightPerUser (#28 item 4)', () => {
+  const resolve = (limits: Record<string, unknown>) => resolveElicitationOptions({ ...valid, limits }, 'elicit', DEV).options.limits;
+
+  it('default to 16 per session and 64 per user, and take a positive whole number', () => {
+    expect(resolve({})).toMatchObject({ maxCallsInFlightPerSession: 16, maxCallsInFlightPerUser: 64 });
+    expect(resolve({ maxCallsInFlightPerSession: 2, maxCallsInFlightPerUser: '8' })).toMatchObject({
+      maxCallsInFlightPerSession: 2,
+      maxCallsInFlightPerUser: 8,
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['maxCallsInFlightPerSession', 0],
+    ['maxCallsInFlightPerSession', 1.5],
+    ['maxCallsInFlightPerUser', -4],
+    ['maxCallsInFlightPerUser', 'many'],
+  ])('refuses limits.%s = %p, naming the option and the value', (name, value) => {
+    const { message } = configError(() => resolve({ [name]: value }));
+    expect(message).toContain(`limits.${name}`);
+    expect(message).toContain(JSON.stringify(value));
+  });
+
+  it('refuses a misspelt key among them', () => {
+    expect(configError(() => resolve({ maxCallsInFlightPerSesion: 4 })).message).toContain('maxCallsInFlightPerSesion');
+  });
+});

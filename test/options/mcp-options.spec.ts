@@ -46,7 +46,11 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
         keepAliveMs: resolved.keepAliveMs,
         pendingRetryWaitMs: resolved.pendingRetryWaitMs,
       });
-      expect(slice.limits).toEqual({ maxFormAttempts: resolved.limits.maxFormAttempts });
+      expect(slice.limits).toEqual({
+        maxFormAttempts: resolved.limits.maxFormAttempts,
+        maxCallsInFlightPerSession: resolved.limits.maxCallsInFlightPerSession,
+        maxCallsInFlightPerUser: resolved.limits.maxCallsInFlightPerUser,
+      });
       expect(Object.isFrozen(slice)).toBe(true);
       expect(Object.isFrozen(slice.limits)).toBe(true);
       const values = reachable(slice);

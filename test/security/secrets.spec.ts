@@ -202,6 +202,8 @@ describe('security options', () => {
       maxFormAttempts: 3,
       maxUploadBytes: 5_242_880,
       uploadBufferBytes: 67_108_864,
+      maxCallsInFlightPerSession: 16,
+      maxCallsInFlightPerUser: 64,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
     expect(
