@@ -18,6 +18,12 @@ export default {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/examples/readme/**/*.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'],
+      // Kills any demo process a file left running, so that a failed start cannot keep Jest from exiting.
+      setupFilesAfterEnv: ['<rootDir>/e2e/support/stop-children.ts'],
+    },
   ],
 };

@@ -40,9 +40,10 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
   const processes: DemoProcess[] = [];
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startDemoProcess(env), startDemoProcess(env)]);
-    processes.push(a, b);
-  }, 40_000);
+    // Each is stopped in afterAll as soon as it is up, even when the other fails to start.
+    const started = (p: DemoProcess) => (processes.push(p), p);
+    [a, b] = await Promise.all([startDemoProcess(env).then(started), startDemoProcess(env).then(started)]);
+  }, 100_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -43,7 +43,7 @@ export { freePort } from './http-server.js';
  */
 export async function startDemoProcess(
   env: Record<string, string>,
-  { port, readyMs = 20_000, main = DEMO_MAIN }: { port?: number; readyMs?: number; main?: string } = {},
+  { port, readyMs = 45_000, main = DEMO_MAIN }: { port?: number; readyMs?: number; main?: string } = {},
 ): Promise<DemoProcess> {
   if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build:demo" first`);
   port ??= await freePort();
