@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import type { RedisClient } from './redis.client.js';
 import type { RedisKeySpace, RedisNames } from './redis.key-space.js';
@@ -78,6 +79,26 @@ export async function upgradeAskedIndex(deps: AskedUpgradeDeps): Promise<AskedUp
   await deps.redis.set(keys.askedUpgrade, 'done', 'PX', ASKED_UPGRADE_DONE_MS);
   run.done = true;
   return run;
+}
+
+/**
+ * Runs the upgrade when the store starts (`RedisElicitationStore.onModuleInit`, in the background) and says what it
+ * did in the store's log; a failure is logged, never thrown (the next instance that starts after the lease does it).
+ */
+export async function runAskedUpgrade(deps: AskedUpgradeDeps): Promise<void> {
+  const logger = new Logger('RedisElicitationStore');
+  try {
+    const run = await upgradeAskedIndex(deps);
+    if (run?.filed) logger.log(`Filed ${run.filed} record(s) written before the askKey index in it (once for ${deps.keys.base}).`);
+    if (run?.unopened) {
+      logger.warn(`${run.unopened} record(s) written before the askKey index are sealed under keys this instance lacks: not filed in it.`);
+    }
+  } catch (error) {
+    logger.warn(
+      `Could not file the records written before the askKey index (${error instanceof Error ? error.message : String(error)}): ` +
+        `an instance that starts after ${ASKED_UPGRADE_LEASE_MS / 1000} s does it.`,
+    );
+  }
 }
 
 /** The FILE script's arguments for the records of one step that have an askKey: id, asked name, createdAt. */

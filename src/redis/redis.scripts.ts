@@ -1,6 +1,7 @@
 import type { CreateResult } from '../stores/elicitation-store.js';
 import type { RedisClient } from './redis.client.js';
-import { EVENT_FIELD } from './redis.event-wire.js';
+import { ASKED_UPGRADE_SCRIPTS, type AskedUpgradeScripts } from './redis.asked-scripts.js';
+import { APPEND_EVENT, EXTEND_TTL } from './redis.lua-parts.js';
 import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
 
 /*
@@ -16,34 +17,6 @@ import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
  * an index nor restarts a count. CREATE, FIND_LATEST, LIST, FIND_ASKED and HIT take a variable number of keys (the
  * caller passes the count first); with one key in the ring they do what they did with one name.
  */
-
-/**
- * Keeps a key for at least `ms` more (never shortens its TTL). The TTL is set with some slack (up to a minute
- * more), so that most calls are a single PTTL and a busy index key gets a PEXPIRE about once a minute.
- */
-const EXTEND_TTL = `
-local function extend(key, ms)
-  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms + math.min(ms, 60000)) end
-end
-`;
-
-/**
- * Appends one lifecycle event (a message of redis.event-wire.ts) to the event stream and trims the stream to
- * about its last maxLen events (XADD MAXLEN ~) and to those of about the last maxAgeMs (XTRIM MINID ~, from
- * the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
- * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age
- * cap, so an idle deployment's stream goes away. Needs EXTEND_TTL before it; Redis 6.2 or later (MINID).
- * Called by the scripts with the event's five arguments (see EventScriptArgs in redis.event-channel.ts):
- * stream, maxLen, maxAgeMs, message start, message end; the record's v goes between the last two.
- */
-const APPEND_EVENT = `
-local function append_event(stream, maxLen, maxAgeMs, message)
-  local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', '${EVENT_FIELD}', message)
-  local ms = tonumber(string.match(id, '^(%d+)'))
-  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', ms - tonumber(maxAgeMs)) .. '-0')
-  extend(stream, tonumber(maxAgeMs))
-end
-`;
 
 const CREATE = `${EXTEND_TTL}${APPEND_EVENT}
 -- KEYS: record, deadlines, pending set, user index (the first user name), then the user's rate counters (one
@@ -248,53 +221,6 @@ end
 return {#due, expired}
 `;
 
-const ASKED_START = `
--- KEYS: the upgrade marker, deadlines. ARGV: a lease's token, the lease in ms. Takes the asked index's upgrade
--- (redis.asked-upgrade.ts) for this token, and returns 1, unless the marker is there (done, or another instance
--- runs it) or the prefix holds no record (nothing to file, and no key is written into an empty prefix): 0.
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`;
-
-const ASKED_SCAN = `
--- KEYS: deadlines (every record of the prefix, until it is purged). ARGV: cursor, count, base. One ZSCAN step for
--- the asked index's upgrade (redis.asked-upgrade.ts): the next cursor, then the id and sealed part (j) of each
--- record of the step that has no asked name (a), as {cursor, {id, j, id, j, ...}}.
-local step = redis.call('ZSCAN', KEYS[1], ARGV[1], 'COUNT', tonumber(ARGV[2]))
-local found = {}
-for i = 1, #step[2], 2 do
-  local h = redis.call('HMGET', ARGV[3] .. ':r:' .. step[2][i], 'j', 'a')
-  if h[1] and not h[2] then
-    found[#found + 1] = step[2][i]
-    found[#found + 1] = h[1]
-  end
-end
-return {step[1], found}
-`;
-
-const ASKED_FILE = `${EXTEND_TTL}
--- KEYS: the upgrade marker. ARGV: the lease's token, the lease in ms, base, then per record: id, asked name
--- (first), createdAt. While the marker still holds the token: renews the lease and files each record that is still
--- there and has no asked name yet as CREATE does (its a field, its entry in the asked index, which lives at least as
--- long as the record); returns how many it filed, or -1 when the lease is gone.
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local filed = 0
-for i = 4, #ARGV, 3 do
-  local r = ARGV[3] .. ':r:' .. ARGV[i]
-  local ttl = redis.call('PTTL', r)
-  if ttl > 0 and redis.call('HEXISTS', r, 'a') == 0 then
-    local a = ARGV[3] .. ':a:' .. ARGV[i + 1]
-    redis.call('HSET', r, 'a', ARGV[i + 1])
-    redis.call('ZADD', a, ARGV[i + 2], ARGV[i])
-    extend(a, ttl)
-    filed = filed + 1
-  end
-end
-return filed
-`;
-
 const CONSUME = `
 -- KEYS: record. ARGV: now, base, id. Returns the record with its data (FIELDS) and removes the data, once; the
 -- record leaves the completed index. h holds FIELDS (status 3, purgeAt 5, consumedAt 8), then u and t.
@@ -347,7 +273,7 @@ type CreateRefusal = Exclude<CreateResult, 'created'>;
  * The scripts as commands of the client (ioredis `defineCommand`), with what each resolves. Those with a
  * variable number of keys take the count first (`numKeys`), then the keys, then the arguments.
  */
-export interface Scripts {
+export interface Scripts extends AskedUpgradeScripts {
   /** 1 when created, 0 on an id collision, or the refusal. */
   elicitCreate(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1 | CreateRefusal>;
   elicitConsume(r: string, now: number, base: string, id: string): Promise<Row | null>;
@@ -362,12 +288,6 @@ export interface Scripts {
   elicitFindAsked(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<Row[]>;
   elicitSweep(d: string, ...argv: (string | number)[]): Promise<[number, Row[]]>;
   elicitAppendEvent(stream: string, maxLen: number, maxAgeMs: number, message: string): Promise<1>;
-  /** 1 when the upgrade's lease was taken for `token`, 0 when the marker is there or the prefix holds no record. */
-  elicitAskedStart(marker: string, d: string, token: string, leaseMs: number): Promise<0 | 1>;
-  /** The next cursor, and the id and sealed part of each record of the step without an asked name. */
-  elicitAskedScan(d: string, cursor: string, count: number, base: string): Promise<[string, string[]]>;
-  /** How many records it filed in their asked index, or -1 when the upgrade's lease is no longer `token`'s. */
-  elicitAskedFile(marker: string, token: string, leaseMs: number, base: string, ...records: (string | number)[]): Promise<number>;
 }
 
 /** Each script's command name, number of keys (none: variable, given first on each call) and source. */
@@ -383,9 +303,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitFindAsked: { lua: FIND_ASKED },
   elicitSweep: { numberOfKeys: 1, lua: SWEEP },
   elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
-  elicitAskedStart: { numberOfKeys: 2, lua: ASKED_START },
-  elicitAskedScan: { numberOfKeys: 1, lua: ASKED_SCAN },
-  elicitAskedFile: { numberOfKeys: 1, lua: ASKED_FILE },
+  ...ASKED_UPGRADE_SCRIPTS,
 };
 
 /**

@@ -18,7 +18,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
-import { ASKED_UPGRADE_LEASE_MS, upgradeAskedIndex } from './redis.asked-upgrade.js';
+import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
@@ -317,7 +317,9 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   onModuleInit(): void {
     if (this.upgradeStarted || !this.keyRing.has()) return;
     this.upgradeStarted = true;
-    this.upgrading = this.upgradeAskedIndex().finally(() => (this.upgrading = undefined));
+    const { keys, names } = this.keyRing.require();
+    const deps = { redis: this.redis, scripts: this.scripts, keys: this.keys, sealing: keys, names, stopped: () => !!this.closed };
+    this.upgrading = runAskedUpgrade(deps).finally(() => (this.upgrading = undefined));
   }
 
   /**
@@ -331,26 +333,5 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       if (this.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
     })();
     return this.closed;
-  }
-
-  /** Runs the asked index's upgrade (see `onModuleInit`), and says what it did; a failure is logged, never thrown. */
-  private async upgradeAskedIndex(): Promise<void> {
-    const logger = new Logger('RedisElicitationStore');
-    const { keys, names } = this.keyRing.require();
-    const deps = { redis: this.redis, scripts: this.scripts, keys: this.keys, sealing: keys, names, stopped: () => !!this.closed };
-    try {
-      const run = await upgradeAskedIndex(deps);
-      if (run?.filed) logger.log(`Filed ${run.filed} record(s) written before the askKey index in it (once for ${this.keys.base}).`);
-      if (run?.unopened) {
-        logger.warn(
-          `${run.unopened} record(s) written before the askKey index are sealed under keys this instance lacks: not filed in it.`,
-        );
-      }
-    } catch (error) {
-      logger.warn(
-        `Could not file the records written before the askKey index (${error instanceof Error ? error.message : String(error)}): ` +
-          `an instance that starts after ${ASKED_UPGRADE_LEASE_MS / 1000} s does it.`,
-      );
-    }
   }
 }

@@ -1,0 +1,31 @@
+import { EVENT_FIELD } from './redis.event-wire.js';
+
+/* The Lua functions several scripts of the Redis store (redis.scripts.ts, redis.asked-scripts.ts) begin with. */
+
+/**
+ * Keeps a key for at least `ms` more (never shortens its TTL). The TTL is set with some slack (up to a minute
+ * more), so that most calls are a single PTTL and a busy index key gets a PEXPIRE about once a minute.
+ */
+export const EXTEND_TTL = `
+local function extend(key, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms + math.min(ms, 60000)) end
+end
+`;
+
+/**
+ * Appends one lifecycle event (a message of redis.event-wire.ts) to the event stream and trims the stream to
+ * about its last maxLen events (XADD MAXLEN ~) and to those of about the last maxAgeMs (XTRIM MINID ~, from
+ * the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
+ * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age
+ * cap, so an idle deployment's stream goes away. Needs EXTEND_TTL before it; Redis 6.2 or later (MINID).
+ * Called by the scripts with the event's five arguments (see EventScriptArgs in redis.event-channel.ts):
+ * stream, maxLen, maxAgeMs, message start, message end; the record's v goes between the last two.
+ */
+export const APPEND_EVENT = `
+local function append_event(stream, maxLen, maxAgeMs, message)
+  local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', '${EVENT_FIELD}', message)
+  local ms = tonumber(string.match(id, '^(%d+)'))
+  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', ms - tonumber(maxAgeMs)) .. '-0')
+  extend(stream, tonumber(maxAgeMs))
+end
+`;
