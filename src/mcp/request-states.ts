@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
-import { firstReportOf } from '../security/key-ids.js';
+import { KeyIdWarnings } from '../security/key-ids.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
@@ -33,6 +33,8 @@ export interface StateCheck {
 @Injectable()
 export class RequestStates {
   private readonly logger = new Logger('McpElicitation');
+  /** Warnings about a key id this instance lacks, rate-limited: a client can make up key ids. */
+  private readonly keyIdWarnings = new KeyIdWarnings();
   /** States this binding opened and checked (so a value another `requestState` hook resolved is not taken for one). */
   private readonly verified = new WeakSet<RequestState>();
 
@@ -127,9 +129,9 @@ export class RequestStates {
   private logRefusal(error: unknown, what: string): void {
     if (!(error instanceof RequestStateError)) return;
     // A state sealed under a key this instance lacks is the operator's to fix (the cause names the key ids); a
-    // client can make up key ids, so each is a warning once.
+    // client can make up key ids, so the warnings are rate-limited (each key id now and then, a bounded number).
     const cause = error.cause;
-    if (cause instanceof ElicitationKeyError && firstReportOf(cause.keyId))
+    if (cause instanceof ElicitationKeyError && this.keyIdWarnings.take(cause.keyId))
       this.logger.warn(`requestState refused on ${what}: ${cause.message}`);
     else this.logger.debug(`requestState refused on ${what}: ${error.reason}`);
   }

@@ -19,20 +19,6 @@ export function keyIdOf(key: Buffer): string {
   return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), KEY_ID_PURPOSE, KEY_ID_BYTES)).toString('hex');
 }
 
-/** Most key ids `firstReportOf` remembers: past it, nothing more is reported as new. */
-const MAX_REPORTED = 64;
-const reported = new Set<string>();
-
-/**
- * True the first time a key id is reported in this process, for at most `MAX_REPORTED` ids: a key id a client
- * sent (in a `requestState` or a CSRF token) is logged as a warning once, so that made-up ids cannot flood the log.
- */
-export function firstReportOf(keyId: string): boolean {
-  if (reported.has(keyId) || reported.size >= MAX_REPORTED) return false;
-  reported.add(keyId);
-  return true;
-}
-
 /** How often one key id may be warned about again (`KeyIdWarnings`): 10 minutes. */
 export const KEY_ID_WARNING_INTERVAL_MS = 10 * 60_000;
 /** Most key ids `KeyIdWarnings` warns about in one interval: past it, the rest wait for an earlier one's turn. */
