@@ -1,7 +1,7 @@
 /**
- * The README's "Performance" table, rendered from bench/results/latest.json and run.json: one Markdown table per
+ * The "Performance" table of docs/performance.md, rendered from bench/results/latest.json and run.json: one Markdown table per
  * benchmark script (bench-catalog.ts), one line per row of latest.json, with the script's run (quick or full,
- * when, Node, CPUs, notes) above it. The table sits between TABLE_START and TABLE_END in README.md; everything
+ * when, Node, CPUs, notes) above it. The table sits between TABLE_START and TABLE_END in docs/performance.md; everything
  * else in the section is prose without figures. Pure functions (no file access), so that a unit test can feed
  * rows in and read Markdown out (test/bench/readme-table.spec.ts); bench/run.ts writes the file.
  */
@@ -137,7 +137,7 @@ export function replaceTable(readme: string, table: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
   if (start < 0 || end < 0 || end < start || readme.indexOf(TABLE_START, start + 1) >= 0) {
-    throw new Error(`README.md needs exactly one ${TABLE_START} … ${TABLE_END} pair in "## Performance"`);
+    throw new Error(`docs/performance.md needs exactly one ${TABLE_START} … ${TABLE_END} pair in "## Performance"`);
   }
   return `${readme.slice(0, start + TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
 }

@@ -1,15 +1,15 @@
 /**
  * The benchmark runner.
  *
- *   npm run bench                      build, then every script of bench/bench-catalog.ts, then the README table
+ *   npm run bench                      build, then every script of bench/bench-catalog.ts, then the table of docs/performance.md
  *   npm run bench -- --quick           the same with fewer and shorter runs (a few minutes; marked quick)
  *   npm run bench -- --only http,redis only those scripts (`<name>.bench`, or its first word)
- *   npm run bench:readme               only the README table, from the results already written
+ *   npm run bench:readme               only the table of docs/performance.md, from the results already written
  *
  * Each script runs as a child process with its own node flags (bench-catalog.ts), `--quick` forwarded, one after
  * the other (each wants the machine to itself), and merges its rows into bench/results/latest.json and its run
  * into run.json. A script that fails does not stop the others; the runner then exits 1. Last, the runner records
- * itself in run.json, rewrites the table between the markers of README.md's "Performance" section from both files
+ * itself in run.json, rewrites the table between the markers of docs/performance.md's "Performance" section from both files
  * (bench/readme-table.ts) and prints it.
  */
 import { spawn } from 'node:child_process';
@@ -61,10 +61,10 @@ function runScript(script: BenchScript): Promise<number> {
   });
 }
 
-/** Rewrites the README table from the results files; returns the table. */
+/** Rewrites the "Performance" table of docs/performance.md from the results files; returns the table. */
 function updateReadme(): string {
   const table = renderPerformanceTable(readRows(), readRunInfo());
-  const file = join(packageRoot(), 'README.md');
+  const file = join(packageRoot(), 'docs', 'performance.md');
   const readme = readFileSync(file, 'utf8');
   const updated = replaceTable(readme, table);
   if (updated !== readme) writeFileSync(file, updated);
@@ -74,7 +74,7 @@ function updateReadme(): string {
 async function main(): Promise<void> {
   if (README_ONLY) {
     console.log(updateReadme());
-    console.log('\nREADME.md "Performance" table rewritten from bench/results/.');
+    console.log('\ndocs/performance.md "Performance" table rewritten from bench/results/.');
     return;
   }
   const scripts = selected();
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   };
   writeRunInfo(info);
   const table = updateReadme();
-  console.log(`\n===== the README's "Performance" table (rewritten from bench/results/latest.json):\n\n${table}\n`);
+  console.log(`\n===== the "Performance" table of docs/performance.md (rewritten from bench/results/latest.json):\n\n${table}\n`);
   console.log(`bench: ${took.join(', ')}; ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)}s in all.`);
   if (failed.length) {
     console.error(`bench: ${failed.join(', ')} failed`);

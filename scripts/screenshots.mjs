@@ -1,5 +1,5 @@
 /**
- * Screenshots of the pages for people (#16), for the README's "Pages" section: `npm run screenshots`
+ * Screenshots of the pages for people (#16), for the "Pages" guide (docs/pages.md): `npm run screenshots`
  * (builds the demo, then runs this). Starts the demo app from dist-demo on a free port, creates one elicitation
  * for each page, renders each in Chromium (/usr/bin/chromium via playwright-core) in four variants and writes
  * docs/screenshots/<page>-<variant>.png (same names every run; overwritten), then stops the app.

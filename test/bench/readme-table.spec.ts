@@ -1,11 +1,11 @@
 /**
- * The README's "Performance" table is generated (bench/readme-table.ts, written by `npm run bench`): rows of
+ * The "Performance" table of docs/performance.md is generated (bench/readme-table.ts, written by `npm run bench`): rows of
  * bench/results/latest.json in, Markdown out. bench/results/ is gitignored, so the rows here are made up.
  */
 import { BENCH_SCRIPTS, scriptOfRow } from '../../bench/bench-catalog.js';
 import type { Row, RunInfo, ScriptRun } from '../../bench/bench-results.js';
 import { formatQuantity, renderPerformanceTable, renderRow, replaceTable, TABLE_END, TABLE_START } from '../../bench/readme-table.js';
-import { readmeSection, readReadme } from '../docs/readme-support.js';
+import { readmeSection, readDocs } from '../docs/readme-support.js';
 
 const run = (over: Partial<ScriptRun> = {}): ScriptRun => ({
   finishedAt: '2026-11-24T05:10:42.123Z',
@@ -53,7 +53,7 @@ const sweepRow: Row = {
   met: false,
 };
 
-describe('the README performance table', () => {
+describe('the performance table (docs/performance.md)', () => {
   it('renders a row per figure: value and baseline in the unit, ratio, target and met', () => {
     expect(renderRow(statusRow)).toBe('| http express GET /elicit/:id/status | 7,760 req/s | 8,075 req/s | 0.961 | ratio ≥ 0.95 | yes |');
     expect(renderRow(postRow)).toBe(
@@ -145,7 +145,7 @@ describe('the README performance table', () => {
 });
 
 describe('README.md "## Performance"', () => {
-  const section = readmeSection(readReadme(), '## Performance');
+  const section = readmeSection(readDocs(), '## Performance');
 
   it('holds the generated table between its markers, once', () => {
     expect(section.split(TABLE_START)).toHaveLength(2);

@@ -1,10 +1,10 @@
 /**
- * The README's "API reference" lists every name each entry point exports, no more and no less: a name
+ * The "API reference" (docs/api-reference.md) lists every name each entry point exports, no more and no less: a name
  * exported but undocumented, or documented but gone, fails here. Names are read from the TypeScript
- * program (types included), the README's tables from their first column.
+ * program (types included), the tables from their first column.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ENTRY_POINTS, exportedNames, namesIn, readReadme, readmeSection, tableRows } from './readme-support.js';
+import { ENTRY_POINTS, exportedNames, namesIn, readDocs, readmeSection, tableRows } from './readme-support.js';
 
 /** The names in the first column of the tables under `### \`<entry point>\`` in the API reference. */
 function documentedNames(readme: string, entryPoint: string): string[] {
@@ -12,8 +12,8 @@ function documentedNames(readme: string, entryPoint: string): string[] {
   return [...new Set(tableRows(section, 'export').flatMap((cells) => namesIn(cells[0])))].sort();
 }
 
-describe('README API reference', () => {
-  const readme = readReadme();
+describe('API reference (docs/api-reference.md)', () => {
+  const readme = readDocs();
 
   it.each(Object.entries(ENTRY_POINTS))('lists exactly what %s exports', (entryPoint, file) => {
     expect(documentedNames(readme, entryPoint)).toEqual(exportedNames(file));

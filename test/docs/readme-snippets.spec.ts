@@ -1,16 +1,18 @@
 /**
- * Every TypeScript block of the README is a real file under examples/readme, embedded with embedme: the block
+ * Every TypeScript block of the README, the guides in docs/ and CONTRIBUTING.md is a real file under examples/readme,
+ * embedded with embedme: the block
  * opens with a comment naming the file (and, for part of one, its lines), and `embedme --verify` finds the
  * README's copy equal to the file. The files themselves are compiled under `strict` in a CommonJS and an ES
  * module app against the packed package (scripts/consumer-test.mjs), and the key ones run in
- * e2e/docs/readme-snippets.e2e-spec.ts. After changing a file: `npx embedme README.md`.
+ * e2e/docs/readme-snippets.e2e-spec.ts. After changing a file: `npx embedme --source-root . README.md docs/*.md CONTRIBUTING.md`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { documentationFiles } from './readme-support.js';
 
-/** The documents the package ships (package.json `files`), whose TypeScript blocks must all be embedded. */
-const DOCUMENTS = ['README.md'];
+/** The documentation, whose TypeScript blocks must all be embedded. */
+const DOCUMENTS = documentationFiles();
 const EMBED = /^\/\/ (examples\/readme\/[\w.-]+\.ts)(#L\d+-L\d+)?$/;
 
 /** The fenced TypeScript blocks of a Markdown text: their line number and first line. */
@@ -34,10 +36,6 @@ function typescriptBlocks(markdown: string): Array<{ line: number; first: string
 describe.each(DOCUMENTS)('%s TypeScript blocks', (document) => {
   const blocks = typescriptBlocks(readFileSync(document, 'utf8'));
 
-  it('has TypeScript blocks to check', () => {
-    expect(blocks.length).toBeGreaterThan(10);
-  });
-
   it('embeds every one from an existing file under examples/readme', () => {
     const problems = blocks.flatMap(({ line, first }) => {
       const file = EMBED.exec(first)?.[1];
@@ -47,9 +45,18 @@ describe.each(DOCUMENTS)('%s TypeScript blocks', (document) => {
     expect(problems).toEqual([]);
   });
 
-  it('holds exactly what the files hold (embedme --verify; to update: npx embedme README.md)', () => {
+  it('holds exactly what the files hold (embedme --verify; to update: npx embedme --source-root . <page>)', () => {
     const verify = () =>
-      execFileSync('node', ['node_modules/embedme/dist/embedme.js', '--verify', document], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync('node', ['node_modules/embedme/dist/embedme.js', '--verify', '--source-root', '.', document], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     expect(verify).not.toThrow();
   });
+});
+
+it('the documentation has TypeScript blocks to check (the README at least the quick start and a tool)', () => {
+  const count = (document: string) => typescriptBlocks(readFileSync(document, 'utf8')).length;
+  expect(count('README.md')).toBeGreaterThanOrEqual(2);
+  expect(DOCUMENTS.reduce((sum, document) => sum + count(document), 0)).toBeGreaterThan(10);
 });

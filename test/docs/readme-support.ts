@@ -3,7 +3,7 @@
  * package's entry points, read as the published types are (`@internal` members left out, as `stripInternal`
  * leaves them out of `dist`).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
 
 /** Every entry point of the package and the source file behind it. */
@@ -16,14 +16,31 @@ export const ENTRY_POINTS: Record<string, string> = {
   'nestjs-mcp-elicitation/terminus': 'src/terminus/index.ts',
 };
 
-/** The README as it is in the working tree. */
-export function readReadme(): string {
-  return readFileSync('README.md', 'utf8');
+/** The user documentation: the README, then the guides in docs/ (not the maintainers' pages), then CONTRIBUTING.md. */
+export function documentationFiles(): string[] {
+  const guides = readdirSync('docs')
+    .filter((name) => name.endsWith('.md') && !MAINTAINER_PAGES.has(name))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ['README.md', ...guides, 'CONTRIBUTING.md'];
+}
+
+/** Pages of docs/ that map the code rather than guide a user (their links are checked all the same). */
+const MAINTAINER_PAGES = new Set(['architecture.md', 'testing.md']);
+
+/**
+ * The documentation as one text (README.md, the guides, CONTRIBUTING.md), as it is in the working tree: a table's
+ * check finds its section by heading on whichever page it lives (`## Options` in docs/options.md, say).
+ */
+export function readDocs(): string {
+  return documentationFiles()
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
 }
 
 /**
  * The text under `heading` (a whole heading line, e.g. `## Options`) up to the next heading of the same or a
- * higher level, fenced code blocks skipped. Throws when the README has no such heading.
+ * higher level, fenced code blocks skipped. Throws when the documentation has no such heading.
  */
 export function readmeSection(readme: string, heading: string): string {
   const level = /^#+/.exec(heading)?.[0].length ?? 0;
@@ -37,7 +54,7 @@ export function readmeSection(readme: string, heading: string): string {
     if (start < 0 && lines[i].trimEnd() === heading) start = i + 1;
     else if (start >= 0 && depth !== undefined && depth <= level) return lines.slice(start, i).join('\n');
   }
-  if (start < 0) throw new Error(`README.md has no "${heading}" heading`);
+  if (start < 0) throw new Error(`The documentation (README.md, docs/) has no "${heading}" heading`);
   return lines.slice(start).join('\n');
 }
 

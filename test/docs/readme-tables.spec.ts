@@ -1,11 +1,11 @@
 /**
- * The README's reference tables say what the code has, no more and no less: the options and extras tables
+ * The reference tables of the docs (docs/options.md, docs/getting-started.md, docs/api-reference.md, docs/oauth.md, docs/stores.md) say what the code has, no more and no less: the options and extras tables
  * (names, required or not, primitive types, literal defaults) against `ElicitationModuleOptions`,
  * `ElicitationLimits` and `ElicitationModuleExtras`; the Service API table against the public methods of
  * `ElicitationService` (names, type parameters, parameters), and the OAuth section's against `ElicitationOAuth`'s; the Errors table against every exported class that
  * extends `Error` (and the properties each one declares); the store contract table against `ElicitationStore`
  * (names, optional members, parameters). "Public" is what the published types hold: `@internal` is left out,
- * as `stripInternal` leaves it out of `dist`. Each check also runs on a README with a row taken away or made
+ * as `stripInternal` leaves it out of `dist`. Each check also runs on docs with a row taken away or made
  * up, to show that it can fail.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -16,7 +16,7 @@ import {
   entryPointProgram,
   exportsOf,
   isInternal,
-  readReadme,
+  readDocs,
   readmeSection,
   rootExport,
   tableRows,
@@ -124,7 +124,7 @@ function ownErrorProperties(symbol: ts.Symbol): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Reading the README
+// Reading the docs
 
 /** A method as a table writes it: `name?<T>(id, { consume? })`. */
 interface DocSignature {
@@ -195,11 +195,11 @@ function signatureProblems(where: string, doc: DocSignature, declaration: ts.Sig
   const problems: string[] = [];
   const typeParameters = declaration.typeParameters?.length ?? 0;
   if (doc.typeParameters !== typeParameters) {
-    problems.push(`${where}: ${typeParameters} type parameter(s) in the code, ${doc.typeParameters} in the README`);
+    problems.push(`${where}: ${typeParameters} type parameter(s) in the code, ${doc.typeParameters} in the docs`);
   }
   if (doc.parameters.length !== declaration.parameters.length) {
     const names = declaration.parameters.map((p) => p.getText().split(/[:=]/)[0].trim()).join(', ');
-    problems.push(`${where}: the code takes (${names}), the README shows ${doc.parameters.length} parameter(s)`);
+    problems.push(`${where}: the code takes (${names}), the docs show ${doc.parameters.length} parameter(s)`);
     return problems;
   }
   declaration.parameters.forEach((parameter, i) => {
@@ -214,7 +214,7 @@ function signatureProblems(where: string, doc: DocSignature, declaration: ts.Sig
       const keys = parameterKeys(parameter);
       const shown = new Map(documented.keys.map((k) => [k.name, k.optional]));
       for (const [key, keyOptional] of keys) {
-        if (!shown.has(key)) problems.push(`${where}: parameter ${i + 1} has "${key}", missing from the README`);
+        if (!shown.has(key)) problems.push(`${where}: parameter ${i + 1} has "${key}", missing from the docs`);
         else if (shown.get(key) !== keyOptional) problems.push(`${where}: "${key}" is ${keyOptional ? '' : 'not '}optional`);
       }
       for (const key of shown.keys()) if (!keys.has(key)) problems.push(`${where}: parameter ${i + 1} has no "${key}"`);
@@ -230,8 +230,8 @@ function differences(what: string, inCode: Iterable<string>, inReadme: Iterable<
   const code = new Set(inCode);
   const readme = new Set(inReadme);
   return [
-    ...[...code].filter((n) => !readme.has(n)).map((n) => `${what}: "${n}" is in the code but not in the README`),
-    ...[...readme].filter((n) => !code.has(n)).map((n) => `${what}: "${n}" is in the README but not in the code`),
+    ...[...code].filter((n) => !readme.has(n)).map((n) => `${what}: "${n}" is in the code but not in the docs`),
+    ...[...readme].filter((n) => !code.has(n)).map((n) => `${what}: "${n}" is in the docs but not in the code`),
   ];
 }
 
@@ -252,11 +252,11 @@ function optionRowProblems(table: string, name: string, cells: { type: string; d
   const primitive = primitiveType(property);
   const documentedType = codeSpans(cells.type).join(' ');
   if (primitive && documentedType !== primitive)
-    problems.push(`${table} "${name}": type ${primitive} in the code, ${cells.type} in the README`);
+    problems.push(`${table} "${name}": type ${primitive} in the code, ${cells.type} in the docs`);
   const literal = defaultLiteral(jsDocDefault(property) ?? '');
   if (literal !== undefined) {
     const shown = codeSpans(cells.default)[0]?.replace(/(?<=\d)_(?=\d)/g, '');
-    if (shown !== literal) problems.push(`${table} "${name}": @default ${literal} in the code, ${cells.default} in the README`);
+    if (shown !== literal) problems.push(`${table} "${name}": @default ${literal} in the code, ${cells.default} in the docs`);
   }
   return problems;
 }
@@ -420,7 +420,7 @@ function storeContractProblems(): string[] {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** The README without the first table row whose first cell starts with `cellStart`. */
+/** The docs without the first table row whose first cell starts with `cellStart`. */
 function dropRow(readme: string, cellStart: string): string {
   const lines = readme.split('\n');
   const index = lines.findIndex((line) => line.trim().startsWith(`| ${cellStart}`));
@@ -429,7 +429,7 @@ function dropRow(readme: string, cellStart: string): string {
   return lines.join('\n');
 }
 
-/** The README with `row` added after the first table row whose first cell starts with `cellStart`. */
+/** The docs with `row` added after the first table row whose first cell starts with `cellStart`. */
 function addRow(readme: string, cellStart: string, row: string): string {
   const lines = readme.split('\n');
   const index = lines.findIndex((line) => line.trim().startsWith(`| ${cellStart}`));
@@ -438,14 +438,14 @@ function addRow(readme: string, cellStart: string, row: string): string {
   return lines.join('\n');
 }
 
-/** The README with one text replaced, which must be there. */
+/** The docs with one text replaced, which must be there. */
 function replaced(readme: string, text: string, by: string): string {
-  if (!readme.includes(text)) throw new Error(`README.md has no "${text}"`);
+  if (!readme.includes(text)) throw new Error(`the docs have no "${text}"`);
   return readme.replace(text, by);
 }
 
-describe('README tables', () => {
-  const readme = readReadme();
+describe('Reference tables of the docs (README.md, docs/)', () => {
+  const readme = readDocs();
 
   it('the options table lists every option of ElicitationModuleOptions (limits.* of ElicitationLimits), as declared', () => {
     expect(optionsTableProblems(readme)).toEqual([]);
@@ -472,7 +472,7 @@ describe('README tables', () => {
     expect(storeContractProblems()).toEqual([]);
   });
 
-  describe('each check fails on a README that says otherwise', () => {
+  describe('each check fails on docs that say otherwise', () => {
     it.each<[string, (readme: string) => string[], (readme: string) => string, string]>([
       ['an option row missing', optionsTableProblems, (r) => dropRow(r, '`keepAliveMs`'), '"keepAliveMs" is in the code'],
       [
@@ -485,7 +485,7 @@ describe('README tables', () => {
         'an invented option',
         optionsTableProblems,
         (r) => addRow(r, '`keepAliveMs`', '| `keepAwake` | `number` | `0` | no |'),
-        '"keepAwake" is in the README',
+        '"keepAwake" is in the docs',
       ],
       [
         'a wrong default',
