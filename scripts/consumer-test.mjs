@@ -72,7 +72,13 @@ const FIXTURES = [
 const GIT_FIXTURE = { ...FIXTURES[1], name: 'esm-nest12-git', from: 'esm-nest12', mcpApps: ['both-eras'] };
 
 /** The README files each MCP app needs (copied from examples/readme into the fixture's src/readme/). */
-const MCP_README_FILES = ['mcp-binding.ts', 'mcp-both-eras.controller.ts', 'mcp-sessions.controller.ts', 'mcp-stateless.controller.ts'];
+const MCP_README_FILES = [
+  'mcp-auth.ts',
+  'mcp-binding.ts',
+  'mcp-both-eras.controller.ts',
+  'mcp-sessions.controller.ts',
+  'mcp-stateless.controller.ts',
+];
 /** The bearer tokens the README files' verifyToken accepts (the driver sends alice's). */
 const MCP_DEV_TOKENS = 'token-alice=alice,token-bob=bob';
 

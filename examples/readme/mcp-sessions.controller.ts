@@ -1,50 +1,20 @@
 // MCP at /mcp for protocol 2025-11-25 only: SDK 1.x (@modelcontextprotocol/sdk) sessions, bounded with McpSessions.
 // Express (Nest's default platform, which parses the JSON body). Start it with
 // `(await NestFactory.create(McpSessionsModule)).listen(process.env.PORT ?? 3000)`.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The bearer check and the page's user come from mcp-auth.ts: copy it beside this file.
+import type { ServerResponse } from 'node:http';
 import { All, Controller, Module, type OnApplicationBootstrap, type BeforeApplicationShutdown, Req, Res } from '@nestjs/common';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bindResponse, ElicitationModule, MCP_SESSION_RETRY_AFTER_S, McpElicitation, McpSessions } from 'nestjs-mcp-elicitation';
 import { z } from 'zod';
-
-type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+import { authenticate, jsonRpcError, type McpRequest, resolvePageUser, unauthorized } from './mcp-auth.js';
 
 interface Session {
   server: McpServer;
   transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
-}
-
-/**
- * Your MCP authorization goes here: verify the bearer token (your OAuth server's JWT or introspection) and
- * return its user. To try this file: MCP_DEV_TOKENS='token-a=alice,token-b=bob' (unset, every request gets 401).
- */
-function verifyToken(token: string): string | undefined {
-  for (const entry of (process.env.MCP_DEV_TOKENS ?? '').split(',')) {
-    const [devToken, userId] = entry.split('=');
-    if (devToken === token && userId) return userId;
-  }
-  return undefined;
-}
-
-/**
- * The request's verified user, also put on `req.auth`: the SDK transport hands it to tools as `extra.authInfo`,
- * where the default `resolveMcpUser` reads `authInfo.extra.userId`.
- */
-function authenticate(req: McpRequest): string | undefined {
-  const token = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const userId = token && verifyToken(token);
-  if (!token || !userId) return undefined;
-  req.auth = { token, clientId: userId, scopes: [], extra: { userId } };
-  return userId;
-}
-
-function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 @Controller('mcp')
@@ -67,7 +37,7 @@ export class McpSessionsController implements OnApplicationBootstrap, BeforeAppl
   @All()
   async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
     const user = authenticate(req);
-    if (!user) return jsonRpcError(res, 401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' }); // nothing created
+    if (!user) return unauthorized(res); // nothing created
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const open = this.sessions.get(sessionId);
@@ -113,7 +83,7 @@ export class McpSessionsController implements OnApplicationBootstrap, BeforeAppl
   imports: [
     ElicitationModule.forRoot({
       baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the public origin browsers use
-      resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
+      resolvePageUser, // the page's user: req.user.id, set by your browser login
     }),
   ],
   controllers: [McpSessionsController],

@@ -1,38 +1,14 @@
 // MCP at /mcp for protocol 2026-07-28 only: SDK 2.x (@modelcontextprotocol/server, @modelcontextprotocol/node),
 // stateless (a fresh server per request, no sessions, any instance takes any retry). Express (Nest's default
 // platform, which parses the JSON body). Start it with `(await NestFactory.create(McpStatelessModule)).listen(process.env.PORT ?? 3000)`.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The bearer check and the page's user come from mcp-auth.ts: copy it beside this file.
+import type { ServerResponse } from 'node:http';
 import { All, Controller, Module, type OnApplicationShutdown, Req, Res } from '@nestjs/common';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { ElicitationModule, McpElicitation } from 'nestjs-mcp-elicitation';
 import { z } from 'zod';
-
-type McpRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
-
-/**
- * Your MCP authorization goes here: verify the bearer token (your OAuth server's JWT or introspection) and
- * return its user. To try this file: MCP_DEV_TOKENS='token-a=alice,token-b=bob' (unset, every request gets 401).
- */
-function verifyToken(token: string): string | undefined {
-  for (const entry of (process.env.MCP_DEV_TOKENS ?? '').split(',')) {
-    const [devToken, userId] = entry.split('=');
-    if (devToken === token && userId) return userId;
-  }
-  return undefined;
-}
-
-/**
- * The request's verified user, also put on `req.auth`: the SDK hands it to tools as `ctx.http.authInfo`, where
- * the default `resolveMcpUser` reads `authInfo.extra.userId`.
- */
-function authenticate(req: McpRequest): string | undefined {
-  const token = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const userId = token && verifyToken(token);
-  if (!token || !userId) return undefined;
-  req.auth = { token, clientId: userId, scopes: [], extra: { userId } };
-  return userId;
-}
+import { authenticate, type McpRequest, resolvePageUser, unauthorized } from './mcp-auth.js';
 
 @Controller('mcp')
 export class McpStatelessController implements OnApplicationShutdown {
@@ -44,11 +20,7 @@ export class McpStatelessController implements OnApplicationShutdown {
 
   @All()
   async handle(@Req() req: McpRequest, @Res() res: ServerResponse): Promise<void> {
-    if (!authenticate(req)) {
-      res.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Unauthorized' }, id: null }));
-      return;
-    }
+    if (!authenticate(req)) return unauthorized(res);
     await this.serve(req, res, req.body);
   }
 
@@ -77,7 +49,7 @@ export class McpStatelessController implements OnApplicationShutdown {
   imports: [
     ElicitationModule.forRoot({
       baseUrl: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`, // the public origin browsers use
-      resolvePageUser: (req: { user?: { id: string } }) => req.user?.id, // your browser session's user
+      resolvePageUser, // the page's user: req.user.id, set by your browser login
     }),
   ],
   controllers: [McpStatelessController],
