@@ -100,6 +100,7 @@ describe('Calls that wait for a person: bounded, and released when the client ha
       await c.transport.close();
       const ms = await until(() => waits(id) === 0 && calls() === 0, 5_000, 'the waits and calls released after the hang-up');
       expect(ms).toBeLessThan(5_000);
+      console.log(`hung-up calls: ${N} identical calls on one page, every wait and call released ${ms} ms after the client hung up`);
       expect(ids()).toBe(0);
       await Promise.all(ended);
       // The keep-alive timers stopped with their calls: no progress is sent (or counted) any more.
