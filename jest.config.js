@@ -23,7 +23,7 @@ export default {
       displayName: 'e2e',
       testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'],
       // Kills any demo process a file left running, so that a failed start cannot keep Jest from exiting.
-      setupFilesAfterEnv: ['<rootDir>/e2e/support/stop-children.ts'],
+      testEnvironment: '<rootDir>/e2e/support/demo-environment.mjs',
     },
   ],
 };

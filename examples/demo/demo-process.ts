@@ -32,8 +32,16 @@ export interface DemoProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Every demo process started and not yet exited, so an emergency exit can kill them synchronously. */
-export const liveChildren = new Set<ChildProcess>();
+declare global {
+  // A global of the test file: e2e/support/demo-environment.mjs reads it.
+  var __liveDemoChildren: Set<ChildProcess> | undefined;
+}
+
+/**
+ * Every demo process started and not yet exited, so an emergency exit can kill them synchronously. Kept on the global
+ * object, where the e2e test environment (e2e/support/demo-environment.mjs) finds it at the end of each file.
+ */
+export const liveChildren: Set<ChildProcess> = (globalThis.__liveDemoChildren ??= new Set<ChildProcess>());
 
 export { freePort } from './http-server.js';
 
