@@ -454,7 +454,20 @@ async function measureRoundTrips(store: RedisElicitationStore, cleaner: Redis): 
 
 // ----------------------------------------------------------------------- 4: cross-instance latency
 
-/** name/value of the hidden inputs of a page (HTML entities of the values decoded). */
+/**
+ * The page's answer form, as a browser submits it: the `<form method="post">` without an `action` (it posts to the
+ * page itself). Other forms on the page ("Need more time?" posts to its own action) are not part of the answer:
+ * taking their hidden fields too sent two `_csrf` values, and the post was refused.
+ */
+function answerForm(html: string): string {
+  for (const [form] of html.matchAll(/<form\b[^>]*>[\s\S]*?<\/form>/gi)) {
+    const open = /^<form\b[^>]*>/i.exec(form)?.[0] ?? '';
+    if (/\bmethod\s*=\s*["']?post/i.test(open) && !/\baction\s*=/i.test(open)) return form;
+  }
+  throw new Error(`the page has no answer form (a <form method="post"> without an action): ${html.slice(0, 300)}`);
+}
+
+/** name/value of the hidden inputs of a form (HTML entities of the values decoded). */
 function hiddenFields(html: string): Array<[string, string]> {
   const attr = (tag: string, name: string) => new RegExp(`\\b${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
   const decode = (v: string) =>
@@ -564,13 +577,13 @@ async function measureLatency(): Promise<Latency> {
         waiters.set(elicitationId, resolve);
       });
       const publishedAt = BREAKDOWN ? new Promise<number>((resolve) => published.set(elicitationId, resolve)) : undefined;
-      // The browser's page load (untimed): its hidden form fields and cookies (a CSRF token, when the pages
+      // The browser's page load (untimed): the answer form's hidden fields and the cookies (a CSRF token, when the pages
       // use one) go into the POST like a browser would send them.
       const pageUrl = `${b.url}/elicit/${elicitationId}/api-key`;
       const page = await fetch(pageUrl, { headers: { Cookie: 'demo_user=alice' } });
       const html = await page.text();
       if (page.status !== 200) throw new Error(`GET ${pageUrl} answered ${page.status}: ${html.slice(0, 300)}`);
-      const form = new URLSearchParams(hiddenFields(html));
+      const form = new URLSearchParams(hiddenFields(answerForm(html)));
       form.set('apiKey', 'k');
       form.set('action', 'submit');
       const cookies = ['demo_user=alice', ...page.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');

@@ -5,6 +5,8 @@
  *   npm run bench -- --quick           the same with fewer and shorter runs (a few minutes; marked quick)
  *   npm run bench -- --only http,redis only those scripts (`<name>.bench`, or its first word)
  *   npm run bench:readme               only the table of docs/performance.md, from the results already written
+ *   npm run bench:smoke                the quick mode as CI's smoke (`--smoke`): fails when a script fails (an error,
+ *                                      never a missed target), and leaves docs/performance.md as it is
  *
  * Each script runs as a child process with its own node flags (bench-catalog.ts), `--quick` forwarded, one after
  * the other (each wants the machine to itself), and merges its rows into bench/results/latest.json and its run
@@ -21,7 +23,9 @@ import { packageRoot, readRows, readRunInfo, writeRunInfo } from './bench-result
 import { renderPerformanceTable, replaceTable } from './readme-table.js';
 
 const args = process.argv.slice(2);
-const QUICK = args.includes('--quick');
+/** `--smoke` (CI): the quick mode, failing on errors only (as every run does), and the docs' table left as it is. */
+const SMOKE = args.includes('--smoke');
+const QUICK = SMOKE || args.includes('--quick');
 const README_ONLY = args.includes('--readme-only');
 
 /** The scripts `--only` names (all without it). */
@@ -100,8 +104,10 @@ async function main(): Promise<void> {
     failed,
   };
   writeRunInfo(info);
-  const table = updateReadme();
-  console.log(`\n===== the "Performance" table of docs/performance.md (rewritten from bench/results/latest.json):\n\n${table}\n`);
+  if (!SMOKE) {
+    const table = updateReadme();
+    console.log(`\n===== the "Performance" table of docs/performance.md (rewritten from bench/results/latest.json):\n\n${table}\n`);
+  }
   console.log(`bench: ${took.join(', ')}; ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)}s in all.`);
   if (failed.length) {
     console.error(`bench: ${failed.join(', ')} failed`);
