@@ -359,7 +359,9 @@ async function runGitFixture(fixture, gitUrl) {
       // One install: npm builds a git dependency (prepare) on each install that fetches it.
       const nest = /\d+/.exec(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@nestjs/core'])[0];
       const packages = [gitUrl, ...readmePackages(dir, nest)];
-      await run(name, ['npm', 'install', '--no-audit', '--no-fund', ...packages], { cwd: dir, timeoutMs: 4 * MINUTE });
+      // npm installs the repository's devDependencies to run its prepare (the build): about a minute on a quiet
+      // machine, past 4 on a loaded one; the limit only catches a hang.
+      await run(name, ['npm', 'install', '--no-audit', '--no-fund', ...packages], { cwd: dir, timeoutMs: 10 * MINUTE });
       const main = join(installed, 'dist', 'index.js');
       if (!existsSync(main)) {
         throw new Error(
