@@ -34,7 +34,8 @@
  *  - `POST /elicit/:id/api-key` (body parse, size cap, Origin and CSRF checks, user check, validation, the store
  *    write, the completion event, the done page) against the POST baseline, and in a second row against the HTML
  *    GET baseline;
- * and the p99 latency of each module route against its baseline's p99.
+ * and the p99 latency of each module route against its baseline's p99; and the module's own cost per request of each
+ * route (`own cost per request`, µs of the server's core: 1/route rate − 1/baseline rate, OWN_COST_TARGET_US).
  *
  * Each POST needs its own pending elicitation and the CSRF pair of a render of its page. Rendering a page per POST
  * would measure the GET as well; instead, before each POST run the store is emptied (`DELETE /bench/elicitations`)
@@ -82,6 +83,11 @@ const PAGE_TARGET = 0.93; // page GET req/s / HTML GET baseline req/s, at least
 const POST_TARGET = 0.9; // page POST req/s / POST baseline req/s, at least
 const POST_VS_GET_TARGET = 0.8; // page POST req/s / HTML GET baseline req/s, at least
 const P99_TARGET = 1.3; // p99 / the baseline's p99, at most
+/**
+ * The module's own cost per request, in µs of the server's one core: 1/route rate − 1/baseline rate of the same
+ * shape, from the same run (#31: page ≤ 40, POST ≤ 50, status ≤ 10, on both adapters).
+ */
+const OWN_COST_TARGET_US = { status: 10, page: 40, post: 50 } as const;
 
 /** Above this share of a core, the generator may be what limits the rate (it is one single-threaded process). */
 const GENERATOR_BUSY = 0.9;
@@ -503,6 +509,23 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
   rows.push(rateRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost', POST_TARGET));
   rows.push(rateRow('POST /elicit/:id/api-key (submit) vs the HTML GET baseline', 'post', 'baselineHtml', POST_VS_GET_TARGET));
   rows.push(p99Row('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));
+  /** The module's own cost per request (see OWN_COST_TARGET_US), beside the route's ratio. */
+  const ownCostRow = (name: string, e: keyof typeof OWN_COST_TARGET_US, base: EndpointName): Row => {
+    const us = (1 / rps(e) - 1 / rps(base)) * 1e6;
+    const target = OWN_COST_TARGET_US[e];
+    return {
+      name: `http ${adapter} ${name} own cost per request`,
+      value: round(us, 1),
+      unit: 'µs',
+      baseline: null,
+      ratio: null,
+      target: `<= ${target} µs`,
+      met: us <= target,
+    };
+  };
+  rows.push(ownCostRow('GET /elicit/:id/status', 'status', 'baselineJson'));
+  rows.push(ownCostRow('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml'));
+  rows.push(ownCostRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));
   return rows;
 }
 
