@@ -83,9 +83,14 @@ describe('api-key elicitation in a real browser (Chromium)', () => {
       expect(await keyInput.count()).toBe(1);
       expect(await keyInput.getAttribute('type')).toBe('password');
       expect(await keyInput.inputValue()).toBe('');
-      // The nonce'd inline <style> was applied under the page's CSP (only a real browser shows this).
+      // The shared stylesheet and the inline theme colour were applied under the page's CSP, and the shared script
+      // loaded (only a real browser shows this; a refused one would be a console error, checked below).
       const submit = page.getByRole('button', { name: 'Submit', exact: true });
       expect(await submit.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(37, 99, 235)');
+      const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname));
+      expect(loaded).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^\/elicit\/assets\/page\.[0-9a-f]{12}\.css$/), expect.stringMatching(/\.js$/)]),
+      );
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
       await keyInput.fill(API_KEY);

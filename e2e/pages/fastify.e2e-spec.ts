@@ -8,6 +8,7 @@ import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { connectClient, textOf } from '../support/mcp-client.js';
 import { PAGE_CSP } from '../support/page-app.js';
 import { csrfFor, postForm, submitForm } from '../support/page-form.js';
+import { assetPath } from '../../test/support/page-assets.js';
 
 const SECRET = 'ghp_PLANTED_SECRET_fastify_0123456789';
 const HTML = 'text/html; charset=utf-8';
@@ -117,6 +118,17 @@ describe('the module on Fastify (the demo app with adapter: "fastify", over real
     // A fresh nonce per render.
     const again = await http().get(pathOf(created.url)).set(as('alice')).expect(200);
     expect(PAGE_CSP.exec(again.headers['content-security-policy'])![1]).not.toBe(nonce);
+    // The shared stylesheet and script, on Fastify too: under the nonce, served with their type and kept by the browser.
+    const script = /<script nonce="[^"]+" src="([^"]+)" defer>/.exec(res.text)?.[1];
+    const style = /<link rel="stylesheet" nonce="[^"]+" href="([^"]+)">/.exec(res.text)?.[1];
+    expect(style).toMatch(assetPath('css'));
+    expect(script).toMatch(assetPath('js'));
+    const css = await http().get(style!).expect(200);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(css.text).toContain('.error-summary');
+    const js = await http().get(script!).expect(200);
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
   });
 
   it('an unidentified browser is sent to the demo sign-in (303), and a page of the wrong kind or id is a 404 page', async () => {

@@ -8,6 +8,7 @@ import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { PAGE_CSP, startPageApp } from '../support/page-app.js';
 import { csrfFor, postForm, submitForm } from '../support/page-form.js';
+import { assetPath } from '../../test/support/page-assets.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk-live-0123456789-PLANTED-SECRET';
@@ -116,6 +117,34 @@ describe('elicitation pages and status over HTTP', () => {
       expect(res.text).toMatch(/<button type="submit" name="action" value="cancel"/);
       const nonce = /style-src 'nonce-([^']+)'/.exec(res.headers['content-security-policy'])![1];
       expect(res.text).toContain(`<style nonce="${nonce}">`);
+    });
+
+    it("loads the pages' shared stylesheet and script, served once with a name that changes with them, kept by the browser", async () => {
+      const created = await createKey();
+      const page = await http().get(path(created.url)).set('x-test-user', 'alice').expect(200);
+      const style = /<link rel="stylesheet" nonce="[^"]+" href="([^"]+)">/.exec(page.text)?.[1];
+      const script = /<script nonce="[^"]+" src="([^"]+)" defer>/.exec(page.text)?.[1];
+      expect(style).toMatch(assetPath('css'));
+      expect(script).toMatch(assetPath('js'));
+      // The page carries only what is its own: the shared bytes are in the assets.
+      expect(page.text).not.toContain('.error-summary');
+      for (const [url, type, holds] of [
+        [style!, 'text/css; charset=utf-8', '.error-summary'],
+        [script!, 'text/javascript; charset=utf-8', 'RelativeTimeFormat'],
+      ] as const) {
+        const asset = await http().get(url).expect(200);
+        expect(asset.headers['content-type']).toBe(type);
+        expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(asset.headers['x-content-type-options']).toBe('nosniff');
+        expect(asset.headers['set-cookie']).toBeUndefined();
+        expect(asset.text).toContain(holds);
+      }
+      // Another name under assets/ (an older fingerprint, a guess): the 404 page, nothing served.
+      const unknown = await http()
+        .get(String(style).replace(/page\.[0-9a-f]{12}/, 'page.000000000000'))
+        .expect(404);
+      expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
+      await http().get('/elicit/assets/..%2Fpackage.json').expect(404);
     });
 
     it('stores the trimmed key and shows the success page; status still hides it', async () => {

@@ -22,6 +22,7 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { as, startPageApp } from '../support/page-app.js';
 import { csrfFor, postForm, type CsrfPair } from '../support/page-form.js';
 import { RecordingLogger } from '../support/recording-logger.js';
+import { assetTag } from '../../test/support/page-assets.js';
 
 const BASE_URL = 'http://127.0.0.1:3000';
 const OWN_ORIGIN = BASE_URL;
@@ -106,8 +107,8 @@ const escapeHtml = (text: string) => text.replace(/[&<>"'`=]/g, (c) => ENTITIES[
 /** Every header and the body of a response, as one string to search. */
 const everything = (res: request.Response) => `${JSON.stringify(res.headers)}\n${res.text ?? ''}`;
 
-/** A page without its own script (the one `<script nonce>` of the layout): what is left must hold no script. */
-const withoutOwnScript = (html: string) => html.replace(/<script nonce="[A-Za-z0-9_-]+">[\s\S]*?<\/script>/, '');
+/** A page without its own script (the one `<script nonce src>` of the layout): what is left must hold no script. */
+const withoutOwnScript = (html: string) => html.replace(/<script nonce="[A-Za-z0-9_-]+" src="[^"]+" defer><\/script>/, '');
 
 /** The headers every HTML page of the module carries, and the CSP style nonce matching the page's `<style>`. */
 function expectPageSecurity(res: request.Response, { body = true } = {}): void {
@@ -131,7 +132,9 @@ function expectPageSecurity(res: request.Response, { body = true } = {}): void {
   if (body) {
     expect(res.text).toContain(`<style nonce="${nonce}">`);
     expect(res.text.match(/<style\b/g)).toHaveLength(1);
-    expect(res.text.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+    // The stylesheet and the script every page shares, loaded under the same nonce; nothing else may load.
+    expect(res.text.match(/<link\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('link', nonce!, 'css'))]);
+    expect(res.text.match(/<script\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('script', nonce!, 'js'))]);
   }
   expect(res.headers['x-frame-options']).toBe('DENY');
   expect(res.headers['referrer-policy']).toBe('no-referrer');

@@ -24,6 +24,7 @@ import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { freePort } from '../../examples/demo/demo-process.js';
 import { PAGE_CSP, pageTestOptions } from '../support/page-app.js';
 import { browserIt, launchChromium } from '../support/page-browser.js';
+import { assetTag } from '../../test/support/page-assets.js';
 
 const HTML = 'text/html; charset=utf-8';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -186,7 +187,8 @@ function expectErrorPage(res: request.Response, status: number, heading: string,
   // The page's one style and one script run under the CSP's nonce; nothing else is there.
   const nonce = PAGE_CSP.exec(res.headers['content-security-policy'])?.[1];
   expect(res.text.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
-  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('script', nonce!, 'js'))]);
+  expect(res.text.match(/<link\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('link', nonce!, 'css'))]);
   expect(res.headers['x-frame-options']).toBe('DENY');
   expect(res.headers['referrer-policy']).toBe('no-referrer');
   expect(res.headers['x-content-type-options']).toBe('nosniff');

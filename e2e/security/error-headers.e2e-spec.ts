@@ -28,6 +28,7 @@ import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { PAGE_CSP, pageTestOptions } from '../support/page-app.js';
 import { csrfFor } from '../support/page-form.js';
+import { assetTag } from '../../test/support/page-assets.js';
 
 type Adapter = 'express' | 'fastify';
 
@@ -113,10 +114,12 @@ function expectErrorPage(res: Answer, status: number, heading: string, raw: stri
   expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status, type: HTML });
   expectRouteHeaders(res);
   expect(res.headers['content-security-policy']).toMatch(PAGE_CSP);
-  // The page's one style and one script run under the CSP's nonce; nothing else is there.
+  // The page's one style, its stylesheet and its script run under the CSP's nonce; nothing else is there.
   const nonce = PAGE_CSP.exec(res.headers['content-security-policy'])?.[1];
   expect(res.text.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
-  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+  // Under whatever prefix the routes are served (a global prefix, a routePrefix): the assets are served there too.
+  expect(res.text.match(/<script\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('script', nonce!, 'js', '(?:/[a-z]+)+'))]);
+  expect(res.text.match(/<link\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('link', nonce!, 'css', '(?:/[a-z]+)+'))]);
   expect(res.text).toMatch(new RegExp(`<h1[^>]*>${heading}</h1>`));
   expect(res.text).toContain(`Status ${status}.`);
   expectNoEcho(res, raw);
@@ -310,7 +313,13 @@ describe.each<Adapter>(['express', 'fastify'])('framework errors under a global 
 
   it('answers on the routes where they are served: /api/mcp/ask/...', async () => {
     expectErrorPage(await send(url, 'GET', '/api/mcp/ask/%E0%A4%A/api-key'), 400, 'Something is wrong with this request', ['%E0%A4%A']);
-    expectErrorPage(await send(url, 'GET', `/api/mcp/ask/${UNKNOWN_ID}/nope`), 404, 'Request not found', ['nope']);
+    const unknownPage = await send(url, 'GET', `/api/mcp/ask/${UNKNOWN_ID}/nope`);
+    expectErrorPage(unknownPage, 404, 'Request not found', ['nope']);
+    // The page's stylesheet and script are served under the same prefixes.
+    for (const [, asset] of unknownPage.text.matchAll(/(?:href|src)="(\/api\/mcp\/ask\/assets\/[^"]+)"/g)) {
+      expect((await send(url, 'GET', asset)).status).toBe(200);
+    }
+    expect([...unknownPage.text.matchAll(/\/api\/mcp\/ask\/assets\//g)]).toHaveLength(2);
     expectErrorPage(await send(url, 'PUT', `/api/mcp/ask/${UNKNOWN_ID}/confirm`), 404, 'Request not found', ['PUT']);
     const malformed = await send(url, 'POST', `/api/mcp/ask/${UNKNOWN_ID}/api-key`, { 'Content-Type': 'application/json' }, '{');
     expectErrorPage(malformed, 400, 'Something is wrong with this request', []);

@@ -1,4 +1,5 @@
 import { Controller, type Type } from '@nestjs/common';
+import { ElicitationAssetsController } from './elicitation-assets.controller.js';
 import { ElicitationExtendController } from './elicitation-extend.controller.js';
 import { ElicitationFileController } from './elicitation-file.controller.js';
 import { ElicitationOAuthController } from './elicitation-oauth.controller.js';
@@ -7,7 +8,8 @@ import { ElicitationStatusController } from './elicitation-status.controller.js'
 
 /**
  * The module's controllers, mounted under `routePrefix`: the status route, the pages, the OAuth page and callback, the file page
- * (`ElicitationFileController`) and "Need more time?" (`ElicitationExtendController`), every answer with the
+ * (`ElicitationFileController`), "Need more time?" (`ElicitationExtendController`) and the pages' stylesheet and
+ * script (`ElicitationAssetsController`), every answer with the
  * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, their first guard), each handler in its
  * request's context for the audit log and the page's span (`InRouteContext`). Neither uses an interceptor: Nest
  * runs a handler with interceptors through an RxJS pipeline, a measurable share of a page's time. Each call makes
@@ -20,12 +22,14 @@ export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationOAuthController extends ElicitationOAuthController {}
   class MountedElicitationExtendController extends ElicitationExtendController {}
   class MountedElicitationFileController extends ElicitationFileController {}
+  class MountedElicitationAssetsController extends ElicitationAssetsController {}
   const mounted = [
     MountedElicitationStatusController,
     MountedElicitationPagesController,
     MountedElicitationOAuthController,
     MountedElicitationExtendController,
     MountedElicitationFileController,
+    MountedElicitationAssetsController,
   ];
   for (const controller of mounted) Controller(routePrefix)(controller);
   return mounted;

@@ -28,7 +28,8 @@ export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-fo
 interface RouteObservation {
   /** The route's page (`api-key`, `confirm`, `form`, `external`) or `status`. */
   page: string;
-  info: ElicitationRequestInfo;
+  /** The client's address and agent: read only when the handler runs in context (`inContext`). */
+  info?: ElicitationRequestInfo;
   span: TelemetrySpan;
   /** Whether the handler runs in the request's context (`InRouteContext`): only with an audit log or a recorded span. */
   inContext: boolean;
@@ -42,6 +43,17 @@ interface RouteObservation {
 
 /** The observations of the requests being served, by their Node request. */
 const observations = new WeakMap<object, RouteObservation>();
+
+/** The observer and observation of each response being answered (one shared `close` listener, no closure per request). */
+const answering = new WeakMap<ServerResponse, { observer: ElicitationRouteObserver; observation: RouteObservation }>();
+
+/** The `close` listener of every observed response. */
+function onAnswered(this: ServerResponse): void {
+  const entry = answering.get(this);
+  if (!entry) return;
+  answering.delete(this);
+  entry.observer.answered(entry.observation, this.statusCode);
+}
 
 /**
  * The `:id` of a request to the routes, checked once per request: by this observer, the routes' first guard, or here
@@ -110,34 +122,39 @@ export class ElicitationRouteObserver implements CanActivate {
       page === 'status'
         ? NO_SPAN
         : this.telemetry.startSpan(submit ? 'elicitation.page.submit' : 'elicitation.page.render', { 'elicitation.page': page });
+    const inContext = this.audit.enabled || span !== NO_SPAN;
     const observation: RouteObservation = {
       page,
-      info: requestInfoOf(req),
       span,
-      inContext: this.audit.enabled || span !== NO_SPAN,
+      inContext,
+      ...(inContext && { info: requestInfoOf(req) }),
       ...(elicitationId && { elicitationId }),
     };
     observations.set(node, observation);
+    // Nothing to do when the answer is sent without metrics, a span or an audit log: no listener then.
+    if (!inContext && !this.telemetry.counting) return true;
     const res = http.getResponse<{ raw?: ServerResponse } & Partial<ServerResponse>>();
     const nodeRes = (res.raw ?? res) as ServerResponse;
-    nodeRes.once('close', () => this.answered(observation, nodeRes.statusCode));
+    answering.set(nodeRes, { observer: this, observation });
+    nodeRes.on('close', onAnswered);
     return true;
   }
 
-  private answered(observation: RouteObservation, status: number): void {
+  /** Counts, ends the span and audits `observation`, once its answer is sent with `status`. */
+  answered(observation: RouteObservation, status: number): void {
     this.telemetry.pageRequest(observation.page, status);
     observation.span.setAttribute('http.response.status_code', status);
     observation.span.end(status >= 500 ? { message: String(status) } : undefined);
     if (!this.audit.enabled) return;
     const event = observation.refusal ? 'page.refused' : observation.opened && status < 400 ? 'page.opened' : undefined;
     if (!event) return;
-    const { record, page, info } = observation;
+    const { record, page } = observation;
     this.audit.record({
       event,
       elicitationId: record?.id ?? observation.elicitationId,
       kind: record?.kind ?? (isElicitationKind(page) ? page : undefined),
       userId: record?.userId,
-      ...info,
+      ...observation.info,
       ...(observation.refusal && { reason: observation.refusal }),
       status,
     });
@@ -157,7 +174,7 @@ export function InRouteContext(): MethodDecorator {
     const wrapped = function (this: unknown, ...args: unknown[]): unknown {
       const observation = observationAmong(args);
       if (!observation?.inContext) return handler.apply(this, args);
-      return runInRequest(observation.info, () => observation.span.run(() => handler.apply(this, args)));
+      return runInRequest(observation.info ?? {}, () => observation.span.run(() => handler.apply(this, args)));
     };
     descriptor.value = wrapped as unknown as typeof descriptor.value;
   };

@@ -23,9 +23,13 @@ export class ElicitationThrottlerGuard implements CanActivate {
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const throttle = this.options.throttle;
     if (!throttle) return true;
+    return this.count(context, throttle);
+  }
+
+  private async count(context: ExecutionContext, throttle: Exclude<ElicitationPageOptions['throttle'], false>): Promise<boolean> {
     const http = context.switchToHttp();
     const req = http.getRequest<{ ip?: string; socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } }>();
     const ip = req.ip ?? req.socket?.remoteAddress ?? req.raw?.socket?.remoteAddress ?? 'unknown';

@@ -15,6 +15,12 @@ export interface PageExtras {
   formTarget?: string;
 }
 
+/** The texts of an expiry line that depend on the instant and the locale only. */
+type ExpiryLine = Pick<ExpiryView, 'before' | 'relative' | 'after' | 'absolute' | 'iso'>;
+
+/** Expiry lines kept formatted (a few bytes each): the pages of this many requests, each in one language, at once. */
+const KEPT_EXPIRY_LINES = 1_000;
+
 /**
  * How the page routes answer: a rendered page in the request's language with its security headers (and, for a
  * pending request, when it expires), the done page of a transition, or a redirect.
@@ -22,6 +28,8 @@ export interface PageExtras {
 @Injectable()
 export class PageAnswers {
   private readonly formats = new Map<string, { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat }>();
+  /** The expiry lines formatted last (`expiryLine`), oldest first. */
+  private readonly lines = new Map<string, ExpiryLine>();
 
   constructor(
     private readonly access: ElicitationPageAccess,
@@ -73,27 +81,39 @@ export class PageAnswers {
    * time zone the hosted form documents: the same whatever the browser's), in the page's locale.
    */
   private expiry(record: ElicitationRecord, locale: PageLocale, csrf: string | undefined): ExpiryView {
-    const formats = this.formatsOf(locale.locale);
-    const left = Math.max(record.expiresAt - Date.now(), 0);
-    const relative =
-      left >= 3_600_000
-        ? formats.relative.format(Math.round(left / 3_600_000), 'hour')
-        : left >= 60_000
-          ? formats.relative.format(Math.ceil(left / 60_000), 'minute')
-          : formats.relative.format(Math.ceil(left / 1000), 'second');
-    const absolute = formats.absolute.format(record.expiresAt);
-    const [before, after = ''] = locale.messages.time.expiresAt('\u0000', absolute).split('\u0000');
     return {
-      before,
-      relative,
-      after,
-      absolute,
-      iso: new Date(record.expiresAt).toISOString(),
+      ...this.expiryLine(record.expiresAt, locale),
       soon: locale.messages.time.expiresSoon,
       expired: locale.messages.time.expiredNow,
       extend: this.extendForm(record, locale, csrf),
       extended: record.extendedAt === undefined ? null : locale.messages.time.extended,
     };
+  }
+
+  /**
+   * The texts of the expiry line of a request expiring at `expiresAt`, as they read now: kept by what they show
+   * (the locale, the instant, the relative time in its unit), so that the `Intl` formatting runs once per minute of
+   * a page, not once per render.
+   */
+  private expiryLine(expiresAt: number, locale: PageLocale): ExpiryLine {
+    const left = Math.max(expiresAt - Date.now(), 0);
+    const [amount, unit] =
+      left >= 3_600_000
+        ? [Math.round(left / 3_600_000), 'hour' as const]
+        : left >= 60_000
+          ? [Math.ceil(left / 60_000), 'minute' as const]
+          : [Math.ceil(left / 1000), 'second' as const];
+    const key = `${locale.locale} ${expiresAt} ${amount} ${unit}`;
+    let line = this.lines.get(key);
+    if (!line) {
+      const formats = this.formatsOf(locale.locale);
+      const absolute = formats.absolute.format(expiresAt);
+      const [before, after = ''] = locale.messages.time.expiresAt('\u0000', absolute).split('\u0000');
+      line = { before, relative: formats.relative.format(amount, unit), after, absolute, iso: new Date(expiresAt).toISOString() };
+      if (this.lines.size >= KEPT_EXPIRY_LINES) this.lines.delete(this.lines.keys().next().value!);
+      this.lines.set(key, line);
+    }
+    return line;
   }
 
   /**

@@ -58,8 +58,8 @@ export class PageSecurity {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly secure: boolean;
-  /** The page headers helmet chose, computed once; the CSP carries a placeholder for each response's nonce. */
-  private readonly fixedHeaders: Array<[string, string]> = [];
+  /** The page headers helmet chose, computed once, each value cut where each response's nonce goes (the CSP's). */
+  private readonly fixedHeaders: Array<[string, string[]]> = [];
   /** Headers helmet removes (e.g. X-Powered-By). */
   private readonly removedHeaders: string[] = [];
   /** The headers of an answer that is not a page (JSON, a redirect): helmet's, with a CSP that allows nothing. */
@@ -87,7 +87,7 @@ export class PageSecurity {
       },
       this.secure,
     );
-    this.fixedHeaders.push(...page.set);
+    this.fixedHeaders.push(...page.set.map(([name, value]): [string, string[]] => [name, value.split(NONCE_PLACEHOLDER)]));
     this.removedHeaders.push(...page.removed);
     this.baseHeaders.push(...recordHelmet({ defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] }, this.secure).set);
   }
@@ -99,9 +99,9 @@ export class PageSecurity {
    */
   applyHeaders(res: PageResponse, formTarget?: string): string {
     const nonce = randomPool.take(16).toString('base64url');
-    for (const [name, value] of this.fixedHeaders) {
-      const withNonce = value.replaceAll(NONCE_PLACEHOLDER, nonce);
-      res.header(name, formTarget === undefined ? withNonce : withNonce.replace("form-action 'self'", `form-action 'self' ${formTarget}`));
+    for (const [name, pieces] of this.fixedHeaders) {
+      const value = pieces.length === 1 ? pieces[0] : pieces.join(nonce);
+      res.header(name, formTarget === undefined ? value : value.replace("form-action 'self'", `form-action 'self' ${formTarget}`));
     }
     const nodeRes = raw<NodeResponsePart>(res);
     for (const name of this.removedHeaders) nodeRes.removeHeader?.(name);

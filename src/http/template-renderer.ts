@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import { PAGE_KINDS } from '../core/elicitation-kinds.js';
@@ -10,6 +9,9 @@ import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../secur
 import type { FieldView } from './form-view.js';
 import type { PageLabels } from '../messages/page-messages.js';
 import type { PageLocale } from '../messages/locales.js';
+import { builtInTemplatesDir, PageAssets } from './page-assets.js';
+
+export { builtInTemplatesDir } from './page-assets.js';
 
 /** The templates the module renders (the layout, a page per `PAGE_KINDS`, done and error); a `templatesDir` may replace any of them. */
 export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error'] as const;
@@ -25,7 +27,7 @@ interface FormPageContext {
   labels: PageLabels;
 }
 
-/** What each template reads besides `nonce` and `theme` (strict mode: every field it reads must be there). */
+/** What each template reads besides `nonce`, `theme` and `assets` (strict mode: every field it reads must be there). */
 export interface PageContexts {
   'api-key': FormPageContext;
   confirm: FormPageContext & { warning: string | null; confirmLabel: string; cancelLabel: string };
@@ -94,17 +96,6 @@ export interface PageFrame {
   expiry?: ExpiryView | null;
 }
 
-/** The package's own `templates/` folder, found from this file whether run from `src/` or `dist/`. */
-export function builtInTemplatesDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'templates');
-    if (existsSync(join(candidate, 'layout.hbs'))) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error('nestjs-mcp-elicitation: the templates/ folder is missing from the installed package.');
-}
-
 /**
  * The texts of a page context that may come from the elicitation, made safe to show (`displayText`): the
  * heading (the confirm page's `title`, also the document title) and the button labels on one capped line, the
@@ -168,7 +159,10 @@ export class TemplateRenderer {
   /** Whether pages are kept rendered: only when every template is a built-in one. */
   private readonly keepsPages: boolean;
 
-  constructor(@InjectPageOptions() options: ElicitationPageOptions) {
+  constructor(
+    @InjectPageOptions() options: ElicitationPageOptions,
+    private readonly assets: PageAssets = new PageAssets(options),
+  ) {
     this.theme = {
       title: options.title,
       primaryColor: options.primaryColor,
@@ -226,7 +220,15 @@ export class TemplateRenderer {
 
   private renderNow<N extends TemplateName>(name: N, context: PageContexts[N], nonce: string, frame: PageFrame): string {
     const { locale, expiry = null } = frame;
-    return this.compiled.get(name)!({ ...forDisplay(context), nonce, theme: this.theme, lang: locale.locale, dir: locale.dir, expiry });
+    return this.compiled.get(name)!({
+      ...forDisplay(context),
+      nonce,
+      theme: this.theme,
+      assets: this.assets.urls,
+      lang: locale.locale,
+      dir: locale.dir,
+      expiry,
+    });
   }
 }
 

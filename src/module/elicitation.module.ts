@@ -7,10 +7,13 @@ import { ElicitationEvents } from '../events/elicitation-events.js';
 import { BaseUrlPortCheck } from '../http/base-url-port.check.js';
 import { ElicitationPageFilter } from '../http/elicitation-page.filter.js';
 import { ElicitationStatusFilter } from '../http/elicitation-status.filter.js';
+import { ElicitationDrainingGuard } from '../http/elicitation-draining.guard.js';
+import { ElicitationRouteObserver } from '../http/elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from '../http/elicitation-throttler.guard.js';
 import { ElicitationPageAccess } from '../http/page-access.js';
 import { PageAnswers } from '../http/page-answers.js';
 import { PageLocales } from '../http/page-locales.js';
+import { PageAssets } from '../http/page-assets.js';
 import { PageSecurity } from '../http/page-security.js';
 import { TemplateRenderer } from '../http/template-renderer.js';
 import { ChatAnswers } from '../mcp/chat-answers.js';
@@ -54,9 +57,12 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     ElicitationOAuth,
     ElicitationCleanupScheduler,
     TemplateRenderer,
+    PageAssets,
     ElicitationPageFilter,
     ElicitationStatusFilter,
     PageSecurity,
+    ElicitationRouteObserver,
+    ElicitationDrainingGuard,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
     BaseUrlPortCheck,

@@ -144,6 +144,11 @@ export class ElicitationTelemetry implements OnModuleInit {
     if (mode === 'url') this.metrics.pending.add('', NO_ATTRIBUTES, -1);
   }
 
+  /** Whether the module's metrics are counted (an OpenTelemetry API is installed): `pageRequest` does nothing otherwise. */
+  get counting(): boolean {
+    return this.metrics !== undefined;
+  }
+
   /** A request to a page or the status route was answered with `status`. */
   pageRequest(page: string, status: number): void {
     this.metrics?.pageRequests.add(`${page} ${status}`, () => ({ page, status }));

@@ -93,7 +93,8 @@ export interface ElicitationModuleOptions {
   logoUrl?: string;
   /**
    * A folder with your own `.hbs` templates; any file there replaces the built-in one of the same name
-   * (`layout`, `api-key`, `confirm`, `form`, `oauth`, `file`, `done`, `error`).
+   * (`layout`, `api-key`, `confirm`, `form`, `oauth`, `file`, `done`, `error`), and so do `page.css` and `page.js`,
+   * the pages' stylesheet and script (served under `<routePrefix>/assets/`, named by a fingerprint of their content).
    * @default the package's `templates/` folder
    */
   templatesDir?: string;

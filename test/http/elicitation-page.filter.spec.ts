@@ -20,6 +20,7 @@ import { pageError, withPageHeading } from '../../src/http/exceptions/page-text.
 import { DE_MESSAGES } from '../../src/messages/catalogs/de.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import type { PageMessages } from '../../src/messages/page-messages.js';
+import { assetTag } from '../support/page-assets.js';
 import { compileElicitation } from '../support/testing-module.js';
 import { captureLogs, exchange, type Exchanged } from './http-exchange.support.js';
 
@@ -104,7 +105,8 @@ describe('ElicitationPageFilter', () => {
     const answer = await caught(new ElicitationNotFoundException());
     const nonce = /'nonce-([A-Za-z0-9_-]{22})'/.exec(answer.headers.get('content-security-policy') ?? '')?.[1];
     expect(answer.body.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
-    expect(answer.body.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+    expect(answer.body.match(/<link\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('link', nonce!, 'css'))]);
+    expect(answer.body.match(/<script\b[^>]*>/g)).toEqual([expect.stringMatching(assetTag('script', nonce!, 'js'))]);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(answer.headers.get('x-frame-options')).toBe('DENY');
     expect(answer.headers.get('x-powered-by')).toBeNull();

@@ -1,16 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA } from '@nestjs/common/constants.js';
+import { ElicitationAssetsController } from '../../src/http/elicitation-assets.controller.js';
 import { createElicitationControllers } from '../../src/http/elicitation-controllers.js';
-import { ElicitationDrainingGuard } from '../../src/http/elicitation-draining.guard.js';
 import { ElicitationExtendController } from '../../src/http/elicitation-extend.controller.js';
 import { ElicitationFileController } from '../../src/http/elicitation-file.controller.js';
 import { ElicitationOAuthController } from '../../src/http/elicitation-oauth.controller.js';
 import { ElicitationPageFilter } from '../../src/http/elicitation-page.filter.js';
 import { ElicitationPagesController } from '../../src/http/elicitation-pages.controller.js';
-import { ElicitationRouteObserver } from '../../src/http/elicitation-route-observer.js';
+import { ElicitationRoutesGuard } from '../../src/http/elicitation-routes.guard.js';
 import { ElicitationStatusController } from '../../src/http/elicitation-status.controller.js';
 import { ElicitationStatusFilter } from '../../src/http/elicitation-status.filter.js';
-import { ElicitationThrottlerGuard } from '../../src/http/elicitation-throttler.guard.js';
 
 const PAGE_CONTROLLERS = [ElicitationPagesController, ElicitationOAuthController, ElicitationFileController, ElicitationExtendController];
 
@@ -20,10 +19,10 @@ function stackOf(controller: object): { guards: unknown; filters: unknown } {
 }
 
 describe('PageRoutes / StatusRoutes', () => {
-  const guards = [ElicitationRouteObserver, ElicitationDrainingGuard, ElicitationThrottlerGuard];
+  const guards = [ElicitationRoutesGuard];
 
   it.each(PAGE_CONTROLLERS.map((controller) => ({ name: controller.name, controller })))(
-    '$name: observer, then draining, then throttle; failures as pages',
+    '$name: the routes guard (observer, then draining, then throttle); failures as pages',
     ({ controller }) => {
       expect(stackOf(controller)).toEqual({ guards, filters: [ElicitationPageFilter] });
     },
@@ -33,12 +32,17 @@ describe('PageRoutes / StatusRoutes', () => {
     expect(stackOf(ElicitationStatusController)).toEqual({ guards, filters: [ElicitationStatusFilter] });
   });
 
+  it('the assets controller: no guard (nothing of an elicitation there), failures as pages', () => {
+    expect(stackOf(ElicitationAssetsController)).toEqual({ guards: undefined, filters: [ElicitationPageFilter] });
+  });
+
   it('the controllers mounted under a prefix keep the stack of the class they extend', () => {
     const mounted = createElicitationControllers('ask');
-    expect(mounted.map((c) => stackOf(c).guards)).toEqual(mounted.map(() => guards));
+    expect(mounted.map((c) => stackOf(c).guards)).toEqual([...mounted.slice(0, -1).map(() => guards), undefined]);
     expect(mounted.map((c) => stackOf(c).filters)).toEqual([
       [ElicitationStatusFilter],
       ...PAGE_CONTROLLERS.map(() => [ElicitationPageFilter]),
+      [ElicitationPageFilter],
     ]);
   });
 });

@@ -20,7 +20,12 @@ const SPOOF = 'Deploy web\u202Eyrtnomem\u202C\u0000\u0007' + '\n'.repeat(28) + '
 // eslint-disable-next-line no-control-regex -- control characters are what must not be there
 const FORBIDDEN = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u206F]/u;
 
-const renderer = new TemplateRenderer({ title: 'Acme', primaryColor: '#2563eb' } as ResolvedElicitationOptions);
+const renderer = new TemplateRenderer({
+  title: 'Acme',
+  primaryColor: '#2563eb',
+  baseUrl: 'http://localhost:3000',
+  routePrefix: 'elicit',
+} as ResolvedElicitationOptions);
 
 const confirmContext = (texts: Partial<PageContexts['confirm']>): PageContexts['confirm'] => ({
   heading: SPOOF,

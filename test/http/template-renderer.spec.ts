@@ -19,7 +19,14 @@ import type { PageFrame } from '../../src/http/template-renderer.js';
 /** Every page in the default locale, English. */
 const FRAME = { locale: new PageCatalogs().defaultLocale };
 
-const options = (templatesDir?: string) => ({ title: 'Acme', primaryColor: '#2563eb', templatesDir }) as ResolvedElicitationOptions;
+const options = (templatesDir?: string) =>
+  ({
+    title: 'Acme',
+    primaryColor: '#2563eb',
+    templatesDir,
+    baseUrl: 'http://localhost:3000',
+    routePrefix: 'elicit',
+  }) as ResolvedElicitationOptions;
 
 const apiKey = (message: string, csrf: string): PageContexts['api-key'] => ({
   heading: PAGE_MESSAGES.headings.apiKey,
