@@ -13,7 +13,10 @@
  *  1. RedisElicitationStore create / finish (complete) / get operations per second at 1 and at 32
  *     concurrent callers (a fixed count per run), next to a raw ioredis EVALSHA of `return 1` at the
  *     same concurrency in the same run (the floor of any scripted operation);
- *  2. Redis round trips per operation for create, get, finish and findLatestCompleted, with an event
+ *  2a. CPU per operation for create, finish and get at 32 callers, in Redis (`INFO cpu`, user + system) and in this
+ *     client (process.cpuUsage), next to a raw EVALSHA of `return 1` (target: Redis CPU per finish and per get at
+ *     most CPU_RATIO_TARGET times it), without MONITOR or an event channel;
+ *  2b. Redis round trips per operation for create, get, finish and findLatestCompleted, with an event
  *     channel open on the store (so create and finish also append their events to the event stream, as
  *     in an app): the commands the store's connection sends, seen by MONITOR (Lua-internal commands
  *     excluded), and next to it the INFO commandstats delta (which also counts every redis.call inside a
@@ -28,7 +31,8 @@
  *
  * Medians of MEASURED_RUNS runs, each after a warm-up. Prints a table and merges its rows (names start
  * with "redis") into `bench/results/latest.json`. Targets: finish (complete) at 32 callers at RATIO_TARGET of
- * the raw EVALSHA or more, one round trip per operation, the cross-instance p99 within LATENCY_P99_TARGET;
+ * the raw EVALSHA or more, Redis CPU per finish and get within CPU_RATIO_TARGET of it, one round trip per operation,
+ * the cross-instance p99 within LATENCY_P99_TARGET;
  * reported, never enforced. Without a Redis at REDIS_URL it says so and exits 0 with no Redis rows.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -92,6 +96,7 @@ const IDLE_LIMIT_MS = 150_000;
 const RATIO_TARGET = 0.7; // finish at 32 callers / raw EVALSHA at 32 callers, at least
 const ROUND_TRIPS_TARGET = 1; // per operation, exactly
 const LATENCY_P99_TARGET = 10; // ms, at most
+const CPU_RATIO_TARGET = 2; // Redis CPU per finish and per get / per raw EVALSHA, at most (#31)
 
 const TTL_MS = 10 * 60_000;
 const RETENTION_MS = 10 * 60_000;
@@ -281,6 +286,82 @@ async function measureThroughput(store: RedisElicitationStore, raw: Redis, sha: 
     }
   }
   return figures;
+}
+
+// ------------------------------------------------------------------------------ 2b: CPU per operation
+
+type CpuOp = 'create' | 'finish' | 'get' | 'raw';
+/** Per operation, in µs: Redis's CPU (`INFO cpu`, user + system, the whole server) and this client's (process.cpuUsage). */
+type CpuFigures = Record<CpuOp, { redis: number[]; client: number[] }>;
+
+/** Operations of each kind per CPU run (32 callers): enough for `INFO cpu`'s microsecond counters to settle. */
+const CPU_OPS = QUICK ? 4_000 : 20_000;
+
+/** used_cpu_user + used_cpu_sys of `INFO cpu`, in seconds. */
+function redisCpuSeconds(info: string): number {
+  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/**
+ * What each operation costs in CPU, in Redis and in this client, next to a raw EVALSHA of `return 1` (#31: a finish
+ * cost 3-4 times as much in both). Without MONITOR (which costs Redis CPU itself) and without an event channel:
+ * CPU_OPS operations of each kind at 32 callers, between two `INFO cpu` on a connection of its own; MEASURED_RUNS runs.
+ */
+async function measureCpu(store: RedisElicitationStore, raw: Redis, sha: string, cleaner: Redis): Promise<CpuFigures> {
+  const infoConn = connect();
+  const out: CpuFigures = {
+    create: { redis: [], client: [] },
+    finish: { redis: [], client: [] },
+    get: { redis: [], client: [] },
+    raw: { redis: [], client: [] },
+  };
+  try {
+    for (let run = 0; run <= MEASURED_RUNS; run++) {
+      const now = Date.now();
+      const records = Array.from({ length: CPU_OPS }, (_, i) => newRecord(i, now));
+      const ops: Record<CpuOp, (i: number) => Promise<void>> = {
+        create: (i) => create(store, records[i]),
+        finish: async (i) => {
+          const t = Date.now();
+          const result = await store.finish(records[i].id, {
+            status: 'completed',
+            data: { apiKey: API_KEY },
+            now: t,
+            purgeAt: t + RETENTION_MS,
+          });
+          if (!result.ok) throw new Error(`finish ${records[i].id}: ${result.reason}`);
+        },
+        get: async (i) => {
+          if ((await store.get(records[i].id, Date.now()))?.status !== 'completed') throw new Error(`get ${records[i].id}: not completed`);
+        },
+        raw: async () => {
+          if ((await raw.evalsha(sha, 0)) !== 1) throw new Error('raw EVALSHA did not return 1');
+        },
+      };
+      const line: string[] = [];
+      for (const op of Object.keys(ops) as CpuOp[]) {
+        fullGc();
+        const redisBefore = redisCpuSeconds(await infoConn.info('cpu'));
+        const clientBefore = process.cpuUsage();
+        await timed(0, CPU_OPS, 32, ops[op]);
+        const client = process.cpuUsage(clientBefore);
+        const redisUs = ((redisCpuSeconds(await infoConn.info('cpu')) - redisBefore) * 1e6) / CPU_OPS;
+        const clientUs = (client.user + client.system) / CPU_OPS;
+        line.push(`${op} ${redisUs.toFixed(1)}/${clientUs.toFixed(1)}`);
+        if (run > 0) {
+          out[op].redis.push(redisUs);
+          out[op].client.push(clientUs);
+        }
+      }
+      console.log(`  CPU µs per op, Redis/client, ${run === 0 ? 'warm-up' : `run ${run}/${MEASURED_RUNS}`}: ${line.join(', ')}`);
+      await deletePrefix(cleaner, PREFIX);
+      progress();
+    }
+    return out;
+  } finally {
+    infoConn.disconnect();
+  }
 }
 
 // ----------------------------------------------------------------------------------- 2: round trips
@@ -778,7 +859,13 @@ async function measureHop(): Promise<{ stream: Hop; pubsub: Hop }> {
 
 // ------------------------------------------------------------------------------------------- report
 
-function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Latency, hop: { stream: Hop; pubsub: Hop }): Row[] {
+function buildRows(
+  figures: Figures,
+  cpu: CpuFigures,
+  rt: Record<RtOp, RoundTrips>,
+  latency: Latency,
+  hop: { stream: Hop; pubsub: Hop },
+): Row[] {
   const rows: Row[] = [];
   const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
   for (const c of CONCURRENCIES) {
@@ -809,6 +896,27 @@ function buildRows(figures: Figures, rt: Record<RtOp, RoundTrips>, latency: Late
       baseline: null,
       ratio: null,
     });
+  }
+  for (const side of ['redis', 'client'] as const) {
+    const base = median(cpu.raw[side]);
+    for (const [op, label] of [
+      ['create', 'create'],
+      ['finish', 'finish (complete)'],
+      ['get', 'get'],
+    ] as const) {
+      const value = median(cpu[op][side]);
+      const ratio = value / base;
+      const row: Row = {
+        name: `redis ${side === 'redis' ? 'Redis CPU (INFO cpu)' : 'client CPU'} per ${label}, 32 callers, vs raw EVALSHA 'return 1'`,
+        value: round(value, 2),
+        unit: 'µs/op',
+        baseline: round(base, 2),
+        ratio: round(ratio, 3),
+      };
+      if (side === 'redis' && op !== 'create')
+        Object.assign(row, { target: `ratio <= ${CPU_RATIO_TARGET.toFixed(2)}`, met: ratio <= CPU_RATIO_TARGET });
+      rows.push(row);
+    }
   }
   for (const op of ['create', 'get', 'finish', 'findLatestCompleted'] as const) {
     const r = rt[op];
@@ -911,7 +1019,10 @@ async function main(): Promise<void> {
     };
     const figures = await measureThroughput(store, raw, sha, cleaner);
     console.log(took());
-    console.log('\n2. Redis cost per operation:');
+    console.log('\n2a. CPU per operation (Redis from INFO cpu, this client from process.cpuUsage), 32 callers:');
+    const cpu = await measureCpu(store, raw, sha, cleaner);
+    console.log(took());
+    console.log('\n2b. Redis round trips per operation:');
     const rt = await measureRoundTrips(store, cleaner);
     console.log(took());
     console.log('\n4. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
@@ -921,7 +1032,7 @@ async function main(): Promise<void> {
     const hop = await measureHop();
     console.log(took());
 
-    const rows = buildRows(figures, rt, latency, hop);
+    const rows = buildRows(figures, cpu, rt, latency, hop);
     console.log(
       `\nMedians of ${MEASURED_RUNS} runs (ops/s: ratio = value / raw EVALSHA at the same concurrency; ` +
         'round trips: commands the store connection sent, per MONITOR; latency: percentiles of all samples):\n',
