@@ -34,6 +34,10 @@
  *  - `POST /elicit/:id/api-key` (body parse, size cap, Origin and CSRF checks, user check, validation, the store
  *    write, the completion event, the done page) against the POST baseline, and in a second row against the HTML
  *    GET baseline;
+ *  - `GET /bench/peer/:id/status`, `GET /bench/peer/:id/api-key`, `POST /bench/peer/:id/api-key`: bare routes shaped
+ *    like the other Nest implementation of these pages (examples/demo/bench-peer.controller.ts: a Map for a store,
+ *    a page built per request by a template function, no CSRF, security headers or throttle), each module route
+ *    against the one of its shape (`vs the other Nest implementation's shape`, PEER_TARGET);
  * and the p99 latency of each module route against its baseline's p99; and the module's own cost per request of each
  * route (`own cost per request`, µs of the server's core: 1/route rate − 1/baseline rate, OWN_COST_TARGET_US).
  *
@@ -83,6 +87,8 @@ const PAGE_TARGET = 0.93; // page GET req/s / HTML GET baseline req/s, at least
 const POST_TARGET = 0.9; // page POST req/s / POST baseline req/s, at least
 const POST_VS_GET_TARGET = 0.8; // page POST req/s / HTML GET baseline req/s, at least
 const P99_TARGET = 1.3; // p99 / the baseline's p99, at most
+/** A module route / the same route of the other Nest implementation's shape (bench-peer.controller.ts), at least (#31). */
+const PEER_TARGET = 1.0;
 /**
  * The module's own cost per request, in µs of the server's one core: 1/route rate − 1/baseline rate of the same
  * shape, from the same run (#31: page ≤ 40, POST ≤ 50, status ≤ 10, on both adapters).
@@ -296,9 +302,24 @@ async function clearStore(app: DemoProcess): Promise<void> {
   await call(`${app.url}/bench/elicitations`, { method: 'DELETE' });
 }
 
+/** Creates `count` pending records behind the peer-shaped routes (examples/demo/bench-peer.controller.ts); their ids. */
+async function createPeerRecords(app: DemoProcess, count: number): Promise<string[]> {
+  await call(`${app.url}/bench/peer/records`, { method: 'DELETE' });
+  const ids: string[] = [];
+  while (ids.length < count) {
+    const res = await call(`${app.url}/bench/peer/records`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ count: Math.min(count - ids.length, SEED_BATCH) }),
+    });
+    ids.push(...((await res.json()) as { ids: string[] }).ids);
+  }
+  return ids;
+}
+
 // ------------------------------------------------------------------------------------------ endpoints
 
-type EndpointName = 'baselineJson' | 'status' | 'baselineHtml' | 'page' | 'baselinePost' | 'post';
+type EndpointName = 'baselineJson' | 'status' | 'baselineHtml' | 'page' | 'baselinePost' | 'post' | 'peerStatus' | 'peerPage' | 'peerPost';
 
 interface Endpoint {
   name: EndpointName;
@@ -381,6 +402,11 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
 
   let lastPostRate = 0;
   let baselinePostRate = 0;
+  let peerPostRate = 0;
+  let [peerTarget] = await createPeerRecords(app, 1);
+  const peerPage = await (await call(`${app.url}/bench/peer/${peerTarget}/api-key`)).text();
+  if (!peerPage.includes('name="apiKey"')) throw new Error(`the peer-shaped page is not a form: ${peerPage.slice(0, 300)}`);
+  const peerBody = `elicitationId=x&apiKey=${API_KEY}`;
   const endpoints: Endpoint[] = [
     { name: 'baselineJson', label: 'GET /bench/baseline (JSON)', load: () => Promise.resolve(get('/bench/baseline')) },
     { name: 'status', label: 'GET /elicit/:id/status', load: () => Promise.resolve(get(statusPath())) },
@@ -414,6 +440,26 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
       },
       // This run's rate sizes the next run's seeding too, in case it outran the baseline.
       measured: (r) => void (lastPostRate = r.rps),
+    },
+    // The other Nest implementation's shape (examples/demo/bench-peer.controller.ts), for the "vs the peer's shape" rows.
+    { name: 'peerStatus', label: 'GET /bench/peer/:id/status', load: () => Promise.resolve(get(`/bench/peer/${peerTarget}/status`)) },
+    { name: 'peerPage', label: 'GET /bench/peer/:id/api-key', load: () => Promise.resolve(get(`/bench/peer/${peerTarget}/api-key`)) },
+    {
+      name: 'peerPost',
+      label: 'POST /bench/peer/:id/api-key',
+      load: async (duration) => {
+        const count = Math.ceil(Math.max(peerPostRate, baselinePostRate) * duration * SEED_FACTOR) + SEED_MARGIN;
+        const ids = await createPeerRecords(app, count + 1);
+        peerTarget = ids.pop()!;
+        return {
+          method: 'POST',
+          path: '/bench/peer/{id}/api-key',
+          headers: { 'Content-Type': FORM_CONTENT_TYPE },
+          body: peerBody,
+          items: ids.map((id): Item => [id, '', '']),
+        };
+      },
+      measured: (r) => void (peerPostRate = r.rps),
     },
   ];
   return { endpoints, sizes };
@@ -523,6 +569,22 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
       met: us <= target,
     };
   };
+  /** A module route against the same route of the other Nest implementation's shape: at least PEER_TARGET. */
+  const peerRow = (name: string, e: EndpointName, peer: EndpointName): Row => {
+    const ratio = rps(e) / rps(peer);
+    return {
+      name: `http ${adapter} ${name} vs the other Nest implementation's shape`,
+      value: round(rps(e), 0),
+      unit: 'req/s',
+      baseline: round(rps(peer), 0),
+      ratio: round(ratio, 4),
+      target: `ratio >= ${PEER_TARGET.toFixed(2)}`,
+      met: ratio >= PEER_TARGET,
+    };
+  };
+  rows.push(peerRow('GET /elicit/:id/status', 'status', 'peerStatus'));
+  rows.push(peerRow('GET /elicit/:id/api-key (page)', 'page', 'peerPage'));
+  rows.push(peerRow('POST /elicit/:id/api-key (submit)', 'post', 'peerPost'));
   rows.push(ownCostRow('GET /elicit/:id/status', 'status', 'baselineJson'));
   rows.push(ownCostRow('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml'));
   rows.push(ownCostRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ElicitationModule, type OAuthProviderOptions } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
+import { BenchPeerController } from './bench-peer.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
 import { DemoMetricsController, demoMetricsReader } from './demo-metrics.js';
@@ -146,7 +147,12 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         }),
       }),
     ],
-    controllers: [McpController, DemoLoginController, DemoMetricsController, ...(options.bench ? [BenchController] : [])],
+    controllers: [
+      McpController,
+      DemoLoginController,
+      DemoMetricsController,
+      ...(options.bench ? [BenchController, BenchPeerController] : []),
+    ],
     providers: [
       DemoToolsService,
       { provide: DEMO_ALLOWED_HOSTS, useValue: allowedHosts },
