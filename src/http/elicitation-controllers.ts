@@ -10,7 +10,7 @@ import { ElicitationStatusController } from './elicitation-status.controller.js'
  * The module's controllers, mounted under `routePrefix`: the status route, the pages, the OAuth page and callback, the file page
  * (`ElicitationFileController`), "Need more time?" (`ElicitationExtendController`) and the pages' stylesheet and
  * script (`ElicitationAssetsController`), every answer with the
- * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, their first guard), each handler in its
+ * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, the first check of their guard), each handler in its
  * request's context for the audit log and the page's span (`InRouteContext`). Neither uses an interceptor: Nest
  * runs a handler with interceptors through an RxJS pipeline, a measurable share of a page's time. Each call makes
  * a subclass of each per prefix, so that modules with different prefixes can live in one app. What the framework answers on these paths

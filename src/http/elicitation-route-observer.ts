@@ -24,7 +24,7 @@ import { raw, type NodeRequestPart } from './page-http.js';
 /** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
 export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled';
 
-/** What the module observes of one request to its routes, from the first guard to the last byte of the answer. */
+/** What the module observes of one request to its routes, from the routes' guard to the last byte of the answer. */
 interface RouteObservation {
   /** The route's page (`api-key`, `confirm`, `form`, `external`) or `status`. */
   page: string;
@@ -56,7 +56,7 @@ function onAnswered(this: ServerResponse): void {
 }
 
 /**
- * The `:id` of a request to the routes, checked once per request: by this observer, the routes' first guard, or here
+ * The `:id` of a request to the routes, checked once per request: by this observer, the first check of the routes' guard, or here
  * for a request it did not see (`undefined`: not of an id's shape).
  */
 export function routeElicitationId(req: NodeRequestPart & { raw?: NodeRequestPart }, id: string): ElicitationId | undefined {
@@ -96,7 +96,7 @@ export function refusalOf(exception: unknown): PageRefusal | undefined {
 }
 
 /**
- * The first guard of the module's routes (before the throttle, so a 429 is seen too): notes the request (its page,
+ * The first check of the module's routes (`ElicitationRoutesGuard` runs it before the throttle, so a 429 is seen too): notes the request (its page,
  * the client's address and agent), starts the page's span (`elicitation.page.render` for a GET,
  * `elicitation.page.submit` for a post; none for the status route) and, when the answer is sent, counts
  * `elicitation.page.requests {page, status}`, ends the span and writes the audit record (`page.opened`,

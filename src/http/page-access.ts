@@ -37,7 +37,7 @@ function parsedBodyBytes(body: FormBody): number {
  * place and in this order, so that the id's shape is checked before anything else and the store is touched
  * only when the cheaper checks passed:
  * 1. the id's shape (404, before any store access): checked once per request (`routeElicitationId`, by the routes'
- *    first guard), then passed on as an `ElicitationId`, which the lifecycle's internal port takes as it is;
+ *    guard), then passed on as an `ElicitationId`, which the lifecycle's internal port takes as it is;
  * 2. the path's spelling: a page is served at its canonical path only (`PageSecurity.pagePath`, the CSRF
  *    cookie's scope, which browsers match case-sensitively), while Express matches routes case-insensitively and
  *    ignores a trailing slash. Another spelling of the module's own segments is a 308 to the canonical path on a
