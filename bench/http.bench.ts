@@ -569,22 +569,11 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
       met: us <= target,
     };
   };
-  /** A module route against the same route of the other Nest implementation's shape: at least PEER_TARGET. */
-  const peerRow = (name: string, e: EndpointName, peer: EndpointName): Row => {
-    const ratio = rps(e) / rps(peer);
-    return {
-      name: `http ${adapter} ${name} vs the other Nest implementation's shape`,
-      value: round(rps(e), 0),
-      unit: 'req/s',
-      baseline: round(rps(peer), 0),
-      ratio: round(ratio, 4),
-      target: `ratio >= ${PEER_TARGET.toFixed(2)}`,
-      met: ratio >= PEER_TARGET,
-    };
-  };
-  rows.push(peerRow('GET /elicit/:id/status', 'status', 'peerStatus'));
-  rows.push(peerRow('GET /elicit/:id/api-key (page)', 'page', 'peerPage'));
-  rows.push(peerRow('POST /elicit/:id/api-key (submit)', 'post', 'peerPost'));
+  // Against the same route of the other Nest implementation's shape (bench-peer.controller.ts).
+  const peer = " vs the other Nest implementation's shape";
+  rows.push(rateRow(`GET /elicit/:id/status${peer}`, 'status', 'peerStatus', PEER_TARGET));
+  rows.push(rateRow(`GET /elicit/:id/api-key (page)${peer}`, 'page', 'peerPage', PEER_TARGET));
+  rows.push(rateRow(`POST /elicit/:id/api-key (submit)${peer}`, 'post', 'peerPost', PEER_TARGET));
   rows.push(ownCostRow('GET /elicit/:id/status', 'status', 'baselineJson'));
   rows.push(ownCostRow('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml'));
   rows.push(ownCostRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));

@@ -859,6 +859,13 @@ async function measureHop(): Promise<{ stream: Hop; pubsub: Hop }> {
 
 // ------------------------------------------------------------------------------------------- report
 
+/** The store operations the throughput and CPU rows report, with their row labels. */
+const STORE_OPS = [
+  ['create', 'create'],
+  ['finish', 'finish (complete)'],
+  ['get', 'get'],
+] as const;
+
 function buildRows(
   figures: Figures,
   cpu: CpuFigures,
@@ -870,11 +877,7 @@ function buildRows(
   const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
   for (const c of CONCURRENCIES) {
     const raw = median(figures.raw[c]);
-    for (const [op, label] of [
-      ['create', 'create'],
-      ['finish', 'finish (complete)'],
-      ['get', 'get'],
-    ] as const) {
+    for (const [op, label] of STORE_OPS) {
       const value = median(figures[op][c]);
       const ratio = value / raw;
       const row: Row = {
@@ -899,11 +902,7 @@ function buildRows(
   }
   for (const side of ['redis', 'client'] as const) {
     const base = median(cpu.raw[side]);
-    for (const [op, label] of [
-      ['create', 'create'],
-      ['finish', 'finish (complete)'],
-      ['get', 'get'],
-    ] as const) {
+    for (const [op, label] of STORE_OPS) {
       const value = median(cpu[op][side]);
       const ratio = value / base;
       const row: Row = {
