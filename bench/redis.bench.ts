@@ -760,7 +760,7 @@ function hopFigures(samples: number[]): Hop {
 /**
  * One event at a time, HOP_WARMUP + HOP_N per transport, the two transports alternating in HOP_BLOCKS blocks
  * so that load from elsewhere on the machine hits both alike. Each event has its own elicitation id (readers
- * drop a repeated one). Stream: store B's channel appends (its append script: XADD, XTRIM, TTL) and store A's
+ * drop a repeated one). Stream: store B's channel appends (its append script: XADD, the TTL, now and then XTRIM) and store A's
  * channel reads it on its reader connection (XREAD BLOCK) and opens it (B's own reader reads it too, and skips
  * it). Pub/sub, as the store did before: the message for the same event, sealed alike, PUBLISHed from a script
  * (as the finish script did) to a raw subscriber that opens it alike, with a second subscriber standing for the

@@ -14,18 +14,23 @@ end
 
 /**
  * Appends one lifecycle event (a message of redis.event-wire.ts) to the event stream and trims the stream to
- * about its last maxLen events (XADD MAXLEN ~) and to those of about the last maxAgeMs (XTRIM MINID ~, from
- * the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
- * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age
- * cap, so an idle deployment's stream goes away. Needs EXTEND_TTL before it; Redis 6.2 or later (MINID).
- * Called by the scripts with the event's five arguments (see EventScriptArgs in redis.event-channel.ts):
- * stream, maxLen, maxAgeMs, message start, message end; the record's v goes between the last two.
+ * about its last maxLen events (XADD MAXLEN ~, every event) and to those of about the last maxAgeMs (XTRIM MINID ~,
+ * from the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
+ * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age cap, so
+ * an idle deployment's stream goes away; the age cut runs when that TTL is renewed (EXTEND_TTL's slack: about once a
+ * minute on a busy stream, and on the first event after a quiet spell), not for every event, so an event may outlive
+ * maxAgeMs by up to a minute. Needs EXTEND_TTL before it; Redis 6.2 or later (MINID). Called by the scripts with the
+ * event's five arguments (see EventScriptArgs in redis.event-channel.ts): stream, maxLen, maxAgeMs, message start,
+ * message end; the record's v goes between the last two.
  */
 export const APPEND_EVENT = `
 local function append_event(stream, maxLen, maxAgeMs, message)
   local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', '${EVENT_FIELD}', message)
-  local ms = tonumber(string.match(id, '^(%d+)'))
-  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', ms - tonumber(maxAgeMs)) .. '-0')
-  extend(stream, tonumber(maxAgeMs))
+  local age = tonumber(maxAgeMs)
+  if redis.call('PTTL', stream) < age then
+    local ms = tonumber(string.match(id, '^(%d+)'))
+    redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', ms - age) .. '-0')
+    redis.call('PEXPIRE', stream, age + math.min(age, 60000))
+  end
 end
 `;

@@ -40,7 +40,8 @@ export interface RedisElicitationStoreOptions {
   eventsMaxLength?: number;
   /**
    * How long, at most, the event stream keeps an event, in milliseconds (`XTRIM MINID ~`, by the time in the
-   * entry's id), and the stream key's TTL once no event comes (it is extended by each one). A whole number of at
+   * entry's id; the cut runs when the key's TTL is renewed, about once a minute, so an event may stay up to a
+   * minute longer), and the stream key's TTL once no event comes (it is extended by each one). A whole number of at
    * least 1000.
    * @default 600000 (10 minutes)
    */

@@ -217,6 +217,28 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
     expect(ttl).toBeLessThanOrEqual(2 * maxAge);
   });
 
+  it("cuts old events when the stream key's TTL is renewed, not with every event", async () => {
+    const prefix = `${RUN}-${++n}`;
+    const maxAge = 60_000;
+    const stream = keySpace(prefix).events;
+    const nodeEntries = Number((await admin.config('GET', 'stream-node-max-entries'))[1]);
+    const old = Date.now() - 2 * maxAge;
+    for (let i = 0; i < nodeEntries; i++) await admin.xadd(stream, `${old}-${i + 1}`, EVENT_FIELD, 'x');
+    const [channel] = await listen(store(prefix, `${RUN}-a${n}`, { eventsMaxAgeMs: maxAge }));
+    // A TTL still above the age cap: the event is appended, nothing is cut, the TTL is left as it is.
+    await admin.pexpire(stream, maxAge + 30_000);
+    await channel.publish(made());
+    expect(await admin.xlen(stream)).toBe(nodeEntries + 1);
+    expect(await admin.pttl(stream)).toBeLessThanOrEqual(maxAge + 30_000);
+    // The TTL has run below the cap: the next event renews it and cuts what is older than the cap.
+    await admin.pexpire(stream, maxAge - 1_000);
+    await channel.publish(made());
+    const ids = (await admin.xrange(stream, '-', '+')).map(([id]) => id);
+    expect(ids).toHaveLength(2);
+    expect(ids.every((id) => compareStreamIds(id, `${Date.now() - maxAge}-0`) > 0)).toBe(true);
+    expect(await admin.pttl(stream)).toBeGreaterThan(maxAge);
+  });
+
   it('warns when events it missed were trimmed before it was back, and delivers those still kept', async () => {
     const prefix = `${RUN}-${++n}`;
     const name = `${RUN}-a${n}`;
