@@ -130,3 +130,17 @@ export function toRecord(row: Row, keys: RecordSealing): ElicitationRecord {
   if (row[9] !== null) record.extendedFrom = Number(row[9]);
   return record;
 }
+
+/** The records of `rows` not purged at `now`, in creation order (`oldest first`) or the reverse. */
+export function liveRecords(
+  rows: readonly Row[],
+  keys: ElicitationStoreKeys,
+  now: number,
+  order: 'oldest first' | 'newest first',
+): ElicitationRecord[] {
+  const sign = order === 'oldest first' ? 1 : -1;
+  return rows
+    .map((row) => toRecord(row, keys))
+    .filter((r) => r.purgeAt > now)
+    .sort((a, b) => sign * (a.createdAt - b.createdAt));
+}

@@ -18,11 +18,13 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
+import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
-import { decodeData, encodeImmutableFields, FIELDS, fromParts, toRecord } from './redis.row-codec.js';
+import { decodeData, encodeImmutableFields, FIELDS, fromParts, liveRecords, toRecord } from './redis.row-codec.js';
+import { RedisTasks } from './redis.tasks.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
 import { resolveRedisStoreOptions, type RedisElicitationStoreOptions } from './redis.store-options.js';
@@ -66,6 +68,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   private upgradeStarted = false;
   /** The asked index's upgrade while it runs here: `findByAskKey` waits for it (then unset, so it costs nothing). */
   private upgrading: Promise<void> | undefined;
+  private readonly tasks: RedisTasks;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -81,6 +84,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       this.ownsClient = false;
     }
     this.scripts = defineScripts(this.redis);
+    this.tasks = new RedisTasks({ redis: this.redis, base: this.keys.base, keyRing: this.keyRing, graceMs: this.graceMs });
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,
@@ -233,10 +237,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     const { keys, names } = this.keyRing.require();
     const indexes = names.user(userId).map((name) => this.keys.user(name));
     const rows = await callRedis('listByUser', () => this.scripts.elicitList(indexes.length, ...indexes, this.keys.base));
-    return rows
-      .map((row) => toRecord(row, keys))
-      .filter((r) => r.purgeAt > now)
-      .sort((a, b) => a.createdAt - b.createdAt);
+    return liveRecords(rows, keys, now, 'oldest first');
   }
 
   /**
@@ -248,10 +249,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     const { keys, names } = this.keyRing.require();
     const indexes = names.asked(userId, askKey).map((name) => this.keys.asked(name));
     const rows = await callRedis('findByAskKey', () => this.scripts.elicitFindAsked(indexes.length, ...indexes, this.keys.base));
-    return rows
-      .map((row) => toRecord(row, keys))
-      .filter((r) => r.purgeAt > now)
-      .sort((a, b) => b.createdAt - a.createdAt);
+    return liveRecords(rows, keys, now, 'newest first');
   }
 
   /**
@@ -279,6 +277,18 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       }
       if (handled < this.sweepBatch) return channel ? { expired, eventSent: true } : expired;
     }
+  }
+
+  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
+    return this.tasks.createTask(task, limit);
+  }
+
+  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
+    return this.tasks.getTask(id, now);
+  }
+
+  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+    return this.tasks.putTask(task, now);
   }
 
   override async ping(): Promise<void> {

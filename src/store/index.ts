@@ -24,6 +24,15 @@ export {
 } from '../stores/elicitation-store.js';
 export { MemoryElicitationStore } from '../stores/memory.store.js';
 export type {
+  CreateTaskResult,
+  ElicitationTaskStore,
+  PutTaskResult,
+  StoredTask,
+  TaskLease,
+  TaskLimit,
+  TaskStatus,
+} from '../stores/task-store.js';
+export type {
   ElicitationData,
   ElicitationEvent,
   ElicitationRecord,

@@ -6,6 +6,7 @@ import type {
   FinalStatus,
   TransitionResult,
 } from '../core/elicitation.types.js';
+import type { CreateTaskResult, ElicitationTaskStore, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
 /** The change `finish` applies to a pending record. */
 export interface FinishChange {
@@ -164,9 +165,11 @@ export interface KeyRingEntry {
  * atomic compare-and-set so that a record leaves `pending` exactly once, across processes. Times are
  * passed in (epoch milliseconds), never read from a clock, so stores stay deterministic.
  *
+ * Optional, the three together: the tasks of the MCP Tasks extension (`ElicitationTaskStore`).
+ *
  * Check an implementation with `describeElicitationRecordStoreContract` (`nestjs-mcp-elicitation/testing`).
  */
-export interface ElicitationRecordStore {
+export interface ElicitationRecordStore extends Partial<ElicitationTaskStore> {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
    * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step. A store that sent
@@ -324,6 +327,10 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   useKeys?(keys: ElicitationStoreKeys): void;
   abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
   peekHits?(key: string, windowMs: number, now: number): Promise<number>;
+  /** Optional, the three together: the tasks of the MCP Tasks extension (documented on `ElicitationTaskStore`). */
+  createTask?(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult>;
+  getTask?(id: string, now: number): Promise<StoredTask | undefined>;
+  putTask?(task: StoredTask, now: number): Promise<PutTaskResult>;
 }
 
 /**

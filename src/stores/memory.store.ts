@@ -10,6 +10,8 @@ import {
 } from './elicitation-store.js';
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
+import { MemoryTasks } from './memory-tasks.js';
+import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
 
 /**
@@ -44,6 +46,8 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly counters: WindowCounters = new Map();
   /** Counter keys under the end of their window, so the sweep drops ended windows without a scan. */
   private readonly counterEnds = new DeadlineWheel<string>(BUCKET_MS);
+  /** The tasks (MCP Tasks extension), forgotten by the same sweep. */
+  private readonly tasks = new MemoryTasks();
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {
@@ -186,6 +190,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     if (purgeAt > now) wheel.addAll(purgeAt, expired);
     else for (let i = 0; i < expired.length; i++) this.forget(expired[i]);
     dropEndedCounters(this.counters, this.counterEnds, now);
+    this.tasks.sweep(now);
     return Promise.resolve(expired);
   }
 
@@ -247,6 +252,18 @@ export class MemoryElicitationStore extends ElicitationStore {
   }
 
   /** Removes everything (for tests). */
+  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
+    return this.tasks.createTask(task, limit);
+  }
+
+  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
+    return this.tasks.getTask(id, now);
+  }
+
+  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+    return this.tasks.putTask(task, now);
+  }
+
   clear(): void {
     this.records.clear();
     this.index.clear();

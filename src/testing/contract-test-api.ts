@@ -78,10 +78,11 @@ export interface ContractTestApi {
 }
 
 /**
- * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel` and `announceKeyRing` of the
- * record side, `peekHits` of the counters.
+ * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing` and the
+ * tasks (`createTask`, `getTask`, `putTask`, offered together) of the record side, `peekHits` of the counters.
  */
-export type OptionalStoreMember = 'peekHits' | 'findByAskKey' | 'extend' | 'ping' | 'openEventChannel' | 'announceKeyRing';
+export type OptionalStoreMember =
+  'peekHits' | 'findByAskKey' | 'extend' | 'ping' | 'openEventChannel' | 'announceKeyRing' | 'createTask' | 'getTask' | 'putTask';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

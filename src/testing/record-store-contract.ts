@@ -5,6 +5,7 @@ import { eventTests } from './store-contract.events.js';
 import { extendTests } from './store-contract.extend.js';
 import { keyRingTests } from './store-contract.key-ring.js';
 import { recordTests } from './store-contract.records.js';
+import { taskTests } from './store-contract.tasks.js';
 
 /**
  * The behaviour every `ElicitationRecordStore` must have, races included: the suite the built-in stores pass.
@@ -17,7 +18,8 @@ import { recordTests } from './store-contract.records.js';
  * ```
  *
  * `makeStore` runs before every test; give each test a fresh store (or a fresh key prefix). The tests of
- * `findByAskKey`, `extend`, `ping`, `openEventChannel` and `announceKeyRing` run when `options.offers` lists them, and are reported as
+ * `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing` and the tasks (`createTask`, `getTask`,
+ * `putTask`) run when `options.offers` lists them, and are reported as
  * skipped otherwise.
  */
 export function describeElicitationRecordStoreContract(
@@ -34,7 +36,7 @@ export function describeElicitationRecordStoreContract(
 
 /**
  * Registers the tests of the record contract in the enclosing `describe`, a file per group: records (and `ping`),
- * asked (`findByAskKey`), extend, key ring, events.
+ * asked (`findByAskKey`), extend, key ring, events, tasks.
  */
 export function recordStoreTests(
   makeStore: () => ElicitationRecordStore | Promise<ElicitationRecordStore>,
@@ -42,10 +44,16 @@ export function recordStoreTests(
   offers: ContractSuiteOptions['offers'],
 ): void {
   const group = contractGroupApi(api, offers, makeStore);
-  itOffersExactly(api, offers, ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing'], group.store);
+  itOffersExactly(
+    api,
+    offers,
+    ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask'],
+    group.store,
+  );
   recordTests(group);
   askedTests(group);
   extendTests(group);
   keyRingTests(group);
   eventTests(group);
+  taskTests(group);
 }

@@ -4,7 +4,7 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), {
-  offers: ['peekHits', 'findByAskKey', 'extend'],
+  offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'putTask'],
 });
 
 describe('MemoryElicitationStore specifics', () => {

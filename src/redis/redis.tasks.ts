@@ -1,0 +1,157 @@
+import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import { callRedis, type RedisClient } from './redis.client.js';
+import type { RedisStoreKeys } from './redis.key-ring.js';
+import { EXTEND_TTL } from './redis.lua-parts.js';
+import {
+  type CreateTaskResult,
+  type ElicitationTaskStore,
+  type PutTaskResult,
+  type StoredTask,
+  type TaskStatus,
+} from '../stores/task-store.js';
+
+/*
+ * The tasks of the Redis store (the MCP Tasks extension), a hash per task and a sorted set per user of the user's
+ * open tasks scored by expiresAt, under the store's key space:
+ *   {prefix}:v2:t:<id>             s status, c createdAt, m updatedAt, e expiresAt, n version, o/l the lease's owner
+ *                                  and until, u the user's name (keyed hash), b the user id and the binding's body,
+ *                                  sealed together; its TTL runs to expiresAt plus graceMs
+ *   {prefix}:v2:to:<user name>     the user's open tasks, scored by expiresAt (one per name of the key ring)
+ * Each operation is one script, so one round trip; the write is a compare-and-set on `n`.
+ */
+
+const TERMINAL = `local terminal = { completed = true, failed = true, cancelled = true }\n`;
+
+const CREATE_TASK = `${EXTEND_TTL}${TERMINAL}
+-- KEYS: the task, then the user's open sets (one per name of the ring, the first first).
+-- ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body (as PUT_TASK's), then
+-- createdAt, user name (first), maxOpenPerUser, graceMs.
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+local open = 0
+for i = 2, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[9])
+  open = open + redis.call('ZCARD', KEYS[i])
+end
+if open >= tonumber(ARGV[11]) then return 'user-task-limit' end
+redis.call('HSET', KEYS[1], 's', ARGV[2], 'c', ARGV[9], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[8], 'u', ARGV[10])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', ARGV[7]) end
+local keep = tonumber(ARGV[4]) - tonumber(ARGV[9]) + tonumber(ARGV[12])
+redis.call('PEXPIRE', KEYS[1], keep)
+if not terminal[ARGV[2]] then
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+  extend(KEYS[2], keep)
+end
+return 'created'
+`;
+
+const PUT_TASK = `${EXTEND_TTL}${TERMINAL}
+-- KEYS: the task. ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body, now,
+-- base, graceMs. Written only over version - 1, before the stored expiresAt.
+local h = redis.call('HMGET', KEYS[1], 'n', 'e', 'u')
+local now = tonumber(ARGV[9])
+if not h[1] or tonumber(h[2]) <= now then return 'not-found' end
+if tonumber(h[1]) ~= tonumber(ARGV[5]) - 1 then return 'conflict' end
+redis.call('HSET', KEYS[1], 's', ARGV[2], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[8])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', ARGV[7]) else redis.call('HDEL', KEYS[1], 'o', 'l') end
+local open = ARGV[10] .. ':to:' .. h[3]
+if ARGV[4] ~= h[2] then
+  local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[11])
+  redis.call('PEXPIRE', KEYS[1], keep)
+  if not terminal[ARGV[2]] then
+    redis.call('ZADD', open, ARGV[4], ARGV[1])
+    extend(open, keep)
+  end
+end
+if terminal[ARGV[2]] then redis.call('ZREM', open, ARGV[1]) end
+return 'written'
+`;
+
+/** The task fields read back, in order. */
+const TASK_FIELDS = ['s', 'c', 'm', 'e', 'n', 'o', 'l', 'b'] as const;
+
+interface TaskScripts {
+  elicitCreateTask(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<CreateTaskResult>;
+  elicitPutTask(task: string, ...argv: (string | number)[]): Promise<PutTaskResult>;
+}
+
+const TASK_SCRIPTS: Record<keyof TaskScripts, { numberOfKeys?: number; lua: string }> = {
+  elicitCreateTask: { lua: CREATE_TASK },
+  elicitPutTask: { numberOfKeys: 1, lua: PUT_TASK },
+};
+
+/** What the tasks need of the store: its client, key space base, key ring and grace. */
+export interface RedisTasksDeps {
+  redis: RedisClient;
+  base: string;
+  keyRing: RedisStoreKeys;
+  graceMs: number;
+}
+
+/** The task members of `RedisElicitationStore` (see `ElicitationTaskStore`). */
+export class RedisTasks implements ElicitationTaskStore {
+  private readonly scripts: RedisClient & TaskScripts;
+
+  constructor(private readonly deps: RedisTasksDeps) {
+    for (const [name, definition] of Object.entries(TASK_SCRIPTS)) {
+      if (!(name in deps.redis)) deps.redis.defineCommand(name, definition);
+    }
+    this.scripts = deps.redis as RedisClient & TaskScripts;
+  }
+
+  async createTask(task: StoredTask, limit: { maxOpenPerUser: number }): Promise<CreateTaskResult> {
+    const { keys, names } = this.deps.keyRing.require();
+    const users = names.user(task.userId);
+    const keyList = [this.key(task.id), ...users.map((user) => `${this.deps.base}:to:${user}`)];
+    return callRedis('createTask', () =>
+      this.scripts.elicitCreateTask(
+        keyList.length,
+        ...keyList,
+        ...changeArgs(task, keys),
+        task.createdAt,
+        users[0],
+        limit.maxOpenPerUser,
+        this.deps.graceMs,
+      ),
+    );
+  }
+
+  async getTask(id: string, now: number): Promise<StoredTask | undefined> {
+    const { keys } = this.deps.keyRing.require();
+    const [s, c, m, e, n, o, l, b] = await callRedis('getTask', () => this.deps.redis.hmget(this.key(id), ...TASK_FIELDS));
+    if (s === null || e === null || b === null || Number(e) <= now) return undefined;
+    const [userId, body] = JSON.parse(keys.open(b, taskContext(id))) as [string, string];
+    return {
+      id,
+      userId,
+      status: s as TaskStatus,
+      createdAt: Number(c),
+      updatedAt: Number(m),
+      expiresAt: Number(e),
+      version: Number(n),
+      ...(o !== null && l !== null && { lease: { owner: o, until: Number(l) } }),
+      body,
+    };
+  }
+
+  async putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+    const { keys } = this.deps.keyRing.require();
+    return callRedis('putTask', () =>
+      this.scripts.elicitPutTask(this.key(task.id), ...changeArgs(task, keys), now, this.deps.base, this.deps.graceMs),
+    );
+  }
+
+  private key(id: string): string {
+    return `${this.deps.base}:t:${id}`;
+  }
+}
+
+/** The arguments both scripts begin with: what a write sets (the user id and the body sealed together). */
+function changeArgs(task: StoredTask, keys: ElicitationStoreKeys): Array<string | number> {
+  const sealed = keys.seal(JSON.stringify([task.userId, task.body]), taskContext(task.id));
+  return [task.id, task.status, task.updatedAt, task.expiresAt, task.version, task.lease?.owner ?? '', task.lease?.until ?? '', sealed];
+}
+
+/** What a task's sealed body is bound to: its id, so that a body moved to another task does not open. */
+function taskContext(id: string): string {
+  return `task:${id}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * The task side of a store (the MCP Tasks extension, `io.modelcontextprotocol/tasks`): where a tool call that
+ * became a task lives while it runs and while it waits for a person, so that any instance can answer for it,
+ * resume it and finish it. A waiting task is a record here and nothing else: no timer, promise or connection.
+ *
+ * The store keeps what it needs to index and expire a task in clear (its id, user, status, times, version and
+ * lease) and the rest as one opaque `body` the MCP binding writes (sealed on a store outside the process). Every
+ * change is a compare-and-set on `version`, so that the rules of a task's life stay in one place, the binding,
+ * and two instances never both move the same task on.
+ */
+
+/** A task's status, as the extension names them. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The statuses a task never leaves. */
+export const TERMINAL_TASK_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+
+/** Whether a task in `status` is over (completed, failed or cancelled). */
+export function isTerminalTaskStatus(status: TaskStatus): boolean {
+  return TERMINAL_TASK_STATUSES.has(status);
+}
+
+/** The instance running a task, and until when its claim holds (epoch milliseconds). */
+export interface TaskLease {
+  readonly owner: string;
+  readonly until: number;
+}
+
+/** A task as a store keeps it. */
+export interface StoredTask {
+  /** The task id: unguessable (the binding makes it from 128 random bits). */
+  readonly id: string;
+  /** The user the task is bound to (a store outside the process keeps it hashed in its indexes). */
+  readonly userId: string;
+  readonly status: TaskStatus;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** Epoch milliseconds: the last change the client can see. */
+  readonly updatedAt: number;
+  /** When the store may forget the task (`createdAt + ttlMs`), epoch milliseconds. */
+  readonly expiresAt: number;
+  /** 1 when created; every write the store takes is the stored version plus one. */
+  readonly version: number;
+  /** The instance running the task now; absent while nobody does (a waiting task). */
+  readonly lease?: TaskLease;
+  /** Everything else (the tool, its arguments, the answers so far, the open questions, the result), as the binding wrote it. */
+  readonly body: string;
+}
+
+/** What `createTask` did: stored, an id that exists already, or the user's cap on open tasks reached. */
+export type CreateTaskResult = 'created' | 'exists' | 'user-task-limit';
+
+/** What `putTask` did: written, another write came first (`conflict`), or no such task (unknown, or expired). */
+export type PutTaskResult = 'written' | 'conflict' | 'not-found';
+
+/** The limit `createTask` checks atomically with the write. */
+export interface TaskLimit {
+  /** Tasks one user may have open (not completed, failed or cancelled, and not expired). */
+  readonly maxOpenPerUser: number;
+}
+
+/**
+ * The optional task members of a store. A store offers all three or none (`offers: ['createTask', 'getTask',
+ * 'putTask']` in the contract suite); without them the module refuses to start with tasks enabled.
+ */
+export interface ElicitationTaskStore {
+  /**
+   * Stores a new task (version 1) unless its id exists or its user has `limit.maxOpenPerUser` open tasks
+   * already; then nothing is stored. Check and write are one atomic step.
+   */
+  createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult>;
+  /** Reads one task: `undefined` for an unknown id and from its `expiresAt` on. The task is the caller's own copy. */
+  getTask(id: string, now: number): Promise<StoredTask | undefined>;
+  /**
+   * Replaces a task when the stored one has version `task.version - 1` and has not expired at `now`: an atomic
+   * compare-and-set, across processes on a shared store. A task that reaches a final status leaves its user's
+   * open tasks. `id`, `userId` and `createdAt` never change.
+   */
+  putTask(task: StoredTask, now: number): Promise<PutTaskResult>;
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
+import type { ElicitationTaskStore, StoredTask } from '../stores/task-store.js';
+import { T0, TTL, type ContractGroupApi } from './contract-test-api.js';
+
+/** A working task of user u1 created at T0, living TTL (version 1, no lease). */
+export function workingTask(overrides: Partial<StoredTask> = {}): StoredTask {
+  const createdAt = overrides.createdAt ?? T0;
+  return {
+    id: randomUUID(),
+    userId: 'u1',
+    status: 'working',
+    createdAt,
+    updatedAt: createdAt,
+    expiresAt: createdAt + TTL,
+    version: 1,
+    body: '{"tool":"deploy"}',
+    ...overrides,
+  };
+}
+
+const LIMIT = { maxOpenPerUser: 3 };
+
+/** The tasks group of the record contract (the MCP Tasks extension): run when `offers` lists `createTask`, `getTask` and `putTask`. */
+export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationRecordStore>): void {
+  const tasksOf = (s: ElicitationRecordStore): ElicitationTaskStore => {
+    if (!s.createTask || !s.getTask || !s.putTask)
+      throw new Error('the store lacks createTask, getTask or putTask, but options.offers lists them');
+    return { createTask: s.createTask.bind(s), getTask: s.getTask.bind(s), putTask: s.putTask.bind(s) };
+  };
+
+  itIfOffered('putTask', 'creates a task, reads it back as stored (a copy), and refuses an id that exists', async (store) => {
+    const tasks = tasksOf(store);
+    const task = workingTask({ lease: { owner: 'instance-a', until: T0 + 5_000 } });
+    await expect(tasks.createTask(task, LIMIT)).resolves.toBe('created');
+    const read = await tasks.getTask(task.id, T0 + 1);
+    expect(read).toEqual(task);
+    await expect(tasks.createTask({ ...task, body: 'other' }, LIMIT)).resolves.toBe('exists');
+    await expect(tasks.getTask(task.id, T0 + 2)).resolves.toEqual(task);
+    await expect(tasks.getTask(randomUUID(), T0)).resolves.toBeUndefined();
+  });
+
+  itIfOffered('putTask', 'writes a change only over the version before it: one of two racing writers wins', async (store) => {
+    const tasks = tasksOf(store);
+    const task = workingTask();
+    await tasks.createTask(task, LIMIT);
+    const mine: StoredTask = { ...task, version: 2, status: 'input_required', updatedAt: T0 + 10, body: 'asked' };
+    const theirs: StoredTask = { ...task, version: 2, lease: { owner: 'instance-b', until: T0 + 5_000 }, body: 'taken' };
+    const results = await Promise.all([tasks.putTask(mine, T0 + 10), tasks.putTask(theirs, T0 + 10)]);
+    expect([...results].sort()).toEqual(['conflict', 'written']);
+    const won = results[0] === 'written' ? mine : theirs;
+    await expect(tasks.getTask(task.id, T0 + 11)).resolves.toEqual(won);
+    // A stale writer (version 2 again) and a writer skipping a version are both refused.
+    await expect(tasks.putTask({ ...won, body: 'stale' }, T0 + 12)).resolves.toBe('conflict');
+    await expect(tasks.putTask({ ...won, version: 4 }, T0 + 12)).resolves.toBe('conflict');
+    // The next version is taken, the lease dropped with it.
+    const next: StoredTask = { ...won, version: 3, lease: undefined, status: 'working', body: 'resumed' };
+    await expect(tasks.putTask(next, T0 + 13)).resolves.toBe('written');
+    const read = await tasks.getTask(task.id, T0 + 14);
+    expect(read).toMatchObject({ version: 3, status: 'working', body: 'resumed' });
+    expect(read?.lease).toBeUndefined();
+  });
+
+  itIfOffered('putTask', 'forgets a task at its expiresAt: not read, not written', async (store) => {
+    const tasks = tasksOf(store);
+    const task = workingTask();
+    await tasks.createTask(task, LIMIT);
+    await expect(tasks.getTask(task.id, task.expiresAt - 1)).resolves.toEqual(task);
+    await expect(tasks.getTask(task.id, task.expiresAt)).resolves.toBeUndefined();
+    await expect(tasks.putTask({ ...task, version: 2 }, task.expiresAt)).resolves.toBe('not-found');
+    await expect(tasks.putTask({ ...workingTask(), version: 2 }, T0)).resolves.toBe('not-found');
+  });
+
+  itIfOffered(
+    'putTask',
+    "caps a user's open tasks: a finished or expired task frees its place, other users are not counted",
+    async (store) => {
+      const tasks = tasksOf(store);
+      const open = [workingTask(), workingTask(), workingTask({ expiresAt: T0 + 1_000 })];
+      for (const task of open) await expect(tasks.createTask(task, LIMIT)).resolves.toBe('created');
+      await expect(tasks.createTask(workingTask({ createdAt: T0 + 10 }), LIMIT)).resolves.toBe('user-task-limit');
+      await expect(tasks.createTask(workingTask({ userId: 'u2', createdAt: T0 + 10 }), LIMIT)).resolves.toBe('created');
+      // Completed: its place is free.
+      await expect(tasks.putTask({ ...open[0], version: 2, status: 'completed', body: 'done' }, T0 + 20)).resolves.toBe('written');
+      const fourth = workingTask({ createdAt: T0 + 30 });
+      await expect(tasks.createTask(fourth, LIMIT)).resolves.toBe('created');
+      await expect(tasks.createTask(workingTask({ createdAt: T0 + 40 }), LIMIT)).resolves.toBe('user-task-limit');
+      // Expired: its place is free too.
+      await expect(tasks.createTask(workingTask({ createdAt: T0 + 1_000 }), LIMIT)).resolves.toBe('created');
+      // The completed task is still read until it expires.
+      await expect(tasks.getTask(open[0].id, T0 + 1_001)).resolves.toMatchObject({ status: 'completed', body: 'done' });
+    },
+  );
+}
