@@ -13,6 +13,7 @@ export {
 } from './module/elicitation.module-definition.js';
 export type {
   ElicitationLimits,
+  ElicitationTaskOptions,
   ElicitationModuleOptions,
   ElicitationOptionsFactory,
   ElicitationThrottle,

@@ -70,6 +70,8 @@ export interface V2ClientOptions {
   onElicit?: (params: ElicitRequestParams) => Promise<ElicitResult>;
   /** Modern only: `inputRequired.autoFulfill: false`, so `callRaw` sees the `input_required` results. @default false */
   manual?: boolean;
+  /** Extensions to declare (`capabilities.extensions`, on every request's envelope), e.g. the Tasks extension. @default none */
+  extensions?: Record<string, object>;
 }
 
 export async function connectV2Client(mcpUrl: string, options: V2ClientOptions = {}): Promise<V2TestClient> {
@@ -80,11 +82,12 @@ export async function connectV2Client(mcpUrl: string, options: V2ClientOptions =
     onElicit = (params: ElicitRequestParams): Promise<ElicitResult> =>
       Promise.resolve({ action: params.mode === 'url' ? 'accept' : 'decline' }),
     manual = false,
+    extensions,
   } = options;
   const client = new Client(
     { name: 'e2e-v2-client', version: '1.0.0' },
     {
-      capabilities: (elicitation ? { elicitation } : {}) as ClientCapabilities,
+      capabilities: { ...(elicitation && { elicitation }), ...(extensions && { extensions }) } as ClientCapabilities,
       ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {}),
       ...(manual ? { inputRequired: { autoFulfill: false } } : {}),
     },

@@ -23,9 +23,18 @@ export interface DemoTool {
   name: string;
   description: string;
   inputSchema?: z.ZodObject;
+  /** Task support (the MCP Tasks extension, protocol 2026-07-28): the tool runs as a task when the client asks. */
+  execution?: { taskSupport: 'optional' | 'required' };
   /** Its arguments are what `inputSchema` parsed, typed by each tool (a `never` parameter takes any of them). */
   run: ElicitingToolHandler<never, ToolResult>;
 }
+
+/** The version a release is for (the task demo's form). */
+const releaseForm = defineForm({
+  type: 'object',
+  properties: { version: { type: 'string', title: 'Version', minLength: 5, maxLength: 20, description: 'e.g. 1.4.0' } },
+  required: ['version'],
+});
 
 export const connectService = z.object({
   service: z
@@ -101,6 +110,26 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
     },
   },
   {
+    name: 'plan-release',
+    description:
+      'Plans a release of an app, as a task for clients with the MCP Tasks extension: asks for the version in a form, then for approval on a web page, and waits as long as you need (days, restarts included).',
+    inputSchema: approveDeploy,
+    execution: { taskSupport: 'optional' },
+    // Runs again from the top at every step of the task: nothing happens before the last question is answered.
+    run: async ({ app }: z.infer<typeof approveDeploy>, elicitation) => {
+      const release = await elicitation.elicit(`Which version of ${app} should be released?`, releaseForm);
+      if (release.action !== 'accept') return text('Release cancelled');
+      const { version } = release.content;
+      const approval = await elicitation.requestUrl({
+        kind: 'confirm',
+        type: 'release-approval',
+        message: `Release ${app} ${version} to production?`,
+        metadata: { title: `Release ${app} ${version}`, confirmLabel: 'Release', cancelLabel: 'Not now' },
+      });
+      return text(approval.status === 'completed' ? `Released ${app} ${version}` : `Release of ${app} ${version} not approved`);
+    },
+  },
+  {
     name: 'configure-profile',
     description:
       'Sets up your profile through a form with every field kind (form mode; the hosted form page for clients without form support).',
@@ -153,7 +182,12 @@ export class DemoToolsService {
       this.elicitation.registerTool<unknown, ToolResult>(
         server,
         tool.name,
-        { description: tool.description, inputSchema: tool.inputSchema },
+        {
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          // Tasks are of protocol 2026-07-28 (SDK 2.x); a 2025-11-25 session runs the tool as a plain call.
+          ...(tool.execution && server instanceof Sdk2McpServer && { execution: tool.execution }),
+        },
         tool.run,
       );
     }

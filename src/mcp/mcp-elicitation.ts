@@ -11,6 +11,7 @@ import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required-tool-elicitation.js';
 import { InputRequiredSignal } from './input-required.js';
 import { LinkedQuestions, PendingQuestionSignal, type CallScope } from './linked-questions.js';
+import { McpTasks } from './mcp-tasks.js';
 import { PushElicitation } from './push-tool-elicitation.js';
 import type { RequestState } from './request-state.codec.js';
 import { RequestStates } from './request-states.js';
@@ -83,6 +84,7 @@ export class McpElicitation {
     private readonly chatAnswers: ChatAnswers,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
+    private readonly tasks: McpTasks,
   ) {
     this.inFlight = new CallsInFlight(options.limits);
   }
@@ -165,10 +167,11 @@ export class McpElicitation {
     // Each SDK line declares registerTool with its own overloads over its own zod types, which no one
     // structural signature matches; `never` parameters accept every line's method, and the values are what
     // both lines take at run time.
+    const callback = this.tool(server, name, handler, { structured: config.outputSchema === undefined });
     server.registerTool(
       name,
       config as never,
-      this.tool(server, name, handler, { structured: config.outputSchema === undefined }) as never,
+      this.tasks.wrap(server, name, config, handler, callback, (ctx) => this.mcpUser(ctx)) as never,
     );
   }
 

@@ -37,6 +37,11 @@ export interface ElicitingToolConfig<S = undefined> {
   /** The tool's output schema; with one, a link result carries its data in `_meta` only. */
   outputSchema?: unknown;
   annotations?: Record<string, unknown>;
+  /**
+   * Task support (the MCP Tasks extension, protocol 2026-07-28): `optional` runs a call as a task when the request
+   * declares the extension, `required` also refuses a call that does not (-32021). @default forbidden
+   */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
   _meta?: Record<string, unknown>;
   /** Anything else the SDK line you use takes. */
   [key: string]: unknown;

@@ -61,6 +61,11 @@ export class McpSdkLoader implements OnModuleInit {
     return found ?? this.fallback(line);
   }
 
+  /** Whether a server (an `McpServer` or its low-level `Server`) is of a loaded copy of the SDK `line`. */
+  isOf(server: SdkServerOrMcpServer, line: SdkLine): boolean {
+    return this.find(lowLevelServer(server), line) !== undefined;
+  }
+
   private find(low: object, line: SdkLine): SdkCopy | undefined {
     const fits = (copy: SdkCopy) => copy.line === line && low instanceof copy.Server;
     return this.imported.find(fits) ?? requiredSdkCopies().find(fits);

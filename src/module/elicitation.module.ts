@@ -20,6 +20,7 @@ import { ChatAnswers } from '../mcp/chat-answers.js';
 import { CompletionNotifications } from '../mcp/completion-notifications.js';
 import { LinkedQuestions } from '../mcp/linked-questions.js';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
+import { McpTasks } from '../mcp/mcp-tasks.js';
 import { RequestStates } from '../mcp/request-states.js';
 import { McpSdkLoader } from '../mcp/sdk-loader.js';
 import { ElicitationOAuth } from '../oauth/elicitation-oauth.js';
@@ -73,6 +74,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     RequestStates,
     LinkedQuestions,
     ChatAnswers,
+    McpTasks,
     McpElicitation,
   ],
   exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation, ElicitationOAuth],

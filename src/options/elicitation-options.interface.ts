@@ -6,6 +6,7 @@ import type { ExternalUrlPolicy } from '../security/url-policy.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import type {
   ElicitationLimits,
+  ElicitationTaskOptions,
   UploadSink,
   ElicitationThrottle,
   ResolvePageUser,
@@ -15,6 +16,7 @@ import type {
 
 export type {
   ElicitationLimits,
+  ElicitationTaskOptions,
   ElicitationUpload,
   UploadSink,
   ElicitationThrottle,
@@ -154,6 +156,11 @@ export interface ElicitationModuleOptions {
    */
   limits?: ElicitationLimits;
   /**
+   * Tool calls that run as tasks (the MCP Tasks extension); each field defaults on its own (see `ElicitationTaskOptions`).
+   * @default { ttlMs: 86400000, pollIntervalMs: 2000, maxOpenPerUser: 20, leaseMs: 30000 }
+   */
+  tasks?: ElicitationTaskOptions;
+  /**
    * Where the files of file pages (`kind: 'file'`) go: called with each file's stream once its size and type passed,
    * resolves the reference the answer carries instead of the content (see `UploadSink`).
    * @default none (the content is sealed in the store, up to `limits.maxUploadBytes`)
@@ -235,6 +242,7 @@ export interface ResolvedElicitationOptions extends Required<
     | 'loginUrl'
     | 'encryptionKey'
     | 'limits'
+    | 'tasks'
     | 'throttle'
     | 'externalUrlPolicy'
     | 'oauth'
@@ -270,6 +278,8 @@ export interface ResolvedElicitationOptions extends Required<
   encryptionKeys: Buffer[];
   /** Every limit, defaulted. */
   limits: Required<ElicitationLimits>;
+  /** The task settings, defaulted. */
+  tasks: Required<ElicitationTaskOptions>;
   /** The throttle, defaulted, or `false` when disabled. */
   throttle: Required<ElicitationThrottle> | false;
   /** As given, or `{}` (the built-in policy). */

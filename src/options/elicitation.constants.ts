@@ -6,6 +6,15 @@ export const DEFAULT_TTL_MS = 10 * 60_000;
 export const DEFAULT_CLEANUP_INTERVAL_MS = 60_000;
 /** Default lifetime of a sealed `requestState` (protocol 2026-07-28): 10 minutes. */
 export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60_000;
+
+/** A task's lifetime (`tasks.ttlMs`): a person may take a day. */
+export const DEFAULT_TASK_TTL_MS = 24 * 60 * 60_000;
+/** How often a client should poll a task (`tasks.pollIntervalMs`). */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 2_000;
+/** Open tasks per user (`tasks.maxOpenPerUser`). */
+export const DEFAULT_TASK_MAX_OPEN_PER_USER = 20;
+/** An instance's claim on a running task (`tasks.leaseMs`). */
+export const DEFAULT_TASK_LEASE_MS = 30_000;
 /** Default time a user has to answer a form pushed inside a 2025-11-25 tool call (`elicit`, `elicitForm`): 10 minutes. */
 export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */

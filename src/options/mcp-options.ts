@@ -17,6 +17,7 @@ export interface ElicitationMcpOptions {
   readonly ttlMs: ResolvedElicitationOptions['ttlMs'];
   readonly retentionMs: ResolvedElicitationOptions['retentionMs'];
   readonly requestStateTtlMs: ResolvedElicitationOptions['requestStateTtlMs'];
+  readonly tasks: Readonly<ResolvedElicitationOptions['tasks']>;
   readonly limits: Readonly<
     Pick<ResolvedElicitationOptions['limits'], 'maxFormAttempts' | 'maxCallsInFlightPerSession' | 'maxCallsInFlightPerUser'>
   >;
@@ -40,6 +41,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
     ttlMs: options.ttlMs,
     retentionMs: options.retentionMs,
     requestStateTtlMs: options.requestStateTtlMs,
+    tasks: Object.freeze({ ...options.tasks }),
     limits: Object.freeze({
       maxFormAttempts: options.limits.maxFormAttempts,
       maxCallsInFlightPerSession: options.limits.maxCallsInFlightPerSession,

@@ -1,8 +1,17 @@
-import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_PENDING_RETRY_WAIT_MS, DEFAULT_REQUEST_STATE_TTL_MS } from './elicitation.constants.js';
+import {
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_PENDING_RETRY_WAIT_MS,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_TASK_LEASE_MS,
+  DEFAULT_TASK_MAX_OPEN_PER_USER,
+  DEFAULT_TASK_POLL_INTERVAL_MS,
+  DEFAULT_TASK_TTL_MS,
+} from './elicitation.constants.js';
 import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './client-ladder.js';
 import { positiveMs, type Resolved } from './option-values.js';
+import type { ElicitationTaskOptions } from './option-groups.js';
 
 /**
  * The MCP binding: the `requestState` lifetime and the bounded wait of a pending retry (2026-07-28), the
@@ -10,7 +19,7 @@ import { positiveMs, type Resolved } from './option-values.js';
  */
 export function resolveMcp(
   raw: ElicitationModuleOptions,
-): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs'> {
+): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
   const fallback = raw.fallback ?? {};
   if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
     throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }', { value: fallback });
@@ -32,5 +41,24 @@ export function resolveMcp(
     clientPolicy: raw.clientPolicy,
     instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
     keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
+    tasks: resolveTasks(raw.tasks),
+  };
+}
+
+/** The `tasks` group: each field a positive whole number, defaulted on its own. */
+function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<ElicitationTaskOptions> {
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw new ElicitationConfigError('tasks', 'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs? }', { value: raw });
+  }
+  const tasks = raw ?? {};
+  const maxOpenPerUser = tasks.maxOpenPerUser ?? DEFAULT_TASK_MAX_OPEN_PER_USER;
+  if (!Number.isInteger(maxOpenPerUser) || maxOpenPerUser < 1) {
+    throw new ElicitationConfigError('tasks.maxOpenPerUser', 'must be a whole number of at least 1', { value: tasks.maxOpenPerUser });
+  }
+  return {
+    ttlMs: Math.round(positiveMs('tasks.ttlMs', tasks.ttlMs, DEFAULT_TASK_TTL_MS)),
+    pollIntervalMs: Math.round(positiveMs('tasks.pollIntervalMs', tasks.pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS)),
+    maxOpenPerUser,
+    leaseMs: positiveMs('tasks.leaseMs', tasks.leaseMs, DEFAULT_TASK_LEASE_MS),
   };
 }

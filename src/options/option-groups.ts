@@ -94,6 +94,24 @@ export interface ElicitationThrottle {
 }
 
 /**
+ * Tool calls that run as tasks (the MCP Tasks extension, `io.modelcontextprotocol/tasks`, protocol 2026-07-28): see
+ * the "Long waits: tasks" guide. Each field defaults on its own.
+ */
+export interface ElicitationTaskOptions {
+  /** How long a task lives from its creation, in milliseconds (its `ttlMs`): then it is forgotten. @default 86400000 (1 day) */
+  ttlMs?: number;
+  /** How often a client should poll `tasks/get`, in milliseconds (the task's `pollIntervalMs`). @default 2000 */
+  pollIntervalMs?: number;
+  /** Tasks one user may have open (not completed, failed or cancelled) at once; past it a call gets -32005. @default 20 */
+  maxOpenPerUser?: number;
+  /**
+   * How long an instance's claim on a task it runs holds without renewal, in milliseconds (renewed every third of
+   * it while the tool body runs): a task whose instance died is taken over by another after this. @default 30000
+   */
+  leaseMs?: number;
+}
+
+/**
  * Finds the user behind a browser request to an elicitation page, typically from your own session
  * cookie. Return `undefined`/`null` for an unidentified browser.
  */

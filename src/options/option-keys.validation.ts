@@ -1,4 +1,9 @@
-import type { ElicitationLimits, ElicitationModuleOptions, ElicitationThrottle } from './elicitation-options.interface.js';
+import type {
+  ElicitationLimits,
+  ElicitationModuleOptions,
+  ElicitationTaskOptions,
+  ElicitationThrottle,
+} from './elicitation-options.interface.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import type { ElicitationFallback } from './client-ladder.js';
 import type { ElicitationOAuthOptions, OAuthProviderOptions } from './oauth-options.js';
@@ -31,6 +36,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   allowUnverifiedPages: true,
   encryptionKey: true,
   limits: true,
+  tasks: true,
   uploadSink: true,
   throttle: true,
   externalUrlPolicy: true,
@@ -56,6 +62,7 @@ const LIMIT_KEYS = keysOf<ElicitationLimits>({
   maxCallsInFlightPerUser: true,
 });
 const THROTTLE_KEYS = keysOf<ElicitationThrottle>({ limit: true, ttlMs: true });
+const TASK_KEYS = keysOf<ElicitationTaskOptions>({ ttlMs: true, pollIntervalMs: true, maxOpenPerUser: true, leaseMs: true });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });
 const URL_POLICY_KEYS = keysOf<ExternalUrlPolicy>({ allowedHosts: true, allowHttpLoopback: true, resolveHost: true });
 const OAUTH_KEYS = keysOf<ElicitationOAuthOptions>({ providers: true, retentionMs: true, refreshBeforeMs: true });
@@ -90,6 +97,7 @@ const OPTIONS_GROUP: KeyGroup = {
   keys: MODULE_KEYS,
   inner: {
     limits: { keys: LIMIT_KEYS },
+    tasks: { keys: TASK_KEYS },
     throttle: { keys: THROTTLE_KEYS },
     fallback: { keys: FALLBACK_KEYS },
     externalUrlPolicy: { keys: URL_POLICY_KEYS },

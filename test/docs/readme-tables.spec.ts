@@ -23,7 +23,7 @@ import {
 } from './readme-support.js';
 
 /** Option rows documented one level down (`limits.createPerMinute`), and the interface of their fields. */
-const NESTED_OPTIONS: Record<string, string> = { limits: 'ElicitationLimits' };
+const NESTED_OPTIONS: Record<string, string> = { limits: 'ElicitationLimits', tasks: 'ElicitationTaskOptions' };
 
 // ---------------------------------------------------------------------------------------------------------
 // Reading the code

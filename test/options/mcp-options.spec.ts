@@ -33,6 +33,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
           'requestStateTtlMs',
           'resolveMcpUser',
           'retentionMs',
+          'tasks',
           'ttlMs',
         ].sort(),
       );
@@ -53,6 +54,8 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
       });
       expect(Object.isFrozen(slice)).toBe(true);
       expect(Object.isFrozen(slice.limits)).toBe(true);
+      expect(slice.tasks).toEqual(resolved.tasks);
+      expect(Object.isFrozen(slice.tasks)).toBe(true);
       const values = reachable(slice);
       for (const key of KEYS) expect(values).not.toContain(key);
       expect(values).not.toContain(resolved.encryptionKeys);

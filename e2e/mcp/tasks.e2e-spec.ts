@@ -1,0 +1,126 @@
+/**
+ * Tool calls as tasks (the MCP Tasks extension, `io.modelcontextprotocol/tasks`, on 2026-07-28), driven over real HTTP
+ * by a real SDK 2.x client pinned to 2026-07-28 that declares the extension: the demo's `plan-release` asks a form
+ * (an input request of the task, answered with `tasks/update`) and then a page (answered by the browser: the task
+ * moves on by itself). The task lives in the store between steps: nothing waits in the process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
+import { submitPage } from '../../src/testing/submit-page.js';
+import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
+import { callTask, cancelTask, getTask, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
+
+describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2.x client', () => {
+  let demo: DemoApp;
+  const open: V2TestClient[] = [];
+
+  beforeAll(async () => {
+    demo = await startDemoApp({ port: 0, logger: false, throttleLimit: 100_000 });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close().catch(() => undefined)));
+    await demo.app.close();
+  });
+
+  const client = async (user: string, withTasks = true) => {
+    const c = await connectV2Client(demo.mcpUrl, { user, ...(withTasks && { extensions: { [TASKS]: {} } }) });
+    open.push(c);
+    return c;
+  };
+
+  it('advertises the extension in server/discover', async () => {
+    const c = await client('tasks-discover');
+    expect(c.client.getServerCapabilities()?.extensions).toMatchObject({ [TASKS]: {} });
+  });
+
+  it('runs plan-release as a task: a form answered by tasks/update, then a page answered in the browser', async () => {
+    const c = await client('tasks-alice');
+    const created = await callTask(c, 'plan-release', { app: 'shop' });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(created.taskId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number.isInteger(created.ttlMs) && Number.isInteger(created.pollIntervalMs)).toBe(true);
+    expect(created).not.toHaveProperty('requestState');
+    expect(created).not.toHaveProperty('result');
+    const taskId = String(created.taskId);
+
+    // The form: an input request of the task.
+    const asking = await waitForTask(c, taskId, (t) => t.status === 'input_required');
+    const [formKey, form] = Object.entries(asking.inputRequests ?? {})[0];
+    expect(form).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
+    expect(JSON.stringify(form.params.requestedSchema)).toContain('version');
+
+    // An invalid answer: asked again under a new key, naming the field.
+    await updateTask(c, taskId, { [formKey]: { action: 'accept', content: { version: 'soon' } } });
+    const again = await waitForTask(c, taskId, (t) => t.status === 'input_required' && !(formKey in (t.inputRequests ?? {})));
+    const [againKey, againForm] = Object.entries(again.inputRequests ?? {})[0];
+    expect(againKey).not.toBe(formKey);
+    expect(String(againForm.params.message)).toContain('Please correct: version');
+
+    // A valid answer: the next question is the page, in URL mode.
+    await updateTask(c, taskId, { [againKey]: { action: 'accept', content: { version: '1.4.0' } } });
+    const paging = await waitForTask(c, taskId, (t) => t.status === 'input_required' && !(againKey in (t.inputRequests ?? {})));
+    const [pageKey, page] = Object.entries(paging.inputRequests ?? {})[0];
+    expect(page).toMatchObject({ method: 'elicitation/create', params: { mode: 'url' } });
+    const url = String(page.params.url);
+    expect(url).toContain('/confirm');
+
+    // The client opened the page: nothing is outstanding, the task waits on the person.
+    await updateTask(c, taskId, { [pageKey]: { action: 'accept' } });
+    const waiting = await waitForTask(c, taskId, (t) => t.status === 'working');
+    expect(waiting.inputRequests).toBeUndefined();
+    expect(waiting.statusMessage).toContain('page');
+
+    // The person confirms in the browser: the task completes by itself.
+    expect((await submitPage(url, { action: 'confirm' }, { cookie: 'demo_user=tasks-alice' })).status).toBe(200);
+    const done = await waitForTask(c, taskId, (t) => t.status === 'completed');
+    expect(done.result?.content[0]?.text).toBe('Released shop 1.4.0');
+    expect(done).not.toHaveProperty('requestState');
+
+    // An answer to a key already answered, or unknown, is ignored (acknowledged all the same).
+    await expect(updateTask(c, taskId, { [formKey]: { action: 'decline' }, nope: { action: 'accept' } })).resolves.toBeDefined();
+    expect((await getTask(c, taskId)).status).toBe('completed');
+  });
+
+  it("refuses another user's task as unknown (-32602), and every task method without the extension (-32021)", async () => {
+    const alice = await client('tasks-owner');
+    const { taskId } = await callTask(alice, 'plan-release', { app: 'blog' });
+    const mallory = await client('tasks-mallory');
+    for (const request of [
+      getTask(mallory, String(taskId)),
+      updateTask(mallory, String(taskId), {}),
+      cancelTask(mallory, String(taskId)),
+    ]) {
+      expect((await refusal(request)).code).toBe(-32602);
+    }
+    const plain = await client('tasks-owner', false);
+    expect((await refusal(getTask(plain, String(taskId)))).code).toBe(-32021);
+    expect((await refusal(getTask(alice, 'no-such-task'))).code).toBe(-32602);
+  });
+
+  it('runs the tool as a plain call (input_required, no task) when the request does not declare the extension', async () => {
+    const c = await connectV2Client(demo.mcpUrl, { user: 'tasks-plain', manual: true });
+    open.push(c);
+    const result = await c.callRaw('plan-release', { app: 'wiki' });
+    expect(result.resultType).toBe('input_required');
+    expect(result).not.toHaveProperty('taskId');
+  });
+
+  it('cancels a task: tasks/cancel acknowledges, tasks/get says cancelled, its page is cancelled too', async () => {
+    const c = await client('tasks-cancel');
+    const { taskId } = await callTask(c, 'plan-release', { app: 'docs' });
+    const asking = await waitForTask(c, String(taskId), (t) => t.status === 'input_required');
+    await updateTask(c, String(taskId), {
+      [Object.keys(asking.inputRequests ?? {})[0]]: { action: 'accept', content: { version: '2.0.0' } },
+    });
+    const paging = await waitForTask(c, String(taskId), (t) => Object.values(t.inputRequests ?? {}).some((r) => r.params.mode === 'url'));
+    const url = String(Object.values(paging.inputRequests ?? {})[0].params.url);
+    const ack = c.wire.length;
+    await cancelTask(c, String(taskId));
+    const acked = c.wire[ack]?.response?.result ?? {};
+    expect(acked).toMatchObject({ resultType: 'complete' });
+    for (const field of ['taskId', 'status', 'result', 'error', 'inputRequests']) expect(acked).not.toHaveProperty(field);
+    expect((await getTask(c, String(taskId))).status).toBe('cancelled');
+    const pageNow = await fetch(url, { headers: { cookie: 'demo_user=tasks-cancel' } });
+    expect(pageNow.status).toBe(409);
+  });
+});

@@ -1,0 +1,196 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { TaskProtocolError } from '../errors/task-protocol.error.js';
+import { ElicitationEvents } from '../events/elicitation-events.js';
+import { ElicitationService } from '../lifecycle/elicitation.service.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
+import type { ElicitationStore } from '../stores/elicitation-store.js';
+import type { ElicitationTaskStore } from '../stores/task-store.js';
+import { refuse } from './call-refusals.js';
+import { McpSdkLoader } from './sdk-loader.js';
+import { CLIENT_CAPABILITIES_META_KEY, type SdkServerOrMcpServer, type SdkV2Context } from './sdk.types.js';
+import type { ElicitingToolHandler } from './mcp-elicitation.types.js';
+import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
+import { taskOfSession } from './task-elicitation.js';
+import { TaskRunner, type TaskTool } from './task-runner.js';
+
+/** How a tool takes part in tasks (the extension's `execution.taskSupport`). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** A low-level SDK 2.x server, as far as the tasks use it. */
+interface TaskServer {
+  setRequestHandler(
+    method: string,
+    schemas: { params: unknown },
+    handler: (params: { taskId: string }, ctx: SdkV2Context) => unknown,
+  ): void;
+  registerCapabilities(capabilities: Record<string, unknown>): void;
+}
+
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on protocol 2026-07-28: a tool registered with
+ * `execution: { taskSupport }` runs as a task when the request declares the extension (`CreateTaskResult` at once,
+ * the result from `tasks/get` later), through the same tool body and `ToolElicitation` as a plain call; `tasks/get`,
+ * `tasks/update` and `tasks/cancel` on every server such a tool is registered on. The tasks live in the store
+ * (`ElicitationTaskStore`), so any instance answers for any task; see `TaskRunner`.
+ */
+@Injectable()
+export class McpTasks implements OnModuleInit, OnModuleDestroy {
+  private readonly tools = new Map<string, TaskTool>();
+  private readonly served = new WeakSet<object>();
+  private runner?: TaskRunner;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly service: ElicitationService,
+    private readonly events: ElicitationEvents,
+    @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
+    private readonly sdks: McpSdkLoader,
+    @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
+  ) {}
+
+  onModuleInit(): void {
+    // A page a task asked on, finished on any instance, moves its task on.
+    this.unsubscribe = this.events.subscribe((event) => {
+      const taskId = event.type !== 'created' && event.type !== 'extended' ? taskOfSession(event.sessionId) : undefined;
+      if (taskId && this.runner) this.runner.pageFinished(taskId);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  /** The runner, made at the first task tool (a store without tasks is refused then, naming the store). */
+  private tasks(): TaskRunner {
+    if (this.runner) return this.runner;
+    const kept = this.store;
+    if (!kept.createTask || !kept.getTask || !kept.putTask) {
+      throw new Error(
+        'nestjs-mcp-elicitation: a tool with execution.taskSupport needs a store that keeps tasks (createTask, getTask, putTask): ' +
+          'MemoryElicitationStore and RedisElicitationStore do.',
+      );
+    }
+    const store: ElicitationTaskStore = {
+      createTask: (task, limit) => kept.createTask!(task, limit),
+      getTask: (id, now) => kept.getTask!(id, now),
+      putTask: (task, now) => kept.putTask!(task, now),
+    };
+    this.runner = new TaskRunner({
+      store,
+      questions: { service: this.service, maxFormAttempts: this.options.limits.maxFormAttempts },
+      settings: this.options.tasks,
+      tools: this.tools,
+    });
+    return this.runner;
+  }
+
+  /**
+   * The callback `registerTool` registers for a tool: `callback` itself for a tool without task support
+   * (`execution.taskSupport` absent or `forbidden`), else one that runs a call as a task when the request asks for it.
+   */
+  wrap(
+    server: object,
+    name: string,
+    config: object,
+    handler: ElicitingToolHandler<never, unknown>,
+    callback: (...params: unknown[]) => Promise<unknown>,
+    userOf: (ctx: SdkV2Context) => string | undefined,
+  ): (...params: unknown[]) => Promise<unknown> {
+    const support = taskSupportOf(config);
+    if (support === 'forbidden') return callback;
+    this.register(server, name, (args, elicitation, context) => handler(args as never, elicitation, context), userOf);
+    return async (...params: unknown[]) => {
+      // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
+      const [args, ctx] = params.length >= 2 && params[1] !== undefined ? [params[0], params[1]] : [undefined, params[0]];
+      const created = await this.call(name, support, args, ctx, () => userOf(ctx as SdkV2Context));
+      return created ?? callback(...params);
+    };
+  }
+
+  /** Whether a request declared the extension (per request, on protocol 2026-07-28). */
+  declares(ctx: unknown): boolean {
+    const envelope = (ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope;
+    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+    return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+  }
+
+  /**
+   * Registers a task tool's body (by name, the same on every instance) and serves the task methods on its server.
+   * `userOf` gives a request's verified user.
+   */
+  register(server: object, name: string, body: TaskTool['body'], userOf: (ctx: SdkV2Context) => string | undefined): void {
+    this.tasks();
+    this.tools.set(name, { body });
+    this.serve(server, userOf);
+  }
+
+  /**
+   * A call of a task tool: a task when the request declared the extension (the flat `CreateTaskResult`), -32021 for
+   * a `required` tool when it did not, else `undefined` (the caller runs the call as a plain one).
+   */
+  async call(
+    name: string,
+    support: TaskSupport,
+    args: unknown,
+    ctx: unknown,
+    user: () => string | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    const v2 = !!(ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope;
+    if (!v2 || !this.declares(ctx)) {
+      if (support === 'required') refuse(TaskProtocolError.missingExtension(`the tool ${name}`));
+      return undefined;
+    }
+    const modes = declaredModes(ctx);
+    const { task, body } = await this.tasks().start(name, args, user() ?? '', modes);
+    return createTaskResult(task, body);
+  }
+
+  /** `tasks/get`, `tasks/update` and `tasks/cancel`, and the extension in the capabilities, on an SDK 2.x server (once). */
+  private serve(server: object, userOf: (ctx: SdkV2Context) => string | undefined): void {
+    // Tasks are of protocol 2026-07-28, which SDK 2.x serves.
+    if (!this.sdks.isOf(server as SdkServerOrMcpServer, '2.x')) return;
+    const low = ((server as { server?: object }).server ?? server) as Partial<TaskServer>;
+    if (this.served.has(low) || typeof low.setRequestHandler !== 'function' || typeof low.registerCapabilities !== 'function') return;
+    const z = this.sdks.zod();
+    if (!z) return;
+    this.served.add(low);
+    low.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    const params = z.object({ taskId: z.string() });
+    const gate = (method: string, ctx: SdkV2Context): string => {
+      if (!this.declares(ctx)) throw TaskProtocolError.missingExtension(method);
+      return userOf(ctx) ?? '';
+    };
+    low.setRequestHandler('tasks/get', { params }, async ({ taskId }, ctx) => {
+      const { task, body } = await this.tasks().read(taskId, gate('tasks/get', ctx));
+      return detailedTask(task, body);
+    });
+    low.setRequestHandler('tasks/update', { params }, async ({ taskId }, ctx) => {
+      const responses = (ctx.mcpReq as { inputResponses?: Record<string, unknown> }).inputResponses ?? {};
+      await this.tasks().update(taskId, gate('tasks/update', ctx), responses);
+      return { resultType: 'complete' };
+    });
+    low.setRequestHandler('tasks/cancel', { params }, async ({ taskId }, ctx) => {
+      await this.tasks().cancel(taskId, gate('tasks/cancel', ctx));
+      return { resultType: 'complete' };
+    });
+  }
+}
+
+/** A tool config's `execution.taskSupport` (the extension's tool metadata); `forbidden` when absent or unknown. */
+export function taskSupportOf(config: object): TaskSupport {
+  const support = ((config as { execution?: unknown }).execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/** The elicitation modes a 2026-07-28 request declared (`{}` alone: form). */
+function declaredModes(ctx: unknown): Array<'form' | 'url'> {
+  const envelope = (ctx as SdkV2Context).mcpReq.envelope as Record<string, unknown>;
+  const elicitation = (envelope[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: object; url?: object } } | undefined)
+    ?.elicitation;
+  if (!elicitation) return [];
+  const modes: Array<'form' | 'url'> = [];
+  if (elicitation.form !== undefined || elicitation.url === undefined) modes.push('form');
+  if (elicitation.url !== undefined) modes.push('url');
+  return modes;
+}

@@ -1,0 +1,97 @@
+import type { StoredTask, TaskStatus } from '../stores/task-store.js';
+import type { InputRequest } from './input-required.js';
+
+/** The extension's identifier: in capabilities, and in the -32021 error's `requiredCapabilities`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** A question of a task's tool body, answered: by its position in the body (0 for the first). */
+export interface TaskAnswer {
+  /** What was asked (a digest): a re-run asking something else at this position is a broken tool. */
+  question: string;
+  /** A form question's `ElicitResult`, or a page question's outcome. */
+  answer: unknown;
+}
+
+/** A question the task waits on. */
+export interface OpenQuestion {
+  /** Its position in the body. */
+  index: number;
+  question: string;
+  /** The embedded request under its key, while the client has not answered it (absent once it did). */
+  request?: InputRequest;
+  /** A page question: the elicitation whose outcome is the answer. */
+  elicitationId?: string;
+  /** A form question: the answer the client sent (`tasks/update`), checked at the next run. */
+  response?: unknown;
+  /** A form question: how many answers it got that did not validate. */
+  invalid?: number;
+}
+
+/** What the binding keeps of a task in `StoredTask.body` (a store outside the process seals it). */
+export interface TaskBody {
+  tool: string;
+  args: unknown;
+  /** The elicitation modes the client declared on the call that made the task (its later runs have no request). */
+  modes: Array<'form' | 'url'>;
+  /** A run is due (answers or a page arrived) and has not been taken yet. */
+  due?: boolean;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** The answers so far, by question position. */
+  answers: Record<number, TaskAnswer>;
+  /** The questions it waits on, by input request key (keys are never reused within a task). */
+  open: Record<string, OpenQuestion>;
+  /** The next key number: keys are `<position>.<n>`. */
+  nextKey: number;
+  statusMessage?: string;
+  /** The tool's `CallToolResult`, once completed. */
+  result?: Record<string, unknown>;
+  /** The JSON-RPC error, once failed. */
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A task as the client sees it (`Task`): the fields every task response carries. */
+function taskFields(task: StoredTask, body: TaskBody): Record<string, unknown> {
+  return {
+    taskId: task.id,
+    status: task.status,
+    ...(body.statusMessage !== undefined && { statusMessage: body.statusMessage }),
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
+    ttlMs: body.ttlMs,
+    pollIntervalMs: body.pollIntervalMs,
+  };
+}
+
+/** The flat `CreateTaskResult` a `tools/call` answers with. */
+export function createTaskResult(task: StoredTask, body: TaskBody): Record<string, unknown> {
+  return { resultType: 'task', ...taskFields(task, body) };
+}
+
+/** The input requests the client still has to answer, by key. */
+export function outstandingRequests(body: TaskBody): Record<string, InputRequest> {
+  const requests: Record<string, InputRequest> = {};
+  for (const [key, open] of Object.entries(body.open)) if (open.request && open.response === undefined) requests[key] = open.request;
+  return requests;
+}
+
+/** The detailed task of `tasks/get` (and `notifications/tasks`): the fields of its status inlined. */
+export function detailedTask(task: StoredTask, body: TaskBody): Record<string, unknown> {
+  const status: TaskStatus = task.status;
+  return {
+    resultType: 'complete',
+    ...taskFields(task, body),
+    ...(status === 'input_required' && { inputRequests: outstandingRequests(body) }),
+    ...(status === 'completed' && { result: body.result ?? { content: [] } }),
+    ...(status === 'failed' && { error: body.error ?? { code: -32603, message: 'Internal error' } }),
+  };
+}
+
+/** Reads a task's body (written by `encodeBody`). */
+export function decodeBody(task: StoredTask): TaskBody {
+  return JSON.parse(task.body) as TaskBody;
+}
+
+export function encodeBody(body: TaskBody): string {
+  return JSON.stringify(body);
+}

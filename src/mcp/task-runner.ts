@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { TaskProtocolError, TASK_ERROR_CODES } from '../errors/task-protocol.error.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../stores/task-store.js';
+import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
+import { TaskElicitation, TaskSuspended, type TaskQuestionDeps } from './task-elicitation.js';
+import type { ToolElicitation } from './tool-elicitation.js';
+
+/** A tool that may run as a task: its body, as registered (the same on every instance). */
+export interface TaskTool {
+  body: (args: unknown, elicitation: ToolElicitation, context: unknown) => unknown;
+}
+
+/** The settings of the tasks (the `tasks` option, resolved). */
+export interface TaskSettings {
+  ttlMs: number;
+  pollIntervalMs: number;
+  maxOpenPerUser: number;
+  /** How long an instance's claim on a running task holds without renewal. */
+  leaseMs: number;
+}
+
+/** What the runner needs from the module. */
+export interface TaskRunnerDeps {
+  store: ElicitationTaskStore;
+  questions: TaskQuestionDeps;
+  settings: TaskSettings;
+  /** The tool bodies by name (registered by `registerTool` on this instance). */
+  tools: ReadonlyMap<string, TaskTool>;
+  /** The time, epoch milliseconds. */
+  now?: () => number;
+}
+
+/** What a run ended with. */
+type RunOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'failed'; error: NonNullable<TaskBody['error']> }
+  | { status: 'waiting' };
+
+/** Writes retried on a compare-and-set conflict before giving up (another writer keeps winning). */
+const WRITE_ATTEMPTS = 8;
+
+/**
+ * Runs tasks: creates them, runs a task's tool body (from the top, its questions answered from the task) on the
+ * instance that holds its lease, and records what the run ended with, every change a compare-and-set on the task's
+ * version. A task waiting for a person is a record in the store and nothing else here: a run is started again by
+ * the client's `tasks/update` that answers the last open request, by the page that answers a page question (on any
+ * instance: the lifecycle event carries the task in its session), or by a `tasks/get` that finds a run due with no
+ * live lease (its instance died).
+ */
+export class TaskRunner {
+  /** This instance, as a lease names it. */
+  readonly instanceId = randomUUID();
+  private readonly logger = new Logger('ElicitationTasks');
+  /** The tasks running here now. */
+  private readonly running = new Set<string>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: TaskRunnerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Creates the task of a tool call (leased here) and starts its first run; resolves the stored task. */
+  async start(
+    tool: string,
+    args: unknown,
+    userId: string,
+    modes: ReadonlyArray<'form' | 'url'>,
+  ): Promise<{ task: StoredTask; body: TaskBody }> {
+    const now = this.now();
+    const { ttlMs, pollIntervalMs, maxOpenPerUser, leaseMs } = this.deps.settings;
+    const body: TaskBody = { tool, args, modes: [...modes], ttlMs, pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
+    const task: StoredTask = {
+      id: randomUUID(),
+      userId,
+      status: 'working',
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + ttlMs,
+      version: 1,
+      lease: { owner: this.instanceId, until: now + leaseMs },
+      body: encodeBody(body),
+    };
+    const created = await this.deps.store.createTask(task, { maxOpenPerUser });
+    if (created === 'user-task-limit') {
+      throw new TaskProtocolError(
+        TASK_ERROR_CODES.limit,
+        `Too many open tasks for this user (tasks.maxOpenPerUser = ${maxOpenPerUser}): wait for one to finish, or cancel one.`,
+        {
+          limit: 'tasks.maxOpenPerUser',
+          value: maxOpenPerUser,
+        },
+      );
+    }
+    if (created === 'exists') throw new Error('Task id collision');
+    this.schedule(task.id);
+    return { task, body };
+  }
+
+  /** The task as its user may see it: unknown, expired and other users' tasks alike are "not found". A run due with no live lease is started. */
+  async read(taskId: string, userId: string): Promise<{ task: StoredTask; body: TaskBody }> {
+    const task = await this.deps.store.getTask(taskId, this.now());
+    if (!task || task.userId !== userId) throw TaskProtocolError.notFound();
+    const body = decodeBody(task);
+    if (!isTerminalTaskStatus(task.status) && this.orphaned(task, body)) this.schedule(task.id);
+    return { task, body };
+  }
+
+  /** `tasks/update`: records the answers to requests still outstanding (others are ignored); the last one starts a run. */
+  async update(taskId: string, userId: string, responses: Record<string, unknown>): Promise<void> {
+    const due = await this.write(taskId, userId, (task, body) => {
+      if (isTerminalTaskStatus(task.status)) return undefined;
+      let taken = 0;
+      for (const [key, response] of Object.entries(responses)) {
+        const open = body.open[key];
+        if (!open?.request || open.response !== undefined) continue;
+        open.response = response;
+        taken++;
+      }
+      if (taken === 0) return undefined;
+      const remaining = Object.keys(outstandingRequests(body)).length;
+      if (remaining === 0) body.due = true;
+      return { status: remaining > 0 ? 'input_required' : 'working', body };
+    });
+    if (due?.body.due) this.schedule(taskId);
+  }
+
+  /** `tasks/cancel`: a task not finished yet is cancelled (a run under way here is discarded when it ends), its open pages with it. */
+  async cancel(taskId: string, userId: string): Promise<void> {
+    const cancelled = await this.write(taskId, userId, (task, body) => {
+      if (isTerminalTaskStatus(task.status)) return undefined;
+      body.statusMessage = 'Cancelled by the client.';
+      return { status: 'cancelled', body, lease: null };
+    });
+    for (const open of Object.values(cancelled?.body.open ?? {})) {
+      if (open.elicitationId) await this.deps.questions.service.cancel(open.elicitationId).catch(() => undefined);
+    }
+  }
+
+  /** A page of a task finished (on any instance): its task runs again. */
+  pageFinished(taskId: string): void {
+    void this.write(taskId, undefined, (task, body) =>
+      isTerminalTaskStatus(task.status) ? undefined : ((body.due = true), { status: task.status, body }),
+    )
+      .then((due) => due && this.schedule(taskId))
+      .catch((error: unknown) => this.logger.warn(`A finished page could not move task ${taskId} on: ${String(error)}`));
+  }
+
+  /** Starts a run soon (once per task on this instance at a time). */
+  private schedule(taskId: string): void {
+    setImmediate(
+      () => void this.run(taskId).catch((error: unknown) => this.logger.error(`Task ${taskId} failed to run: ${String(error)}`)),
+    );
+  }
+
+  /** A task with a run due that nobody runs: its lease ran out, or its run was due and never taken. */
+  private orphaned(task: StoredTask, body: TaskBody): boolean {
+    const now = this.now();
+    if (task.lease) return task.lease.until <= now;
+    return body.due === true && now - task.updatedAt > this.deps.settings.leaseMs / 4;
+  }
+
+  /** One run: take the lease, run the body, record how it ended. */
+  private async run(taskId: string): Promise<void> {
+    if (this.running.has(taskId)) return;
+    this.running.add(taskId);
+    const renew = setInterval(() => void this.takeLease(taskId).catch(() => undefined), this.deps.settings.leaseMs / 3);
+    renew.unref();
+    try {
+      const leased = await this.takeLease(taskId);
+      if (!leased) return;
+      const { task, body } = leased;
+      const tool = this.deps.tools.get(body.tool);
+      if (!tool) {
+        this.logger.warn(`Task ${taskId}: the tool ${body.tool} is not registered on this instance; another instance may run it.`);
+        await this.write(taskId, undefined, (_t, b) => ({ status: 'working', body: b, lease: null }));
+        return;
+      }
+      body.due = false;
+      const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
+      const outcome = await this.execute(tool, body, elicitation, taskId);
+      await this.settle(taskId, body, outcome);
+    } finally {
+      clearInterval(renew);
+      this.running.delete(taskId);
+    }
+  }
+
+  private async execute(tool: TaskTool, body: TaskBody, elicitation: TaskElicitation, taskId: string): Promise<RunOutcome> {
+    try {
+      const result = await tool.body(body.args, elicitation, { task: { taskId } });
+      await elicitation.settled();
+      return { status: 'completed', result: toolResult(result) };
+    } catch (error) {
+      await elicitation.settled();
+      if (error instanceof TaskSuspended) return { status: 'waiting' };
+      if (isJsonRpcError(error))
+        return {
+          status: 'failed',
+          error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) },
+        };
+      // A tool that threw ran all the same: its error is the tool's result (`isError`), as a plain call answers it.
+      return {
+        status: 'completed',
+        result: { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true },
+      };
+    }
+  }
+
+  /** Records a run's end over whatever changed meanwhile (answers that arrived are kept; a cancel wins). */
+  private async settle(taskId: string, ran: TaskBody, outcome: RunOutcome): Promise<void> {
+    const settled = await this.write(taskId, undefined, (task, current) => {
+      if (isTerminalTaskStatus(task.status)) return undefined;
+      if (task.lease && task.lease.owner !== this.instanceId && task.lease.until > this.now()) return undefined;
+      const body: TaskBody = { ...ran, due: current.due };
+      // Answers the client sent during the run, to requests this run still has open.
+      for (const [key, open] of Object.entries(body.open)) {
+        const theirs = current.open[key];
+        if (open.response === undefined && theirs?.response !== undefined) open.response = theirs.response;
+      }
+      if (outcome.status === 'completed') return { status: 'completed', body: { ...body, result: outcome.result, open: {} }, lease: null };
+      if (outcome.status === 'failed')
+        return { status: 'failed', body: { ...body, error: outcome.error, statusMessage: outcome.error.message, open: {} }, lease: null };
+      const outstanding = Object.keys(outstandingRequests(body)).length;
+      const pages = Object.values(body.open).some((open) => open.elicitationId !== undefined);
+      if (outstanding === 0 && !pages) body.due = true;
+      body.statusMessage =
+        outstanding > 0 ? 'Waiting for your answers.' : pages ? 'Waiting for the person to finish on the page.' : undefined;
+      return { status: outstanding > 0 ? 'input_required' : 'working', body, lease: null };
+    });
+    if (settled?.body.due) this.schedule(taskId);
+  }
+
+  /** Takes (or renews) this instance's lease on a task not finished: `undefined` when another instance holds it. */
+  private async takeLease(taskId: string): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
+    const now = this.now();
+    return this.write(taskId, undefined, (task, body) => {
+      if (isTerminalTaskStatus(task.status)) return undefined;
+      if (task.lease && task.lease.owner !== this.instanceId && task.lease.until > now) return undefined;
+      return { status: task.status, body, lease: { owner: this.instanceId, until: now + this.deps.settings.leaseMs }, quiet: true };
+    });
+  }
+
+  /**
+   * A compare-and-set change of a task: `change` gets the task as stored and its body (its own copy) and returns the
+   * new status, body and lease (`null`: none; absent: unchanged), or `undefined` for no change. Retried over a newer
+   * version. Resolves the task as written, or `undefined` when nothing was. `userId`, when given, must be the task's.
+   */
+  private async write(
+    taskId: string,
+    userId: string | undefined,
+    change: (
+      task: StoredTask,
+      body: TaskBody,
+    ) => { status: TaskStatus; body: TaskBody; lease?: StoredTask['lease'] | null; quiet?: boolean } | undefined,
+  ): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const now = this.now();
+      const task = await this.deps.store.getTask(taskId, now);
+      if (!task || (userId !== undefined && task.userId !== userId)) {
+        if (userId !== undefined) throw TaskProtocolError.notFound();
+        return undefined;
+      }
+      const next = change(task, decodeBody(task));
+      if (!next) return undefined;
+      const { lease: _old, ...rest } = task;
+      const lease = next.lease === undefined ? task.lease : next.lease;
+      const written: StoredTask = {
+        ...rest,
+        ...(lease && { lease }),
+        status: next.status,
+        version: task.version + 1,
+        updatedAt: next.quiet ? task.updatedAt : now,
+        body: encodeBody(next.body),
+      };
+      const result = await this.deps.store.putTask(written, now);
+      if (result === 'written') return { task: written, body: next.body };
+      if (result === 'not-found') return undefined;
+    }
+    throw new Error(`Task ${taskId} kept changing under ${WRITE_ATTEMPTS} writes`);
+  }
+}
+
+/** A tool's return value as the `CallToolResult` a completed task inlines. */
+function toolResult(result: unknown): Record<string, unknown> {
+  if (result && typeof result === 'object' && Array.isArray((result as { content?: unknown }).content))
+    return result as Record<string, unknown>;
+  return { content: [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result ?? null) }] };
+}
+
+/** A JSON-RPC error (the SDK's `ProtocolError`, or any error with a numeric `code`): the task fails with it. */
+function isJsonRpcError(error: unknown): error is Error & { code: number; data?: unknown } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'number';
+}
