@@ -100,6 +100,8 @@ export type {
 } from './mcp/tool-elicitation.js';
 export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context } from './mcp/sdk.types.js';
 export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
+export { TaskSuspended, isTaskSuspended } from './mcp/task-elicitation.js';
+export type { TaskContext } from './mcp/task-runner.js';
 export {
   DEFAULT_FORM_FALLBACK,
   DEFAULT_PAGE_FALLBACK,

@@ -105,6 +105,33 @@ describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2
     expect(result).not.toHaveProperty('taskId');
   });
 
+  it('asks in input_required rounds first, then continues as a task that keeps the answers (taskStart: continueAsTask)', async () => {
+    // The conformance fixture test_tool_with_task is registered under MCP_CONFORMANCE=1 (read per request).
+    process.env.MCP_CONFORMANCE = '1';
+    try {
+      const c = await connectV2Client(demo.mcpUrl, { user: 'tasks-first', manual: true, extensions: { [TASKS]: {} } });
+      open.push(c);
+      const round1 = await c.callRaw('test_tool_with_task', {});
+      expect(round1.resultType).toBe('input_required');
+      expect(round1).not.toHaveProperty('taskId');
+      expect(Object.keys(round1.inputRequests)).toEqual(['user_name']);
+      await c
+        .callRaw(
+          'test_tool_with_task',
+          {},
+          { inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } }, requestState: round1.requestState },
+        )
+        .catch(() => undefined); // the SDK refuses resultType "task": read it off the wire
+      const round2: Record<string, unknown> = c.toolCalls().at(-1)?.response?.result ?? {};
+      expect(round2).toMatchObject({ resultType: 'task', status: 'working' });
+      expect(round2).not.toHaveProperty('requestState');
+      const done = await waitForTask(c, String(round2.taskId), (t) => t.status === 'completed');
+      expect(done.result?.content[0]?.text).toBe('Hello, Alice!');
+    } finally {
+      delete process.env.MCP_CONFORMANCE;
+    }
+  });
+
   it('cancels a task: tasks/cancel acknowledges, tasks/get says cancelled, its page is cancelled too', async () => {
     const c = await client('tasks-cancel');
     const { taskId } = await callTask(c, 'plan-release', { app: 'docs' });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineForm, McpElicitation, type ElicitingToolHandler, type OAuthToken } from '../../src/index.js';
 import { profileForm } from './profile-form.js';
 import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
+import { registerTaskConformanceTools } from './conformance-task-tools.js';
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
@@ -173,6 +174,7 @@ export class DemoToolsService {
     if (process.env.MCP_CONFORMANCE === '1') {
       registerConformanceTools(server, this.elicitation);
       registerInputRequiredConformanceTools(server, this.elicitation);
+      registerTaskConformanceTools(server, this.elicitation);
     }
     return server;
   }

@@ -8,7 +8,8 @@
 // Per era:
 //   - the 2025-11-25 list with `--spec-version 2025-11-25` (initialize handshake, stateful sessions);
 //   - the 2026-07-28 list with `--spec-version 2026-07-28` (stateless requests with the `_meta` envelope,
-//     SDK 2.x: the input-required-result-* scenarios, server-stateless, header validation, DNS rebinding).
+//     SDK 2.x: the input-required-result-* scenarios, server-stateless, header validation, DNS rebinding), and the
+//     Tasks extension's server scenarios (`tasks-*`, with `--force`), counted on a line of their own too.
 // It prints `conformance: N passed, M failed` (over every target and list) and exits non-zero on any failure.
 // `CONFORMANCE_TARGET=sdk-demo` or `=mcp-nest-demo` runs one target only.
 // The apps are stopped in every case. Build the demos first (`npm run conformance` does).
@@ -39,6 +40,22 @@ const INPUT_REQUIRED_SCENARIOS = [
   'input-required-result-validate-input',
 ];
 
+/**
+ * The Tasks extension's server scenarios (`io.modelcontextprotocol/tasks`, the suite's pending list; the CLI skips an
+ * extension scenario under `--spec-version` unless forced). `tasks-status-notifications` is a placeholder upstream.
+ */
+const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
+
 /** Scenarios per protocol revision; each runs with `--spec-version <revision>` (the wire it speaks). */
 const SDK_DEMO_ERAS = [
   {
@@ -58,6 +75,12 @@ const SDK_DEMO_ERAS = [
     // MCP 2026-07-28: SDK 2.x, one stateless request at a time (input_required + sealed requestState).
     specVersion: '2026-07-28',
     scenarios: [...INPUT_REQUIRED_SCENARIOS, 'server-stateless', 'http-header-validation', 'dns-rebinding-protection'],
+  },
+  {
+    // The Tasks extension on 2026-07-28 (reported on a line of its own).
+    specVersion: '2026-07-28',
+    extension: 'tasks',
+    scenarios: TASK_SCENARIOS,
   },
 ];
 
@@ -86,7 +109,9 @@ const TARGETS = process.env.CONFORMANCE_TARGET ? ALL_TARGETS.filter((t) => t.key
 if (TARGETS.length === 0) throw new Error(`CONFORMANCE_TARGET must be one of ${ALL_TARGETS.map((t) => t.key).join(', ')}`);
 /** Every run, in order: one scenario on one revision against one target. */
 const RUNS = TARGETS.flatMap((target) =>
-  target.eras.flatMap(({ specVersion, scenarios }) => scenarios.map((scenario) => ({ target, scenario, specVersion }))),
+  target.eras.flatMap(({ specVersion, extension, scenarios }) =>
+    scenarios.map((scenario) => ({ target, scenario, specVersion, extension })),
+  ),
 );
 const STARTUP_TIMEOUT_MS = 30_000;
 /** The CLI's own per-scenario timeout, and the hard limit after which its process is killed. */
@@ -113,7 +138,10 @@ const appLogs = new Map();
 /** The closing line (also printed when the run is cut short: unrun scenarios count as failed). */
 function summaryLine() {
   const passed = results.filter((r) => r.passed).length;
-  return `conformance: ${passed} passed, ${RUNS.length - passed} failed`;
+  const tasks = RUNS.filter((r) => r.extension === 'tasks');
+  const tasksPassed = results.filter((r) => r.passed && r.run.extension === 'tasks').length;
+  const tasksLine = tasks.length > 0 ? `conformance (tasks extension): ${tasksPassed} passed, ${tasks.length - tasksPassed} failed\n` : '';
+  return `${tasksLine}conformance: ${passed} passed, ${RUNS.length - passed} failed`;
 }
 
 /** Starts a child process that is killed (with its tracking) when the run ends. */
@@ -232,6 +260,8 @@ async function runScenario(run, mcpUrl, outRoot) {
       scenario,
       '--spec-version',
       specVersion,
+      // An extension scenario runs under a --spec-version only when forced.
+      ...(run.extension ? ['--force'] : []),
       '--timeout',
       String(SCENARIO_TIMEOUT_MS),
       '-o',

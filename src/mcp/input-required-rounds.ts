@@ -57,6 +57,11 @@ export class InputRequiredRounds {
     return { index, key: key ?? `elicitation-${index + 1}`, question };
   }
 
+  /** The questions answered so far (earlier rounds and this one), in order. */
+  answers(): readonly AnsweredQuestion[] {
+    return this.answered;
+  }
+
   /** `slot` is answered in this round: by a form response, or by the elicitation whose outcome is the answer. */
   answer(slot: Slot, answer: Pick<AnsweredQuestion, 'response'> | Pick<AnsweredQuestion, 'elicitationId'>): void {
     this.answered.push({ key: slot.key, question: slot.question, ...answer });

@@ -10,6 +10,7 @@ import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import { InputRequiredReplies } from './input-required-replies.js';
 import { bridgeRequest, emptyFormRequest, formRequests, UNDECLARED_ID, urlRequest, type Page } from './input-required-requests.js';
 import { InputRequiredRounds, type Slot } from './input-required-rounds.js';
+import { mayStartTask, TaskStartSignal } from './task-start.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
 import type { RequestState } from './request-state.codec.js';
 import type { RequestStates } from './request-states.js';
@@ -111,6 +112,11 @@ export class InputRequiredElicitation implements ToolElicitation {
 
   isSupported(mode: 'form' | 'url'): boolean {
     return this.questions.isSupported(mode);
+  }
+
+  /** In a call that may become a task: the answers of the rounds so far go to the new task. Otherwise the call goes on. */
+  continueAsTask(): Promise<void> {
+    return mayStartTask() ? Promise.reject(new TaskStartSignal(this.rounds.answers())) : Promise.resolve();
   }
 
   async elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options: ElicitationElicitOptions = {}): Promise<ElicitResult<T>> {

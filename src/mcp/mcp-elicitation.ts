@@ -168,11 +168,8 @@ export class McpElicitation {
     // structural signature matches; `never` parameters accept every line's method, and the values are what
     // both lines take at run time.
     const callback = this.tool(server, name, handler, { structured: config.outputSchema === undefined });
-    server.registerTool(
-      name,
-      config as never,
-      this.tasks.wrap(server, name, config, handler, callback, (ctx) => this.mcpUser(ctx)) as never,
-    );
+    const tool = this.tasks.wrap(server, name, config, handler, callback, (ctx) => this.mcpUser(ctx));
+    server.registerTool(name, tool.config as never, tool.callback as never);
   }
 
   /**

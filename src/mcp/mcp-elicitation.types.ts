@@ -42,6 +42,13 @@ export interface ElicitingToolConfig<S = undefined> {
    * declares the extension, `required` also refuses a call that does not (-32021). @default forbidden
    */
   execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
+  /**
+   * With task support: when a call that declared the extension becomes a task. `immediately`: at once, every question
+   * is the task's; `continueAsTask`: when the body calls `elicitation.continueAsTask()` (questions before it are asked
+   * in `input_required` rounds, and their answers go to the task). The module's own key: not passed to the SDK.
+   * @default 'immediately'
+   */
+  taskStart?: 'immediately' | 'continueAsTask';
   _meta?: Record<string, unknown>;
   /** Anything else the SDK line you use takes. */
   [key: string]: unknown;

@@ -12,6 +12,7 @@ import { CLIENT_CAPABILITIES_META_KEY, type SdkServerOrMcpServer, type SdkV2Cont
 import type { ElicitingToolHandler } from './mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
 import { taskOfSession } from './task-elicitation.js';
+import { runStartable, TaskStartSignal } from './task-start.js';
 import { TaskRunner, type TaskTool } from './task-runner.js';
 
 /** How a tool takes part in tasks (the extension's `execution.taskSupport`). */
@@ -86,8 +87,9 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The callback `registerTool` registers for a tool: `callback` itself for a tool without task support
-   * (`execution.taskSupport` absent or `forbidden`), else one that runs a call as a task when the request asks for it.
+   * What `registerTool` registers for a tool: `callback` itself for a tool without task support (`execution.taskSupport`
+   * absent or `forbidden`), else one that runs a call as a task when the request asks for one; and the SDK's config,
+   * without the module's own `taskStart`.
    */
   wrap(
     server: object,
@@ -96,16 +98,29 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     handler: ElicitingToolHandler<never, unknown>,
     callback: (...params: unknown[]) => Promise<unknown>,
     userOf: (ctx: SdkV2Context) => string | undefined,
-  ): (...params: unknown[]) => Promise<unknown> {
+  ): { config: object; callback: (...params: unknown[]) => Promise<unknown> } {
+    const { taskStart, ...sdkConfig } = config as { taskStart?: unknown };
     const support = taskSupportOf(config);
-    if (support === 'forbidden') return callback;
+    if (support === 'forbidden') return { config: sdkConfig, callback };
     this.register(server, name, (args, elicitation, context) => handler(args as never, elicitation, context), userOf);
-    return async (...params: unknown[]) => {
+    const wrapped = async (...params: unknown[]) => {
       // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
       const [args, ctx] = params.length >= 2 && params[1] !== undefined ? [params[0], params[1]] : [undefined, params[0]];
-      const created = await this.call(name, support, args, ctx, () => userOf(ctx as SdkV2Context));
+      const user = () => userOf(ctx as SdkV2Context);
+      // A tool that asks first: a plain call until its body continues as a task.
+      if (taskStart === 'continueAsTask' && this.declares(ctx)) {
+        try {
+          return await runStartable(() => callback(...params));
+        } catch (error) {
+          if (!(error instanceof TaskStartSignal)) throw error;
+          const { task, body } = await this.tasks().start(name, args, user() ?? '', declaredModes(ctx), error.answered);
+          return createTaskResult(task, body);
+        }
+      }
+      const created = await this.call(name, support, args, ctx, user);
       return created ?? callback(...params);
     };
+    return { config: sdkConfig, callback: wrapped };
   }
 
   /** Whether a request declared the extension (per request, on protocol 2026-07-28). */

@@ -117,6 +117,11 @@ export class PushElicitation implements PushToolElicitation {
     return this.questions.isSupported(mode);
   }
 
+  /** 2025-11-25 has no tasks: the call goes on. */
+  continueAsTask(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async create(ask: UrlElicitationAsk): Promise<UrlElicitationRequest> {
     this.assertSupported('url');
     return this.pages.create(ask);

@@ -32,6 +32,11 @@ export class TaskSuspended extends Error {
   }
 }
 
+/** Whether an error is a task's suspension (rethrow it from your own `catch`, as `InputRequiredSignal`). */
+export function isTaskSuspended(error: unknown): error is TaskSuspended {
+  return error instanceof TaskSuspended;
+}
+
 /** What the questions of a task need from the module. */
 export interface TaskQuestionDeps {
   service: Pick<ElicitationService, 'createUrlElicitation' | 'getResult' | 'decline' | 'cancel'>;
@@ -72,6 +77,11 @@ export class TaskElicitation implements ToolElicitation {
 
   isSupported(mode: 'form' | 'url'): boolean {
     return this.scope.modes.includes(mode);
+  }
+
+  /** Already a task: the body goes on. */
+  continueAsTask(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Resolves once every question this run started has settled (so the body holds all of them). */

@@ -4,11 +4,20 @@ import { TaskProtocolError, TASK_ERROR_CODES } from '../errors/task-protocol.err
 import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../stores/task-store.js';
 import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
 import { TaskElicitation, TaskSuspended, type TaskQuestionDeps } from './task-elicitation.js';
+import type { AnsweredQuestion } from './request-state.codec.js';
 import type { ToolElicitation } from './tool-elicitation.js';
 
 /** A tool that may run as a task: its body, as registered (the same on every instance). */
 export interface TaskTool {
   body: (args: unknown, elicitation: ToolElicitation, context: unknown) => unknown;
+}
+
+/**
+ * What a task's tool body gets as its third argument (a plain call gets the SDK's context there): the task, and a
+ * signal aborted when the task is cancelled on the instance running it.
+ */
+export interface TaskContext {
+  task: { taskId: string; signal: AbortSignal };
 }
 
 /** The settings of the tasks (the `tasks` option, resolved). */
@@ -52,8 +61,8 @@ export class TaskRunner {
   /** This instance, as a lease names it. */
   readonly instanceId = randomUUID();
   private readonly logger = new Logger('ElicitationTasks');
-  /** The tasks running here now. */
-  private readonly running = new Set<string>();
+  /** The tasks running here now, each with the signal its body gets (aborted by a cancel on this instance). */
+  private readonly running = new Map<string, AbortController>();
   private readonly now: () => number;
 
   constructor(private readonly deps: TaskRunnerDeps) {
@@ -66,10 +75,17 @@ export class TaskRunner {
     args: unknown,
     userId: string,
     modes: ReadonlyArray<'form' | 'url'>,
+    answered: readonly AnsweredQuestion[] = [],
   ): Promise<{ task: StoredTask; body: TaskBody }> {
     const now = this.now();
     const { ttlMs, pollIntervalMs, maxOpenPerUser, leaseMs } = this.deps.settings;
     const body: TaskBody = { tool, args, modes: [...modes], ttlMs, pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
+    // The answers of the input_required rounds before the task (`continueAsTask`), by position: a form's as it is,
+    // a page's by its elicitation (the run reads its outcome).
+    answered.forEach(({ question, response, elicitationId }, index) => {
+      if (elicitationId) body.open[`${index}.${body.nextKey++}`] = { index, question, elicitationId, response: { action: 'accept' } };
+      else body.answers[index] = { question, answer: response };
+    });
     const task: StoredTask = {
       id: randomUUID(),
       userId,
@@ -132,6 +148,7 @@ export class TaskRunner {
       body.statusMessage = 'Cancelled by the client.';
       return { status: 'cancelled', body, lease: null };
     });
+    this.running.get(taskId)?.abort();
     for (const open of Object.values(cancelled?.body.open ?? {})) {
       if (open.elicitationId) await this.deps.questions.service.cancel(open.elicitationId).catch(() => undefined);
     }
@@ -163,7 +180,8 @@ export class TaskRunner {
   /** One run: take the lease, run the body, record how it ended. */
   private async run(taskId: string): Promise<void> {
     if (this.running.has(taskId)) return;
-    this.running.add(taskId);
+    const abort = new AbortController();
+    this.running.set(taskId, abort);
     const renew = setInterval(() => void this.takeLease(taskId).catch(() => undefined), this.deps.settings.leaseMs / 3);
     renew.unref();
     try {
@@ -178,7 +196,7 @@ export class TaskRunner {
       }
       body.due = false;
       const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
-      const outcome = await this.execute(tool, body, elicitation, taskId);
+      const outcome = await this.execute(tool, body, elicitation, { taskId, signal: abort.signal });
       await this.settle(taskId, body, outcome);
     } finally {
       clearInterval(renew);
@@ -186,9 +204,9 @@ export class TaskRunner {
     }
   }
 
-  private async execute(tool: TaskTool, body: TaskBody, elicitation: TaskElicitation, taskId: string): Promise<RunOutcome> {
+  private async execute(tool: TaskTool, body: TaskBody, elicitation: TaskElicitation, task: TaskContext['task']): Promise<RunOutcome> {
     try {
-      const result = await tool.body(body.args, elicitation, { task: { taskId } });
+      const result = await tool.body(body.args, elicitation, { task } satisfies TaskContext);
       await elicitation.settled();
       return { status: 'completed', result: toolResult(result) };
     } catch (error) {

@@ -87,6 +87,13 @@ export interface ToolElicitation {
    * `declined`, ...) and the rung that carried it (`via`).
    */
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>>;
+  /**
+   * From here the call continues as a task (a tool registered with `execution.taskSupport` and `taskStart:
+   * 'continueAsTask'`, on a 2026-07-28 request that declared the Tasks extension): the call answers with the new task
+   * at once, and the task runs the body again from the top with the answers gathered so far. Questions before it
+   * are asked in `input_required` rounds. Anywhere else (a plain call, 2025-11-25, inside a task) it resolves at once.
+   */
+  continueAsTask(): Promise<void>;
 }
 
 /** A URL elicitation as the -32042 error and `elicitation/create` carry it. */
