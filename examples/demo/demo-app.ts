@@ -37,6 +37,8 @@ interface DemoAppOptions extends DemoSessionSettings {
   keepAliveMs?: number;
   /** Sweep interval in milliseconds. @default the module's default (60 s) */
   cleanupIntervalMs?: number;
+  /** An instance's claim on a task it runs, in milliseconds (`tasks.leaseMs`). @default the module's default (30 s) */
+  taskLeaseMs?: number;
   /** Nest logger setting. @default Nest's console logger */
   logger?: LoggerService | LogLevel[] | false;
   /** Which store: in memory (one process) or Redis (several instances sharing it). @default 'memory' */
@@ -127,6 +129,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         pendingRetryWaitMs: options.pendingRetryWaitMs,
         instantDeclineMs: options.instantDeclineMs,
         keepAliveMs: options.keepAliveMs,
+        tasks: options.taskLeaseMs ? { leaseMs: options.taskLeaseMs } : undefined,
         title: 'nestjs-mcp-elicitation demo',
         store,
         encryptionKey: options.encryptionKey,

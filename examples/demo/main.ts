@@ -22,6 +22,7 @@ const { app, mcpUrl, url } = await startDemoApp({
   pendingRetryWaitMs: env.ELICITATION_PENDING_RETRY_WAIT_MS ? Number(env.ELICITATION_PENDING_RETRY_WAIT_MS) : undefined,
   instantDeclineMs: env.ELICITATION_INSTANT_DECLINE_MS ? Number(env.ELICITATION_INSTANT_DECLINE_MS) : undefined,
   keepAliveMs: env.ELICITATION_KEEP_ALIVE_MS ? Number(env.ELICITATION_KEEP_ALIVE_MS) : undefined,
+  taskLeaseMs: env.ELICITATION_TASK_LEASE_MS ? Number(env.ELICITATION_TASK_LEASE_MS) : undefined,
   store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
