@@ -41,6 +41,8 @@ import {
   type ElicitationRecord,
 } from '../src/index.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
+import { TaskRunner } from '../src/mcp/task-runner.js';
+import { MemoryTasks } from '../src/stores/memory-tasks.js';
 import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
 import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
@@ -75,6 +77,8 @@ const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
 const GROWTH_TARGET = 0.05; // heap growth after CYCLES, as a share of the heap CYCLES pending records hold, below
 const SWEEP_RATIO_TARGET = 0.05; // sweep time / full scan time, at most
 const FORM_TARGET = 200_000; // validations/s, at least
+/** Tasks made to wait on a form question at once (MCP Tasks extension): each must hold no timer. */
+const WAITING_TASKS = QUICK ? 2_000 : 10_000;
 
 const USER_ID = 'u';
 const SERVICE = 'github';
@@ -552,9 +556,72 @@ function measureForm(): number[] {
   return rates;
 }
 
+// ------------------------------------------------------------------------------------------ 5. tasks
+
+/** Timers the process holds now (`setTimeout`/`setInterval` handles). */
+function timers(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+}
+
+interface TaskFigures {
+  bytesPerTask: number;
+  timersPerTask: number;
+  tasks: number;
+}
+
+/**
+ * WAITING_TASKS tasks made through the binding's runner on a memory task store, each run once up to its one form
+ * question, where it waits: the heap each holds, and the timers (none: a waiting task is a record, nothing else).
+ */
+async function measureWaitingTasks(): Promise<TaskFigures> {
+  const store = new MemoryTasks();
+  const form = defineForm({ type: 'object', properties: { version: { type: 'string' } }, required: ['version'] });
+  const tools = new Map([
+    [
+      'release',
+      {
+        body: async (_args: unknown, elicitation: { elicit: (m: string, f: typeof form) => Promise<unknown> }) =>
+          elicitation.elicit('Version?', form),
+      },
+    ],
+  ]);
+  const runner = new TaskRunner({
+    store,
+    questions: { service: {} as never, maxFormAttempts: 3 },
+    settings: { ttlMs: 86_400_000, pollIntervalMs: 2_000, maxOpenPerUser: WAITING_TASKS, leaseMs: 30_000 },
+    tools,
+  });
+  const timersBefore = timers();
+  const before = heapUsed();
+  const ids: string[] = [];
+  for (let i = 0; i < WAITING_TASKS; i++) ids.push((await runner.start('release', { app: `app-${i}` }, USER_ID, ['form'])).task.id);
+  // Every run ends at its question: the task waits in input_required, with no lease.
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 20));
+    const waiting = await Promise.all(ids.map((id) => store.getTask(id, Date.now())));
+    if (waiting.every((t) => t?.status === 'input_required' && !t.lease)) break;
+  }
+  const after = heapUsed();
+  const timersAfter = timers();
+  if (store.size !== WAITING_TASKS) throw new Error(`expected ${WAITING_TASKS} tasks, the store holds ${store.size}`);
+  console.log(`    ${fmt(WAITING_TASKS)} tasks waiting: heap +${mib(after - before)}, timers ${timersBefore} → ${timersAfter}`);
+  return {
+    bytesPerTask: (after - before) / WAITING_TASKS,
+    timersPerTask: (timersAfter - timersBefore) / WAITING_TASKS,
+    tasks: WAITING_TASKS,
+  };
+}
+
 // ------------------------------------------------------------------------------------------- report
 
-function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigures, smallSweep: number[], form: number[]): Row[] {
+function buildRows(
+  heap: HeapFigures[],
+  growth: GrowthFigures,
+  sweep: SweepFigures,
+  smallSweep: number[],
+  form: number[],
+  tasks: TaskFigures,
+): Row[] {
   const rows: Row[] = [];
   const k = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
   for (const h of heap) {
@@ -664,6 +731,23 @@ function buildRows(heap: HeapFigures[], growth: GrowthFigures, sweep: SweepFigur
     target: `>= ${fmt(FORM_TARGET)} validations/s`,
     met: rate >= FORM_TARGET,
   });
+  const perPending = median(heap[0].library);
+  rows.push({
+    name: `memory store heap per waiting task (${k(tasks.tasks)} tasks waiting on a form question), vs per pending elicitation`,
+    value: round(tasks.bytesPerTask, 1),
+    unit: 'bytes',
+    baseline: round(perPending, 1),
+    ratio: round(tasks.bytesPerTask / perPending, 4),
+  });
+  rows.push({
+    name: `memory store timers held per waiting task (${k(tasks.tasks)} tasks)`,
+    value: round(tasks.timersPerTask, 4),
+    unit: 'timers/task',
+    baseline: null,
+    ratio: null,
+    target: '= 0',
+    met: tasks.timersPerTask === 0,
+  });
   return rows;
 }
 
@@ -679,8 +763,9 @@ async function main(): Promise<void> {
   const growth = await measureGrowth();
   const sweep = await measureSweep();
   const smallSweep = await measureSmallSweep(sweep.due);
+  const tasks = await measureWaitingTasks();
 
-  const rows = buildRows(heap, growth, sweep, smallSweep, form);
+  const rows = buildRows(heap, growth, sweep, smallSweep, form, tasks);
   console.log(
     `\nMedians (ratio = value / baseline; the growth baseline is the heap ${fmt(CYCLES)} pending records hold, ` +
       `the per-due-record baseline the full scan's cost per record):\n`,
