@@ -1,0 +1,171 @@
+/**
+ * The task runner on a memory task store with a clock of the test's own: the rules of a task's life that the e2e
+ * flows do not reach one by one (parallel questions, the re-ask limit, keys never reused, a cancel during a run,
+ * expiry, the cap on open tasks, a lease taken over).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { defineForm } from '../../src/forms/define-form.js';
+import { decodeBody, detailedTask } from '../../src/mcp/task-body.js';
+import { TaskRunner, type TaskTool } from '../../src/mcp/task-runner.js';
+import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
+import { MemoryTasks } from '../../src/stores/memory-tasks.js';
+
+const T0 = 1_800_000_000_000;
+const form = (field: string) =>
+  defineForm({ type: 'object', properties: { [field]: { type: 'string', minLength: 2 } }, required: [field] });
+
+/** Lets the runner's scheduled runs (setImmediate) and their store calls finish. */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
+
+function setUp(
+  tools: Record<string, TaskTool['body']>,
+  settings: Partial<{ maxOpenPerUser: number; leaseMs: number; ttlMs: number }> = {},
+) {
+  const clock = { now: T0 };
+  const store = new MemoryTasks();
+  const service = { cancelled: [] as string[] };
+  const runner = new TaskRunner({
+    store,
+    questions: {
+      service: {
+        createUrlElicitation: () => Promise.reject(new Error('no pages here')),
+        getResult: () => Promise.resolve(undefined),
+        decline: () => Promise.reject(new Error('unused')),
+        cancel: (id: string) => (service.cancelled.push(id), Promise.resolve({ ok: true }) as never),
+      },
+      maxFormAttempts: 2,
+    },
+    settings: {
+      ttlMs: settings.ttlMs ?? 60_000,
+      pollIntervalMs: 1_000,
+      maxOpenPerUser: settings.maxOpenPerUser ?? 5,
+      leaseMs: settings.leaseMs ?? 10_000,
+    },
+    tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
+    now: () => clock.now,
+  });
+  const view = async (id: string, user = 'u1') => {
+    const { task, body } = await runner.read(id, user);
+    return detailedTask(task, body) as {
+      status: string;
+      inputRequests?: Record<string, { params: { message: string } }>;
+      result?: unknown;
+    };
+  };
+  return { clock, store, runner, view, service };
+}
+
+describe('TaskRunner', () => {
+  it('asks parallel questions at once, keeps a partial answer, and runs again only when both are answered', async () => {
+    let runs = 0;
+    const { runner, view } = setUp({
+      both: async (_args, elicitation: ToolElicitation) => {
+        runs++;
+        const [a, b] = await Promise.all([elicitation.elicit('A?', form('a')), elicitation.elicit('B?', form('b'))]);
+        return `${a.action === 'accept' ? a.content.a : a.action}+${b.action === 'accept' ? b.content.b : b.action}`;
+      },
+    });
+    const { task } = await runner.start('both', {}, 'u1', ['form']);
+    await settle();
+    const asking = await view(task.id);
+    expect(asking.status).toBe('input_required');
+    const [first, second] = Object.keys(asking.inputRequests ?? {});
+    expect([first, second].every(Boolean)).toBe(true);
+    expect(runs).toBe(1);
+
+    await runner.update(task.id, 'u1', { [first]: { action: 'accept', content: { a: 'aa' } } });
+    await settle();
+    const partial = await view(task.id);
+    expect(partial.status).toBe('input_required');
+    expect(Object.keys(partial.inputRequests ?? {})).toEqual([second]);
+    expect(runs).toBe(1);
+
+    await runner.update(task.id, 'u1', { [second]: { action: 'decline' } });
+    await settle();
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'aa+decline' }] } });
+    expect(runs).toBe(2);
+  });
+
+  it('asks an invalid answer again under a new key, and declines after limits.maxFormAttempts invalid answers', async () => {
+    const { runner, view } = setUp({
+      one: async (_args, elicitation: ToolElicitation) => (await elicitation.elicit('Name?', form('name'))).action,
+    });
+    const { task } = await runner.start('one', {}, 'u1', ['form']);
+    await settle();
+    const keys: string[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const asking = await view(task.id);
+      const [key, request] = Object.entries(asking.inputRequests ?? {})[0];
+      expect(keys).not.toContain(key);
+      keys.push(key);
+      if (attempt === 1) expect(request.params.message).toContain('Please correct: name');
+      await runner.update(task.id, 'u1', { [key]: { action: 'accept', content: { name: 'x' } } });
+      await settle();
+    }
+    // The answered keys are ignored from now on.
+    await runner.update(task.id, 'u1', { [keys[0]]: { action: 'accept', content: { name: 'good' } } });
+    await settle();
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'decline' }] } });
+  });
+
+  it('discards what a run ends with once the task was cancelled meanwhile', async () => {
+    let release!: () => void;
+    const { runner, view } = setUp({
+      slow: async () => {
+        await new Promise<void>((r) => (release = r));
+        return 'done';
+      },
+    });
+    const { task } = await runner.start('slow', {}, 'u1', ['form']);
+    await settle();
+    await runner.cancel(task.id, 'u1');
+    release();
+    await settle();
+    expect((await view(task.id)).status).toBe('cancelled');
+  });
+
+  it("refuses another user's task as not found, forgets a task at its ttl, and caps a user's open tasks", async () => {
+    const { runner, clock } = setUp(
+      { wait: async (_a, e: ToolElicitation) => e.elicit('?', form('x')) },
+      { maxOpenPerUser: 2, ttlMs: 5_000 },
+    );
+    const { task } = await runner.start('wait', {}, 'u1', ['form']);
+    await runner.start('wait', {}, 'u1', ['form']);
+    await expect(runner.start('wait', {}, 'u1', ['form'])).rejects.toMatchObject({
+      code: -32005,
+      data: { limit: 'tasks.maxOpenPerUser', value: 2 },
+    });
+    await settle();
+    await expect(runner.read(task.id, 'u2')).rejects.toMatchObject({ code: -32602 });
+    await expect(runner.update(task.id, 'u2', {})).rejects.toMatchObject({ code: -32602 });
+    clock.now = T0 + 5_000;
+    await expect(runner.read(task.id, 'u1')).rejects.toMatchObject({ code: -32602 });
+    // Expired tasks free their places.
+    await expect(runner.start('wait', {}, 'u1', ['form'])).resolves.toBeDefined();
+  });
+
+  it('takes over a task whose lease ran out (its instance died mid-run) at the next read, and runs it again', async () => {
+    let runs = 0;
+    const { runner, store, clock, view } = setUp({ work: () => (runs++, 'ok') }, { leaseMs: 1_000 });
+    const { task } = await runner.start('work', {}, 'u1', ['form']);
+    // Another instance holds the lease and never ends its run.
+    await settle();
+    const stored = (await store.getTask(task.id, clock.now))!;
+    expect(stored.status).toBe('completed');
+    const dead = { ...stored, version: stored.version + 1, status: 'working' as const, lease: { owner: 'dead', until: clock.now + 1_000 } };
+    await store.putTask(dead, clock.now);
+    await view(task.id);
+    await settle();
+    expect(runs).toBe(1);
+    clock.now += 1_001;
+    await view(task.id);
+    await settle();
+    expect(runs).toBe(2);
+    const after = (await store.getTask(task.id, clock.now))!;
+    expect(after.status).toBe('completed');
+    expect(after.lease).toBeUndefined();
+    expect(decodeBody(after).result).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+  });
+});
