@@ -107,4 +107,23 @@ describeRedis('tasks across two instances sharing one Redis (separate OS process
     const done = await waitForTask(await client(a, 'carol'), id, (t) => t.status === 'completed');
     expect(done.result?.content[0]?.text).toBe('Deleted');
   }, 90_000);
+
+  it('completes a task whose page is answered after a restart, on an instance no MCP request has reached yet', async () => {
+    const onA = await client(a, 'dave');
+    const { taskId } = await callTask(onA, 'plan-release', { app: 'api' });
+    const id = String(taskId);
+    const asking = await waitForTask(onA, id, (t) => t.status === 'input_required');
+    await updateTask(onA, id, { [Object.keys(asking.inputRequests ?? {})[0]]: { action: 'accept', content: { version: '9.9.9' } } });
+    const paging = await waitForTask(onA, id, (t) => Object.values(t.inputRequests ?? {}).some((r) => r.params.mode === 'url'));
+    const [pageKey, page] = Object.entries(paging.inputRequests ?? {})[0];
+    await updateTask(onA, id, { [pageKey]: { action: 'accept' } });
+    await waitForTask(onA, id, (t) => t.status === 'working');
+    await Promise.all([a.stop(), b.stop()]);
+    [a, b] = await Promise.all([start(), start()]);
+    // The browser answers on the new B before any MCP request reached it; the task is picked up on A.
+    const onBPage = `${b.url}${new URL(String(page.params.url)).pathname}`;
+    expect((await submitPage(onBPage, { action: 'confirm' }, { cookie: 'demo_user=dave' })).status).toBe(200);
+    const done = await waitForTask(await client(a, 'dave'), id, (t) => t.status === 'completed', 15_000);
+    expect(done.result?.content[0]?.text).toBe('Released api 9.9.9');
+  }, 90_000);
 });

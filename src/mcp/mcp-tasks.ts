@@ -54,7 +54,9 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     // A page a task asked on, finished on any instance, moves its task on.
     this.unsubscribe = this.events.subscribe((event) => {
       const taskId = event.type !== 'created' && event.type !== 'extended' ? taskOfSession(event.sessionId) : undefined;
-      if (taskId && this.runner) this.runner.pageFinished(taskId);
+      // Even before this instance registered its task tools (servers made per request): the task is marked due, and
+      // an instance that has the tool runs it (this one, or the next to read the task).
+      if (taskId && this.store.putTask) this.tasks().pageFinished(taskId);
     });
   }
 

@@ -191,7 +191,7 @@ export class TaskRunner {
       const tool = this.deps.tools.get(body.tool);
       if (!tool) {
         this.logger.warn(`Task ${taskId}: the tool ${body.tool} is not registered on this instance; another instance may run it.`);
-        await this.write(taskId, undefined, (_t, b) => ({ status: 'working', body: b, lease: null }));
+        await this.write(taskId, undefined, (t, b) => ({ status: t.status, body: b, lease: null }));
         return;
       }
       body.due = false;
