@@ -185,16 +185,15 @@ export class TaskRunner {
     const renew = setInterval(() => void this.takeLease(taskId).catch(() => undefined), this.deps.settings.leaseMs / 3);
     renew.unref();
     try {
-      const leased = await this.takeLease(taskId);
+      const leased = await this.takeLease(taskId, true);
       if (!leased) return;
       const { task, body } = leased;
       const tool = this.deps.tools.get(body.tool);
       if (!tool) {
         this.logger.warn(`Task ${taskId}: the tool ${body.tool} is not registered on this instance; another instance may run it.`);
-        await this.write(taskId, undefined, (t, b) => ({ status: t.status, body: b, lease: null }));
+        await this.write(taskId, undefined, (t, b) => ((b.due = true), { status: t.status, body: b, lease: null }));
         return;
       }
-      body.due = false;
       const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
       const outcome = await this.execute(tool, body, elicitation, { taskId, signal: abort.signal });
       await this.settle(taskId, body, outcome);
@@ -236,7 +235,8 @@ export class TaskRunner {
         const theirs = current.open[key];
         if (open.response === undefined && theirs?.response !== undefined) open.response = theirs.response;
       }
-      if (outcome.status === 'completed') return { status: 'completed', body: { ...body, result: outcome.result, open: {} }, lease: null };
+      if (outcome.status === 'completed')
+        return { status: 'completed', body: { ...body, result: outcome.result, open: {}, statusMessage: undefined }, lease: null };
       if (outcome.status === 'failed')
         return { status: 'failed', body: { ...body, error: outcome.error, statusMessage: outcome.error.message, open: {} }, lease: null };
       const outstanding = Object.keys(outstandingRequests(body)).length;
@@ -249,12 +249,16 @@ export class TaskRunner {
     if (settled?.body.due) this.schedule(taskId);
   }
 
-  /** Takes (or renews) this instance's lease on a task not finished: `undefined` when another instance holds it. */
-  private async takeLease(taskId: string): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
+  /**
+   * Takes (or renews) this instance's lease on a task not finished: `undefined` when another instance holds it. A run
+   * that starts takes the due run too (`due` cleared), so that only what arrives during the run makes another one due.
+   */
+  private async takeLease(taskId: string, starting = false): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
     const now = this.now();
     return this.write(taskId, undefined, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       if (task.lease && task.lease.owner !== this.instanceId && task.lease.until > now) return undefined;
+      if (starting) body.due = false;
       return { status: task.status, body, lease: { owner: this.instanceId, until: now + this.deps.settings.leaseMs }, quiet: true };
     });
   }

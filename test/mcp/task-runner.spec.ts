@@ -25,13 +25,14 @@ function setUp(
 ) {
   const clock = { now: T0 };
   const store = new MemoryTasks();
-  const service = { cancelled: [] as string[] };
+  const service = { cancelled: [] as string[], page: { status: 'pending' } as { status: string; data?: unknown } };
   const runner = new TaskRunner({
     store,
     questions: {
       service: {
-        createUrlElicitation: () => Promise.reject(new Error('no pages here')),
-        getResult: () => Promise.resolve(undefined),
+        createUrlElicitation: () =>
+          Promise.resolve({ elicitationId: 'e1', url: 'http://app.test/elicit/e1/confirm', expiresAt: new Date(T0) }),
+        getResult: () => Promise.resolve(service.page as never),
         decline: () => Promise.reject(new Error('unused')),
         cancel: (id: string) => (service.cancelled.push(id), Promise.resolve({ ok: true }) as never),
       },
@@ -108,6 +109,33 @@ describe('TaskRunner', () => {
     await runner.update(task.id, 'u1', { [keys[0]]: { action: 'accept', content: { name: 'good' } } });
     await settle();
     expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'decline' }] } });
+  });
+
+  it('waits on a page without running again (no run while nothing changed), and runs when the page is finished', async () => {
+    let runs = 0;
+    const { runner, view, service } = setUp({
+      approve: async (_args, elicitation: ToolElicitation) => {
+        runs++;
+        const outcome = await elicitation.requestUrl({ kind: 'confirm', message: 'Go?' });
+        return outcome.status;
+      },
+    });
+    const { task } = await runner.start('approve', {}, 'u1', ['form', 'url']);
+    await settle();
+    const asking = await view(task.id);
+    const [key, request] = Object.entries(asking.inputRequests ?? {})[0];
+    expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: 'http://app.test/elicit/e1/confirm' } });
+    await runner.update(task.id, 'u1', { [key]: { action: 'accept' } });
+    for (let i = 0; i < 5; i++) await settle();
+    expect(runs).toBe(2);
+    expect(await view(task.id)).toMatchObject({ status: 'working', statusMessage: 'Waiting for the person to finish on the page.' });
+    for (let i = 0; i < 5; i++) await settle();
+    expect(runs).toBe(2);
+    service.page = { status: 'completed', data: { confirmed: true } };
+    runner.pageFinished(task.id);
+    for (let i = 0; i < 3; i++) await settle();
+    expect(runs).toBe(3);
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'completed' }] } });
   });
 
   it('discards what a run ends with once the task was cancelled meanwhile', async () => {
