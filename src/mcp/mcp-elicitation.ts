@@ -6,7 +6,7 @@ import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js'
 import { guardToolCalls } from './call-refusals.js';
 import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
-import type { McpClientProfile } from '../options/client-ladder.js';
+import { applyClientPolicy, type McpClientProfile } from '../options/client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required-tool-elicitation.js';
 import { InputRequiredSignal } from './input-required.js';
@@ -20,6 +20,7 @@ import { anySignal } from './push-channel.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  callbackParams,
   extraOf,
   isSdkV2Context,
   lowLevelServer,
@@ -106,8 +107,7 @@ export class McpElicitation {
     const low = lowLevelServer(server);
     if (!guardToolCalls(low)) queueMicrotask(() => guardToolCalls(low));
     return (...params: unknown[]) => {
-      // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
-      const [args, context] = params.length >= 2 && params[1] !== undefined ? [params[0] as A, params[1]] : [undefined as A, params[0]];
+      const [args, context] = callbackParams(params) as [A, unknown];
       return this.runCall(server, name, args, context, (elicitation) => handler(args, elicitation, context), { structured });
     };
   }
@@ -283,7 +283,7 @@ export class McpElicitation {
 
   /** The capabilities to act on: the declared ones through the module's `clientPolicy`. */
   private policy(client: McpClientProfile): DeclaredElicitation {
-    return this.options.clientPolicy ? this.options.clientPolicy(Object.freeze(client)) : client.declared;
+    return applyClientPolicy(this.options.clientPolicy, client);
   }
 
   /** The verified user of a tool call from either SDK line's context. */

@@ -8,10 +8,18 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 import type { ElicitationTaskStore } from '../stores/task-store.js';
 import { refuse } from './call-refusals.js';
 import { McpSdkLoader } from './sdk-loader.js';
-import { CLIENT_CAPABILITIES_META_KEY, type SdkServerOrMcpServer, type SdkV2Context } from './sdk.types.js';
+import {
+  callbackParams,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type SdkServerOrMcpServer,
+  type SdkV2Context,
+} from './sdk.types.js';
+import { applyClientPolicy, type DeclaredElicitation } from '../options/client-ladder.js';
 import type { ElicitingToolHandler } from './mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
 import { taskOfSession } from './task-elicitation.js';
+import { supportsMode } from './tool-elicitation.js';
 import { runStartable, TaskStartSignal } from './task-start.js';
 import { TaskRunner, type TaskTool } from './task-runner.js';
 
@@ -106,8 +114,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     if (support === 'forbidden') return { config: sdkConfig, callback };
     this.register(server, name, (args, elicitation, context) => handler(args as never, elicitation, context), userOf);
     const wrapped = async (...params: unknown[]) => {
-      // SDK callbacks are (args, ctx), or (ctx) for tools without an input schema.
-      const [args, ctx] = params.length >= 2 && params[1] !== undefined ? [params[0], params[1]] : [undefined, params[0]];
+      const [args, ctx] = callbackParams(params);
       const user = () => userOf(ctx as SdkV2Context);
       // A tool that asks first: a plain call until its body continues as a task.
       if (taskStart === 'continueAsTask' && this.declares(ctx)) {
@@ -115,7 +122,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
           return await runStartable(() => callback(...params));
         } catch (error) {
           if (!(error instanceof TaskStartSignal)) throw error;
-          const { task, body } = await this.tasks().start(name, args, user() ?? '', declaredModes(ctx), error.answered);
+          const { task, body } = await this.tasks().start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
           return createTaskResult(task, body);
         }
       }
@@ -123,6 +130,20 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       return created ?? callback(...params);
     };
     return { config: sdkConfig, callback: wrapped };
+  }
+
+  /** The elicitation modes a 2026-07-28 request declared, through the module's `clientPolicy` (`{}` alone: form). */
+  private modesOf(ctx: unknown): Array<'form' | 'url'> {
+    const envelope = (ctx as SdkV2Context).mcpReq.envelope ?? {};
+    const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
+    const info = envelope[CLIENT_INFO_META_KEY] as { name?: string; version?: string } | undefined;
+    const declared = applyClientPolicy(this.options.clientPolicy, {
+      name: info?.name,
+      version: info?.version,
+      era: '2026-07-28',
+      declared: capabilities?.elicitation,
+    });
+    return (['form', 'url'] as const).filter((mode) => supportsMode(declared, mode));
   }
 
   /** Whether a request declared the extension (per request, on protocol 2026-07-28). */
@@ -153,12 +174,11 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     ctx: unknown,
     user: () => string | undefined,
   ): Promise<Record<string, unknown> | undefined> {
-    const v2 = !!(ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope;
-    if (!v2 || !this.declares(ctx)) {
+    if (!this.declares(ctx)) {
       if (support === 'required') refuse(TaskProtocolError.missingExtension(`the tool ${name}`));
       return undefined;
     }
-    const modes = declaredModes(ctx);
+    const modes = this.modesOf(ctx);
     const { task, body } = await this.tasks().start(name, args, user() ?? '', modes);
     return createTaskResult(task, body);
   }
@@ -198,16 +218,4 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
 export function taskSupportOf(config: object): TaskSupport {
   const support = ((config as { execution?: unknown }).execution as { taskSupport?: unknown } | undefined)?.taskSupport;
   return support === 'optional' || support === 'required' ? support : 'forbidden';
-}
-
-/** The elicitation modes a 2026-07-28 request declared (`{}` alone: form). */
-function declaredModes(ctx: unknown): Array<'form' | 'url'> {
-  const envelope = (ctx as SdkV2Context).mcpReq.envelope as Record<string, unknown>;
-  const elicitation = (envelope[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: object; url?: object } } | undefined)
-    ?.elicitation;
-  if (!elicitation) return [];
-  const modes: Array<'form' | 'url'> = [];
-  if (elicitation.form !== undefined || elicitation.url === undefined) modes.push('form');
-  if (elicitation.url !== undefined) modes.push('url');
-  return modes;
 }

@@ -96,3 +96,8 @@ export function extraOf(ctx: SdkV2Context): SdkRequestExtra {
     closeSSEStream: ctx.http?.closeSSE,
   };
 }
+
+/** A tool callback's arguments and SDK context: SDK callbacks are (args, ctx), or (ctx) for tools without an input schema. */
+export function callbackParams(params: readonly unknown[]): [args: unknown, context: unknown] {
+  return params.length >= 2 && params[1] !== undefined ? [params[0], params[1]] : [undefined, params[0]];
+}

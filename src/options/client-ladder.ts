@@ -55,6 +55,11 @@ export interface McpClientProfile {
  */
 export type ClientPolicy = (client: McpClientProfile) => DeclaredElicitation;
 
+/** The capabilities to act on for `client`: what it declared, through `policy` when the module has one. */
+export function applyClientPolicy(policy: ClientPolicy | undefined, client: McpClientProfile): DeclaredElicitation {
+  return policy ? policy(Object.freeze(client)) : client.declared;
+}
+
 /** What the ladder needs to know about one question and the call it is asked in. */
 export interface QuestionFit {
   /** Whether the client (after `clientPolicy`) supports a mode. */

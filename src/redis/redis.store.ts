@@ -84,7 +84,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       this.ownsClient = false;
     }
     this.scripts = defineScripts(this.redis);
-    this.tasks = new RedisTasks({ redis: this.redis, base: this.keys.base, keyRing: this.keyRing, graceMs: this.graceMs });
+    this.tasks = new RedisTasks(this.redis, this.scripts, this.keys.base, this.keyRing, this.graceMs);
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,

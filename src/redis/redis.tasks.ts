@@ -69,39 +69,32 @@ return 'written'
 /** The task fields read back, in order. */
 const TASK_FIELDS = ['s', 'c', 'm', 'e', 'n', 'o', 'l', 'b'] as const;
 
-interface TaskScripts {
+/** The task scripts, defined on the client with the store's others (`defineScripts`). */
+export interface TaskScripts {
   elicitCreateTask(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<CreateTaskResult>;
   elicitPutTask(task: string, ...argv: (string | number)[]): Promise<PutTaskResult>;
 }
 
-const TASK_SCRIPTS: Record<keyof TaskScripts, { numberOfKeys?: number; lua: string }> = {
+export const TASK_SCRIPTS: Record<keyof TaskScripts, { numberOfKeys?: number; lua: string }> = {
   elicitCreateTask: { lua: CREATE_TASK },
   elicitPutTask: { numberOfKeys: 1, lua: PUT_TASK },
 };
 
-/** What the tasks need of the store: its client, key space base, key ring and grace. */
-export interface RedisTasksDeps {
-  redis: RedisClient;
-  base: string;
-  keyRing: RedisStoreKeys;
-  graceMs: number;
-}
-
 /** The task members of `RedisElicitationStore` (see `ElicitationTaskStore`). */
 export class RedisTasks implements ElicitationTaskStore {
-  private readonly scripts: RedisClient & TaskScripts;
-
-  constructor(private readonly deps: RedisTasksDeps) {
-    for (const [name, definition] of Object.entries(TASK_SCRIPTS)) {
-      if (!(name in deps.redis)) deps.redis.defineCommand(name, definition);
-    }
-    this.scripts = deps.redis as RedisClient & TaskScripts;
-  }
+  /** The store's client and scripts (`defineScripts`), key space base, key ring and grace. */
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly scripts: TaskScripts,
+    private readonly base: string,
+    private readonly keyRing: RedisStoreKeys,
+    private readonly graceMs: number,
+  ) {}
 
   async createTask(task: StoredTask, limit: { maxOpenPerUser: number }): Promise<CreateTaskResult> {
-    const { keys, names } = this.deps.keyRing.require();
+    const { keys, names } = this.keyRing.require();
     const users = names.user(task.userId);
-    const keyList = [this.key(task.id), ...users.map((user) => `${this.deps.base}:to:${user}`)];
+    const keyList = [this.key(task.id), ...users.map((user) => `${this.base}:to:${user}`)];
     return callRedis('createTask', () =>
       this.scripts.elicitCreateTask(
         keyList.length,
@@ -110,14 +103,14 @@ export class RedisTasks implements ElicitationTaskStore {
         task.createdAt,
         users[0],
         limit.maxOpenPerUser,
-        this.deps.graceMs,
+        this.graceMs,
       ),
     );
   }
 
   async getTask(id: string, now: number): Promise<StoredTask | undefined> {
-    const { keys } = this.deps.keyRing.require();
-    const [s, c, m, e, n, o, l, b] = await callRedis('getTask', () => this.deps.redis.hmget(this.key(id), ...TASK_FIELDS));
+    const { keys } = this.keyRing.require();
+    const [s, c, m, e, n, o, l, b] = await callRedis('getTask', () => this.redis.hmget(this.key(id), ...TASK_FIELDS));
     if (s === null || e === null || b === null || Number(e) <= now) return undefined;
     const [userId, body] = JSON.parse(keys.open(b, taskContext(id))) as [string, string];
     return {
@@ -134,14 +127,14 @@ export class RedisTasks implements ElicitationTaskStore {
   }
 
   async putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
-    const { keys } = this.deps.keyRing.require();
+    const { keys } = this.keyRing.require();
     return callRedis('putTask', () =>
-      this.scripts.elicitPutTask(this.key(task.id), ...changeArgs(task, keys), now, this.deps.base, this.deps.graceMs),
+      this.scripts.elicitPutTask(this.key(task.id), ...changeArgs(task, keys), now, this.base, this.graceMs),
     );
   }
 
   private key(id: string): string {
-    return `${this.deps.base}:t:${id}`;
+    return `${this.base}:t:${id}`;
   }
 }
 

@@ -198,16 +198,22 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
     expect(fields[1]).toContain('"at":399}');
   });
 
-  it('keeps events of at most about eventsMaxAgeMs: older ones are trimmed, and the stream key expires with them', async () => {
+  /** A store of a new prefix whose stream holds one full node of events two ages old, and its channel. */
+  const streamWithOldNode = async (maxAge: number) => {
     const prefix = `${RUN}-${++n}`;
-    const maxAge = 60_000;
     const stream = keySpace(prefix).events;
     const nodeEntries = Number((await admin.config('GET', 'stream-node-max-entries'))[1]);
-    // One full stream node of events two ages old (small entries, so the node is full by count).
+    // Small entries, so the node is full by count.
     const old = Date.now() - 2 * maxAge;
     for (let i = 0; i < nodeEntries; i++) await admin.xadd(stream, `${old}-${i + 1}`, EVENT_FIELD, 'x');
     expect(await admin.xlen(stream)).toBe(nodeEntries);
     const [channel] = await listen(store(prefix, `${RUN}-a${n}`, { eventsMaxAgeMs: maxAge }));
+    return { stream, nodeEntries, channel };
+  };
+
+  it('keeps events of at most about eventsMaxAgeMs: older ones are trimmed, and the stream key expires with them', async () => {
+    const maxAge = 60_000;
+    const { stream, channel } = await streamWithOldNode(maxAge);
     await channel.publish(made());
     const ids = (await admin.xrange(stream, '-', '+')).map(([id]) => id);
     expect(ids).toHaveLength(1);
@@ -218,13 +224,8 @@ describeRedis('Redis event stream: delivery that survives a dropped connection',
   });
 
   it("cuts old events when the stream key's TTL is renewed, not with every event", async () => {
-    const prefix = `${RUN}-${++n}`;
     const maxAge = 60_000;
-    const stream = keySpace(prefix).events;
-    const nodeEntries = Number((await admin.config('GET', 'stream-node-max-entries'))[1]);
-    const old = Date.now() - 2 * maxAge;
-    for (let i = 0; i < nodeEntries; i++) await admin.xadd(stream, `${old}-${i + 1}`, EVENT_FIELD, 'x');
-    const [channel] = await listen(store(prefix, `${RUN}-a${n}`, { eventsMaxAgeMs: maxAge }));
+    const { stream, nodeEntries, channel } = await streamWithOldNode(maxAge);
     // A TTL still above the age cap: the event is appended, nothing is cut, the TTL is left as it is.
     await admin.pexpire(stream, maxAge + 30_000);
     await channel.publish(made());
