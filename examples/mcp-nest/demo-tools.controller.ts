@@ -16,9 +16,10 @@ const connect = body('connect-service');
 const approve = body('approve-deploy');
 const remove = body('delete-file');
 const profile = body('configure-profile');
+const release = body('plan-release');
 
 /**
- * The demo's four tools as MCP-Nest `@Tool()` methods: `@Elicitation()` hands each its `ToolElicitation`, the same
+ * The demo's tools as MCP-Nest `@Tool()` methods: `@Elicitation()` hands each its `ToolElicitation`, the same
  * on both protocol eras, with the same outputs as the SDK demo.
  */
 @McpController()
@@ -36,6 +37,16 @@ export class DemoToolsController {
   @Tool({ name: 'delete-file', description: remove.description, parameters: deleteFile })
   deleteFile(@Payload() args: z.infer<typeof deleteFile>, @Elicitation() elicitation: ToolElicitation, @Ctx() ctx: McpContext) {
     return remove.run(args, elicitation, ctx);
+  }
+
+  /** A task for clients with the MCP Tasks extension (a form, then a page), a plain call for the others. */
+  @Tool({ name: 'plan-release', description: release.description, parameters: approveDeploy })
+  planRelease(
+    @Payload() args: z.infer<typeof approveDeploy>,
+    @Elicitation({ execution: { taskSupport: 'optional' } }) elicitation: ToolElicitation,
+    @Ctx() ctx: unknown,
+  ) {
+    return release.run(args, elicitation, ctx);
   }
 
   @Tool({ name: 'configure-profile', description: profile.description })

@@ -1,5 +1,5 @@
 /**
- * The demo on `@rekog/mcp-nest` 2.x: the same four tools, identity and pages as `examples/demo`, served by
+ * The demo on `@rekog/mcp-nest` 2.x: the same tools (plan-release a task), identity and pages as `examples/demo`, served by
  * MCP-Nest's microservice strategy at `/mcp` on both protocol eras (2025-11-25 on stateful sessions, 2026-07-28
  * statelessly), with `McpNestElicitationModule` handing each `@Tool()` its `ToolElicitation`; and one tool
  * registered at run time, `connect-service-dynamic` (`dynamic-tools.ts`, `interceptor.dynamicTool`). The demo owns

@@ -17,6 +17,7 @@ import { attachElicitation, detachElicitation } from './elicitation.decorator.js
 import { toMcpNestError } from './mcp-nest-errors.js';
 import { withAdapterIdentityHint } from './mcp-nest-identity.js';
 import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions, userFromRequest } from './mcp-nest-elicitation.options.js';
+import { McpNestTasks } from './mcp-nest-tasks.js';
 import {
   isMcpNestContext,
   MCP_NEST_STRATEGY_TOKEN,
@@ -48,6 +49,7 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
   constructor(
     private readonly moduleRef: ModuleRef,
     @Inject(MCP_NEST_ELICITATION_OPTIONS) private readonly options: McpNestElicitationOptions,
+    private readonly tasks: McpNestTasks,
   ) {}
 
   /** Warns at start-up when a provided MCP-Nest strategy serves 2025-11-25 without sessions. */
@@ -68,9 +70,14 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
     const tool = Reflect.getMetadata(MCP_NEST_TOOL_METADATA_KEY, context.getHandler()) as McpNestToolMetadata | undefined;
     const mcp = context.getType() === 'rpc' ? context.switchToRpc().getContext<unknown>() : undefined;
     if (!tool || !isMcpNestContext(mcp) || mcp.mcpRequest.method !== 'tools/call') return next.handle();
-    const call = this.run(mcp, tool, context.switchToRpc().getData<unknown>(), async () => {
-      return lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
-    });
+    const args = context.switchToRpc().getData<unknown>();
+    const plain = () =>
+      this.run(mcp, tool, args, async () => {
+        return lastValueFrom<unknown, undefined>(next.handle() as Observable<unknown>, { defaultValue: undefined });
+      });
+    // A tool marked @Elicitation({ execution }): a task when the request declares the extension.
+    const task = this.tasks.settingsOf(context.getHandler());
+    const call = task ? this.tasks.dispatch(mcp, this.nameOf(mcp, tool), task, args, plain).then(withContent) : plain();
     return from(call).pipe(catchError((error: unknown) => throwError(() => toMcpNestError(error, this.sdkOf(mcp)))));
   }
 
@@ -114,11 +121,9 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
   ): Promise<unknown> {
     const session = mcp.getSession();
     if (session.era !== 'modern' && session.stateless) this.warnStateless();
-    const requested = (mcp.mcpRequest.params as { name?: unknown } | undefined)?.name;
-    const name = typeof requested === 'string' ? requested : tool.name;
     const result = await this.elicitation().runCall(
       mcp.mcpServer,
-      name,
+      this.nameOf(mcp, tool),
       args,
       mcp.getArgByIndex(4),
       async (elicitation) => {
@@ -132,6 +137,12 @@ export class McpNestElicitationInterceptor implements NestInterceptor, OnApplica
       { user: this.userOf(mcp), structured: tool.outputSchema === undefined },
     );
     return withContent(result);
+  }
+
+  /** The tool's name as the request gives it. */
+  private nameOf(mcp: McpNestContext, tool: McpNestToolMetadata): string {
+    const requested = (mcp.mcpRequest.params as { name?: unknown } | undefined)?.name;
+    return typeof requested === 'string' ? requested : tool.name;
   }
 
   /** The call's user: the option, else `req.user` (`sub`, `id`); `undefined` leaves it to `resolveMcpUser`. */
@@ -176,11 +187,15 @@ function unwrap(exception: RpcException): unknown {
   return typeof error === 'string' ? new Error(error) : error;
 }
 
-/** MCP-Nest passes a result through only when it has a `content` array: an `input_required` result gets `[]`. */
+/**
+ * MCP-Nest passes a result through only when it has a `content` array: an `input_required` result, or a task's
+ * `CreateTaskResult`, gets `[]` (as SDK 2.x adds to a task's).
+ */
 function withContent(result: unknown): unknown {
-  if (result && typeof result === 'object' && (result as { resultType?: unknown }).resultType === 'input_required') {
+  const type = result && typeof result === 'object' ? (result as { resultType?: unknown }).resultType : undefined;
+  if (type === 'input_required' || type === 'task') {
     const r = result as { content?: unknown };
-    if (!Array.isArray(r.content)) return { ...result, content: [] };
+    if (!Array.isArray(r.content)) return { ...r, content: [] };
   }
   return result;
 }

@@ -4,6 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { McpNestElicitationInterceptor } from './mcp-nest-elicitation.interceptor.js';
 import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions } from './mcp-nest-elicitation.options.js';
 import { wireToolControllers } from './mcp-nest-tool-wiring.js';
+import { McpNestTasks } from './mcp-nest-tasks.js';
 import { McpNestBindingCheck } from './mcp-nest-wiring.check.js';
 
 /** The provider that wires the interceptor onto the `@Tool()` controllers while the app is created. */
@@ -27,6 +28,7 @@ export class McpNestElicitationModule {
       providers: [
         { provide: MCP_NEST_ELICITATION_OPTIONS, useValue: options },
         McpNestElicitationInterceptor,
+        McpNestTasks,
         McpNestBindingCheck,
         {
           provide: TOOL_WIRING,

@@ -12,6 +12,7 @@ import {
   callbackParams,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  extraOf,
   type SdkServerOrMcpServer,
   type SdkV2Context,
 } from './sdk.types.js';
@@ -110,26 +111,52 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     userOf: (ctx: SdkV2Context) => string | undefined,
   ): { config: object; callback: (...params: unknown[]) => Promise<unknown> } {
     const { taskStart, ...sdkConfig } = config as { taskStart?: unknown };
-    const support = taskSupportOf(config);
-    if (support === 'forbidden') return { config: sdkConfig, callback };
-    this.register(server, name, (args, elicitation, context) => handler(args as never, elicitation, context), userOf);
+    const settings: TaskToolSettings = {
+      support: taskSupportOf(config),
+      taskStart: taskStart === 'continueAsTask' ? taskStart : undefined,
+    };
+    if (settings.support === 'forbidden') return { config: sdkConfig, callback };
+    this.register(name, (args, elicitation, context) => handler(args as never, elicitation, context));
+    this.serve(server, userOf);
     const wrapped = async (...params: unknown[]) => {
       const [args, ctx] = callbackParams(params);
-      const user = () => userOf(ctx as SdkV2Context);
-      // A tool that asks first: a plain call until its body continues as a task.
-      if (taskStart === 'continueAsTask' && this.declares(ctx)) {
-        try {
-          return await runStartable(() => callback(...params));
-        } catch (error) {
-          if (!(error instanceof TaskStartSignal)) throw error;
-          const { task, body } = await this.tasks().start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
-          return createTaskResult(task, body);
-        }
-      }
-      const created = await this.call(name, support, args, ctx, user);
-      return created ?? callback(...params);
+      return this.dispatch(
+        name,
+        settings,
+        args,
+        ctx,
+        () => userOf(ctx as SdkV2Context),
+        () => callback(...params),
+      );
     };
     return { config: sdkConfig, callback: wrapped };
+  }
+
+  /**
+   * A call of a task tool, whoever serves it (`registerTool`, the MCP-Nest adapter): a task when the request declared
+   * the extension (the flat `CreateTaskResult`; with `taskStart: 'continueAsTask'`, once the plain call's body asks
+   * for it), -32021 for a `required` tool when it did not, else the plain call (`plain`).
+   */
+  async dispatch(
+    name: string,
+    { support, taskStart }: TaskToolSettings,
+    args: unknown,
+    ctx: unknown,
+    user: () => string | undefined,
+    plain: () => Promise<unknown>,
+  ): Promise<unknown> {
+    // A tool that asks first: a plain call until its body continues as a task.
+    if (taskStart === 'continueAsTask' && this.declares(ctx)) {
+      try {
+        return await runStartable(plain);
+      } catch (error) {
+        if (!(error instanceof TaskStartSignal)) throw error;
+        const { task, body } = await this.tasks().start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
+        return createTaskResult(task, body);
+      }
+    }
+    const created = await this.call(name, support, args, ctx, user);
+    return created ?? plain();
   }
 
   /** The elicitation modes a 2026-07-28 request declared, through the module's `clientPolicy` (`{}` alone: form). */
@@ -146,6 +173,11 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     return (['form', 'url'] as const).filter((mode) => supportsMode(declared, mode));
   }
 
+  /** The verified user of a request, by the module's `resolveMcpUser` (for servers whose routes name no user of their own). */
+  verifiedUser(ctx: SdkV2Context): string | undefined {
+    return this.options.resolveMcpUser(extraOf(ctx)) ?? undefined;
+  }
+
   /** Whether a request declared the extension (per request, on protocol 2026-07-28). */
   declares(ctx: unknown): boolean {
     const envelope = (ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope;
@@ -153,21 +185,17 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
   }
 
-  /**
-   * Registers a task tool's body (by name, the same on every instance) and serves the task methods on its server.
-   * `userOf` gives a request's verified user.
-   */
-  register(server: object, name: string, body: TaskTool['body'], userOf: (ctx: SdkV2Context) => string | undefined): void {
+  /** Registers a task tool's body by name (the same on every instance: any instance may run any task). */
+  register(name: string, body: TaskTool['body']): void {
     this.tasks();
     this.tools.set(name, { body });
-    this.serve(server, userOf);
   }
 
   /**
    * A call of a task tool: a task when the request declared the extension (the flat `CreateTaskResult`), -32021 for
    * a `required` tool when it did not, else `undefined` (the caller runs the call as a plain one).
    */
-  async call(
+  private async call(
     name: string,
     support: TaskSupport,
     args: unknown,
@@ -183,8 +211,11 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     return createTaskResult(task, body);
   }
 
-  /** `tasks/get`, `tasks/update` and `tasks/cancel`, and the extension in the capabilities, on an SDK 2.x server (once). */
-  private serve(server: object, userOf: (ctx: SdkV2Context) => string | undefined): void {
+  /**
+   * `tasks/get`, `tasks/update` and `tasks/cancel`, and the extension in the capabilities, on an SDK 2.x server (once
+   * per server; before it connects). `userOf` gives a request's verified user.
+   */
+  serve(server: object, userOf: (ctx: SdkV2Context) => string | undefined): void {
     // Tasks are of protocol 2026-07-28, which SDK 2.x serves.
     if (!this.sdks.isOf(server as SdkServerOrMcpServer, '2.x')) return;
     const low = ((server as { server?: object }).server ?? server) as Partial<TaskServer>;
@@ -212,6 +243,13 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       return { resultType: 'complete' };
     });
   }
+}
+
+/** How a tool runs as a task: its `execution.taskSupport`, and `taskStart`. */
+export interface TaskToolSettings {
+  support: TaskSupport;
+  /** `'continueAsTask'`: a plain call first, a task once the body calls `continueAsTask()`. */
+  taskStart?: 'continueAsTask';
 }
 
 /** A tool config's `execution.taskSupport` (the extension's tool metadata); `forbidden` when absent or unknown. */
