@@ -151,3 +151,74 @@ describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2
     expect(pageNow.status).toBe(409);
   });
 });
+
+describe('Tasks over time, and what the module acts on', () => {
+  /** Task lifetime of the second demo: short, so that expiry is seen. */
+  const TASK_TTL_MS = 5_000;
+  let demo: DemoApp;
+  const open: V2TestClient[] = [];
+
+  beforeAll(async () => {
+    demo = await startDemoApp({
+      port: 0,
+      logger: false,
+      throttleLimit: 100_000,
+      taskTtlMs: TASK_TTL_MS,
+      // Acts as if no client could show a URL: a task's page question goes over the form bridge.
+      clientPolicy: (client) => (client.declared?.form ? { form: {} } : client.declared),
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close().catch(() => undefined)));
+    await demo.app.close();
+  });
+
+  const client = async (user: string) => {
+    const c = await connectV2Client(demo.mcpUrl, { user, extensions: { [TASKS]: {} } });
+    open.push(c);
+    return c;
+  };
+
+  it("asks a task's page question over the form bridge when clientPolicy drops URL mode (the client declared both)", async () => {
+    const c = await client('tasks-policy');
+    const taskId = String((await callTask(c, 'plan-release', { app: 'shop' })).taskId);
+    const asking = await waitForTask(c, taskId, (t) => t.status === 'input_required');
+    const [formKey] = Object.keys(asking.inputRequests ?? {});
+    await updateTask(c, taskId, { [formKey]: { action: 'accept', content: { version: '3.0.0' } } });
+    const bridging = await waitForTask(c, taskId, (t) => t.status === 'input_required' && !(formKey in (t.inputRequests ?? {})));
+    const [bridgeKey, bridge] = Object.entries(bridging.inputRequests ?? {})[0];
+    expect(bridge.params.mode).toBe('form');
+    expect(Object.keys((bridge.params.requestedSchema as { properties: object }).properties)).toContain('finished');
+    const url = /https?:\/\/\S+\/confirm/.exec(String(bridge.params.message))?.[0];
+    expect(url).toBeDefined();
+
+    // The person confirms on the page, then says so in the bridge's form: the task completes.
+    expect((await submitPage(url!, { action: 'confirm' }, { cookie: 'demo_user=tasks-policy' })).status).toBe(200);
+    await updateTask(c, taskId, { [bridgeKey]: { action: 'accept', content: { finished: true } } });
+    const done = await waitForTask(c, taskId, (t) => t.status === 'completed');
+    expect(done.result?.content[0]?.text).toBe('Released shop 3.0.0');
+  });
+
+  it('keeps a task answered two seconds later, and forgets one left past its ttlMs (-32602)', async () => {
+    const c = await client('tasks-later');
+    const started = Date.now();
+    const kept = String((await callTask(c, 'plan-release', { app: 'api' })).taskId);
+    const left = String((await callTask(c, 'plan-release', { app: 'cli' })).taskId);
+    expect((await getTask(c, left)).ttlMs).toBe(TASK_TTL_MS);
+    const asking = await waitForTask(c, kept, (t) => t.status === 'input_required');
+
+    // The person answers two seconds later: the task is still there, and moves on.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const [formKey] = Object.keys(asking.inputRequests ?? {});
+    await updateTask(c, kept, { [formKey]: { action: 'decline' } });
+    const done = await waitForTask(c, kept, (t) => t.status === 'completed');
+    expect(done.result?.content[0]?.text).toBe('Release cancelled');
+
+    // The other one, never answered, is gone once its ttlMs has passed: tasks/get says "not found".
+    expect((await getTask(c, left)).status).toBe('input_required');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + TASK_TTL_MS + 200 - Date.now())));
+    const refused = await refusal(getTask(c, left));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain('Task not found');
+  }, 20_000);
+});

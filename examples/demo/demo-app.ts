@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ElicitationModule, type OAuthProviderOptions } from '../../src/index.js';
+import { ElicitationModule, type ElicitationModuleOptions, type OAuthProviderOptions } from '../../src/index.js';
 import { BenchController } from './bench.controller.js';
 import { BenchPeerController } from './bench-peer.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
@@ -39,6 +39,10 @@ interface DemoAppOptions extends DemoSessionSettings {
   cleanupIntervalMs?: number;
   /** An instance's claim on a task it runs, in milliseconds (`tasks.leaseMs`). @default the module's default (30 s) */
   taskLeaseMs?: number;
+  /** How long a task lives, in milliseconds (`tasks.ttlMs`). @default the module's default (1 day) */
+  taskTtlMs?: number;
+  /** The module's `clientPolicy` (tests only: the demo acts on what clients declare). @default none */
+  clientPolicy?: ElicitationModuleOptions['clientPolicy'];
   /** Nest logger setting. @default Nest's console logger */
   logger?: LoggerService | LogLevel[] | false;
   /** Which store: in memory (one process) or Redis (several instances sharing it). @default 'memory' */
@@ -129,7 +133,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         pendingRetryWaitMs: options.pendingRetryWaitMs,
         instantDeclineMs: options.instantDeclineMs,
         keepAliveMs: options.keepAliveMs,
-        tasks: options.taskLeaseMs ? { leaseMs: options.taskLeaseMs } : undefined,
+        tasks: { leaseMs: options.taskLeaseMs, ttlMs: options.taskTtlMs },
+        clientPolicy: options.clientPolicy,
         title: 'nestjs-mcp-elicitation demo',
         store,
         encryptionKey: options.encryptionKey,

@@ -23,6 +23,7 @@ const { app, mcpUrl, url } = await startDemoApp({
   instantDeclineMs: env.ELICITATION_INSTANT_DECLINE_MS ? Number(env.ELICITATION_INSTANT_DECLINE_MS) : undefined,
   keepAliveMs: env.ELICITATION_KEEP_ALIVE_MS ? Number(env.ELICITATION_KEEP_ALIVE_MS) : undefined,
   taskLeaseMs: env.ELICITATION_TASK_LEASE_MS ? Number(env.ELICITATION_TASK_LEASE_MS) : undefined,
+  taskTtlMs: env.ELICITATION_TASK_TTL_MS ? Number(env.ELICITATION_TASK_TTL_MS) : undefined,
   store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
