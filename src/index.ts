@@ -102,6 +102,7 @@ export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context
 export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
 export { TaskSuspended, isTaskSuspended } from './mcp/task-elicitation.js';
 export type { TaskContext } from './mcp/task-runner.js';
+export { McpTaskNotifications, type FetchMcpHandler } from './mcp/task-notifications.js';
 export {
   DEFAULT_FORM_FALLBACK,
   DEFAULT_PAGE_FALLBACK,

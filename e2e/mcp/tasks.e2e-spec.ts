@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
 import { submitPage } from '../../src/testing/submit-page.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
-import { callTask, cancelTask, getTask, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
+import { callTask, cancelTask, getTask, listenTasks, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
 
 describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2.x client', () => {
   let demo: DemoApp;
@@ -130,6 +130,59 @@ describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2
     } finally {
       delete process.env.MCP_CONFORMANCE;
     }
+  });
+
+  it('sends notifications/tasks on a subscriptions/listen for the task: each change, until it completes, then ends the stream', async () => {
+    const c = await client('tasks-listen');
+    const taskId = String((await callTask(c, 'plan-release', { app: 'shop' })).taskId);
+    const listen = await listenTasks(demo.mcpUrl, 'tasks-listen', [taskId, 'no-such-task'], { id: 'sub-1' });
+    expect(listen.status).toBe(200);
+    const stamped = { 'io.modelcontextprotocol/subscriptionId': 'sub-1' };
+    const ack = await listen.next((m) => m.method === 'notifications/subscriptions/acknowledged');
+    expect(ack.params).toEqual({ notifications: { taskIds: [taskId] }, _meta: stamped });
+
+    // The form question, pushed: the same detailed task tasks/get gives, stamped with the subscription.
+    const isTask = (status: string) => (m: { method?: string; params?: Record<string, unknown> }) =>
+      m.method === 'notifications/tasks' && m.params?.status === status;
+    const asking = await listen.next(isTask('input_required'));
+    expect(asking.params).toMatchObject({ taskId, _meta: stamped });
+    expect(asking.params).not.toHaveProperty('resultType');
+    const [formKey] = Object.keys(asking.params?.inputRequests as object);
+    await updateTask(c, taskId, { [formKey]: { action: 'accept', content: { version: '5.0.0' } } });
+    const paging = await listen.next((m) => isTask('input_required')(m) && !(formKey in (m.params?.inputRequests as object)));
+    const [pageKey, page] = Object.entries(paging.params?.inputRequests as Record<string, { params: { url: string } }>)[0];
+    await updateTask(c, taskId, { [pageKey]: { action: 'accept' } });
+    await listen.next(isTask('working'));
+
+    expect((await submitPage(page.params.url, { action: 'confirm' }, { cookie: 'demo_user=tasks-listen' })).status).toBe(200);
+    const done = await listen.next(isTask('completed'));
+    expect(done.params?.result).toMatchObject({ content: [{ type: 'text', text: 'Released shop 5.0.0' }] });
+    // Nothing more to follow: the graceful end of the subscription, then the stream closes.
+    expect((await listen.next((m) => m.id === 'sub-1')).result).toEqual({ resultType: 'complete', _meta: stamped });
+    await listen.ended;
+    // Each state once, in order.
+    const statuses = listen.messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params?.status);
+    expect(statuses.at(-1)).toBe('completed');
+    expect(statuses.filter((s) => s === 'completed')).toHaveLength(1);
+  });
+
+  it('follows no task of another user (an empty acknowledgement, the stream ended), and refuses a listen without the extension (-32021)', async () => {
+    const alice = await client('tasks-listen-owner');
+    const taskId = String((await callTask(alice, 'plan-release', { app: 'blog' })).taskId);
+    const mallory = await listenTasks(demo.mcpUrl, 'tasks-listen-mallory', [taskId]);
+    expect((await mallory.next((m) => m.method === 'notifications/subscriptions/acknowledged')).params?.notifications).toEqual({
+      taskIds: [],
+    });
+    await mallory.ended;
+    expect(mallory.messages.some((m) => m.method === 'notifications/tasks')).toBe(false);
+
+    const plain = await listenTasks(demo.mcpUrl, 'tasks-listen-owner', [taskId], { extension: false });
+    expect(plain.status).toBe(400);
+    await plain.ended;
+    expect(plain.messages[0]?.error?.code).toBe(-32021);
+    const bad = await listenTasks(demo.mcpUrl, 'tasks-listen-owner', 'not-a-list');
+    await bad.ended;
+    expect(bad.messages[0]?.error).toMatchObject({ code: -32602, message: expect.stringContaining('notifications.taskIds') });
   });
 
   it('cancels a task: tasks/cancel acknowledges, tasks/get says cancelled, its page is cancelled too', async () => {

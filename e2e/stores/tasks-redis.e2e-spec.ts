@@ -11,7 +11,7 @@ import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis
 import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { submitPage } from '../../src/testing/submit-page.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
-import { callTask, getTask, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
+import { callTask, getTask, listenTasks, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
 
 const PREFIX = `e2e-tasks-${randomUUID().slice(0, 8)}`;
 const LEASE_MS = 1_000;
@@ -55,6 +55,25 @@ describeRedis('tasks across two instances sharing one Redis (separate OS process
     } finally {
       await redis.quit();
     }
+  }, 30_000);
+
+  it('notifies a listener on A of changes made on B (tasks/update, the page): notifications/tasks through to completed', async () => {
+    const onB = await client(b, 'carol');
+    const id = String((await callTask(onB, 'plan-release', { app: 'docs' })).taskId);
+    const listen = await listenTasks(a.mcpUrl, 'carol', [id]);
+    const isTask = (status: string) => (m: { method?: string; params?: Record<string, unknown> }) =>
+      m.method === 'notifications/tasks' && m.params?.status === status;
+    const asking = await listen.next(isTask('input_required'));
+    const [formKey] = Object.keys(asking.params?.inputRequests as object);
+    await updateTask(onB, id, { [formKey]: { action: 'accept', content: { version: '7.0.0' } } });
+    const paging = await listen.next((m) => isTask('input_required')(m) && !(formKey in (m.params?.inputRequests as object)));
+    const [pageKey, page] = Object.entries(paging.params?.inputRequests as Record<string, { params: { url: string } }>)[0];
+    await updateTask(onB, id, { [pageKey]: { action: 'accept' } });
+    const onBPage = `${b.url}${new URL(page.params.url).pathname}`;
+    expect((await submitPage(onBPage, { action: 'confirm' }, { cookie: 'demo_user=carol' })).status).toBe(200);
+    const done = await listen.next(isTask('completed'));
+    expect(done.params?.result).toMatchObject({ content: [{ text: 'Released docs 7.0.0' }] });
+    await listen.ended;
   }, 30_000);
 
   it('makes the task on A, takes its answers on B (tasks/update, then the page), and completes it', async () => {

@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import { bindResponse } from '../../src/index.js';
+import { bindResponse, McpTaskNotifications } from '../../src/index.js';
 import { DEMO_ALLOWED_HOSTS, userFromBearer } from './demo-identity.js';
 import { DemoToolsService } from './demo-tools.service.js';
 import {
@@ -94,9 +94,13 @@ export class McpController implements OnApplicationBootstrap, BeforeApplicationS
     private readonly tools: DemoToolsService,
     @Inject(DEMO_ALLOWED_HOSTS) private readonly allowedHosts: Set<string>,
     @Inject(MCP_SESSION_OPTIONS) private readonly sessionOptions: McpSessionOptions,
+    taskNotifications: McpTaskNotifications,
   ) {
-    // legacy: 'reject' — legacy traffic never reaches this handler (it is routed to the sessions below).
-    this.inputRequiredHandler = createMcpHandler(() => this.tools.createInputRequiredServer(), { legacy: 'reject' });
+    // legacy: 'reject' — legacy traffic never reaches this handler (it is routed to the sessions below). Wrapped so
+    // that a subscriptions/listen for task ids gets notifications/tasks.
+    this.inputRequiredHandler = taskNotifications.handler(
+      createMcpHandler(() => this.tools.createInputRequiredServer(), { legacy: 'reject' }),
+    );
     this.inputRequired = toNodeHandler(this.inputRequiredHandler);
     this.sessions = new McpSessions<Session>(sessionOptions);
   }

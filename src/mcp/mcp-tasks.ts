@@ -5,7 +5,7 @@ import { ElicitationService } from '../lifecycle/elicitation.service.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
-import type { ElicitationTaskStore } from '../stores/task-store.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore } from '../stores/task-store.js';
 import { refuse } from './call-refusals.js';
 import { McpSdkLoader } from './sdk-loader.js';
 import {
@@ -50,6 +50,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
   private readonly served = new WeakSet<object>();
   private runner?: TaskRunner;
   private unsubscribe?: () => void;
+  private readonly changes = new Set<(taskId: string) => void>();
 
   constructor(
     private readonly service: ElicitationService,
@@ -93,6 +94,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       questions: { service: this.service, maxFormAttempts: this.options.limits.maxFormAttempts },
       settings: this.options.tasks,
       tools: this.tools,
+      changed: (taskId) => this.changes.forEach((listener) => listener(taskId)),
     });
     return this.runner;
   }
@@ -171,6 +173,18 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       declared: capabilities?.elicitation,
     });
     return (['form', 'url'] as const).filter((mode) => supportsMode(declared, mode));
+  }
+
+  /** A task as `tasks/get` shows it to `userId` (-32602 when it is not theirs, unknown or expired). */
+  async detailed(taskId: string, userId: string): Promise<{ detail: Record<string, unknown>; terminal: boolean }> {
+    const { task, body } = await this.tasks().read(taskId, userId);
+    return { detail: detailedTask(task, body), terminal: isTerminalTaskStatus(task.status) };
+  }
+
+  /** Calls `listener` with the id of each task changed on this instance (a run's outcome, an answer, a cancel). */
+  onChange(listener: (taskId: string) => void): () => void {
+    this.changes.add(listener);
+    return () => this.changes.delete(listener);
   }
 
   /** The verified user of a request, by the module's `resolveMcpUser` (for servers whose routes name no user of their own). */

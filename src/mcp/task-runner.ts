@@ -38,6 +38,8 @@ export interface TaskRunnerDeps {
   tools: ReadonlyMap<string, TaskTool>;
   /** The time, epoch milliseconds. */
   now?: () => number;
+  /** Told of each change a client may see (not a lease's renewal), made on this instance. */
+  changed?: (taskId: string) => void;
 }
 
 /** What a run ended with. */
@@ -296,7 +298,10 @@ export class TaskRunner {
         body: encodeBody(next.body),
       };
       const result = await this.deps.store.putTask(written, now);
-      if (result === 'written') return { task: written, body: next.body };
+      if (result === 'written') {
+        if (!next.quiet) this.deps.changed?.(taskId);
+        return { task: written, body: next.body };
+      }
       if (result === 'not-found') return undefined;
     }
     throw new Error(`Task ${taskId} kept changing under ${WRITE_ATTEMPTS} writes`);

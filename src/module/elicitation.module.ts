@@ -21,6 +21,7 @@ import { CompletionNotifications } from '../mcp/completion-notifications.js';
 import { LinkedQuestions } from '../mcp/linked-questions.js';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
 import { McpTasks } from '../mcp/mcp-tasks.js';
+import { McpTaskNotifications } from '../mcp/task-notifications.js';
 import { RequestStates } from '../mcp/request-states.js';
 import { McpSdkLoader } from '../mcp/sdk-loader.js';
 import { ElicitationOAuth } from '../oauth/elicitation-oauth.js';
@@ -75,8 +76,17 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     LinkedQuestions,
     ChatAnswers,
     McpTasks,
+    McpTaskNotifications,
     McpElicitation,
   ],
-  exports: [ElicitationService, ElicitationStore, ElicitationEvents, ElicitationCleanupScheduler, McpElicitation, ElicitationOAuth],
+  exports: [
+    ElicitationService,
+    ElicitationStore,
+    ElicitationEvents,
+    ElicitationCleanupScheduler,
+    McpElicitation,
+    McpTaskNotifications,
+    ElicitationOAuth,
+  ],
 })
 export class ElicitationModule extends ElicitationConfigurableModule {}

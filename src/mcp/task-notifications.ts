@@ -1,0 +1,234 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { TaskProtocolError } from '../errors/task-protocol.error.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
+import { McpTasks } from './mcp-tasks.js';
+import { CLIENT_CAPABILITIES_META_KEY, type SdkRequestExtra } from './sdk.types.js';
+import { TASKS_EXTENSION } from './task-body.js';
+
+/** A fetch-shaped MCP handler: SDK 2.x `createMcpHandler`'s (or any `{ fetch }` that `toNodeHandler` takes). */
+export interface FetchMcpHandler {
+  fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>;
+}
+
+/** The `_meta` key every notification of a subscription carries (its `subscriptions/listen` request id). */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+/** Task ids one `subscriptions/listen` may name. */
+const MAX_TASK_IDS = 100;
+/** Streams open at once in this process (the SDK's own listen router allows as many). */
+const MAX_STREAMS = 1024;
+/** A comment line on a stream quiet this long, so that proxies keep it open (as the SDK's listen streams do). */
+const KEEP_ALIVE_MS = 15_000;
+
+/** One `subscriptions/listen` stream for tasks. */
+interface Listening {
+  id: string | number;
+  user: string;
+  /** The tasks it follows, each with the last detailed task sent (JSON). */
+  tasks: Map<string, string>;
+  lastWrite: number;
+  /** Checks of this stream run one after the other (its notifications stay in order). */
+  queue: Promise<void>;
+  write(message: object | string): void;
+  close(graceful: boolean): void;
+}
+
+/**
+ * `notifications/tasks` (the Tasks extension's status notifications) for clients that listen: wrap the SDK 2.x handler,
+ * `handler(createMcpHandler(...))`, and a `subscriptions/listen` request naming `notifications.taskIds` gets a stream
+ * of its own: the acknowledgement with the task ids this user may follow, each task's current state, then a
+ * notification whenever a task changes (at once for a change made on this instance, within `tasks.pollIntervalMs`
+ * for one made on another), until every followed task is finished. Every other request goes to the SDK's handler.
+ * One timer in the process polls for all streams; a stream holds no timer of its own.
+ */
+@Injectable()
+export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('ElicitationTasks');
+  private readonly streams = new Set<Listening>();
+  private timer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly tasks: McpTasks,
+    @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.tasks.onChange((taskId) => {
+      for (const stream of this.streams) if (stream.tasks.has(taskId)) this.check(stream, taskId);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+    for (const stream of [...this.streams]) stream.close(true);
+  }
+
+  /** Number of task streams open (tests check that closed ones are forgotten). */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** `inner` with task notifications: a `subscriptions/listen` for task ids is served here, anything else by `inner`. */
+  handler<H extends FetchMcpHandler>(inner: H): H {
+    const fetch: FetchMcpHandler['fetch'] = (request, options) =>
+      request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen'
+        ? this.listen(inner, request, options)
+        : inner.fetch(request, options);
+    return Object.assign({}, inner, { fetch });
+  }
+
+  private async listen(
+    inner: FetchMcpHandler,
+    request: Request,
+    options?: { authInfo?: unknown; parsedBody?: unknown },
+  ): Promise<Response> {
+    const body = (options?.parsedBody ??
+      (await request
+        .clone()
+        .json()
+        .catch(() => undefined))) as ListenRequest | undefined;
+    const taskIds = body?.params?.notifications?.taskIds;
+    const id = body?.id;
+    // Not for tasks, or not a request this code reads: the SDK's handler answers it (and refuses what it must).
+    if (
+      taskIds === undefined ||
+      (typeof id !== 'string' && typeof id !== 'number') ||
+      request.headers.get('mcp-protocol-version') !== '2026-07-28'
+    ) {
+      return inner.fetch(request, options);
+    }
+    if (!Array.isArray(taskIds) || taskIds.length > MAX_TASK_IDS || taskIds.some((t) => typeof t !== 'string')) {
+      return rpcError(id, 200, -32602, `Invalid params: notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task ids`);
+    }
+    const meta = body?.params?._meta;
+    const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+    if (capabilities?.extensions?.[TASKS_EXTENSION] === undefined) {
+      const refusal = TaskProtocolError.missingExtension('subscriptions/listen for task notifications');
+      return rpcError(id, 400, refusal.code, refusal.message, refusal.data);
+    }
+    if (this.streams.size >= MAX_STREAMS) return rpcError(id, 200, -32603, 'Subscription limit reached');
+    const extra = { requestId: id, signal: request.signal, authInfo: options?.authInfo, _meta: meta } as unknown as SdkRequestExtra;
+    const user = this.options.resolveMcpUser(extra) ?? '';
+    // The tasks this user may follow: others are left out of the acknowledgement, as unknown ones are.
+    const followed = new Map<string, string>();
+    for (const taskId of new Set(taskIds as string[])) {
+      if (await this.tasks.detailed(taskId, user).catch(() => undefined)) followed.set(taskId, '');
+    }
+    return this.open(id, user, followed, request.signal);
+  }
+
+  /** The stream: acknowledgement, each task's state, then its changes. */
+  private open(id: string | number, user: string, tasks: Map<string, string>, signal: AbortSignal): Response {
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let closed = false;
+    const stream: Listening = {
+      id,
+      user,
+      tasks,
+      lastWrite: Date.now(),
+      queue: Promise.resolve(),
+      write: (message) => {
+        if (closed) return;
+        stream.lastWrite = Date.now();
+        const frame = typeof message === 'string' ? message : `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`;
+        try {
+          controller.enqueue(encoder.encode(frame));
+        } catch {
+          stream.close(false);
+        }
+      },
+      close: (graceful) => {
+        if (closed) return;
+        if (graceful) stream.write({ id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } } });
+        closed = true;
+        this.streams.delete(stream);
+        if (this.streams.size === 0) this.stopPolling();
+        signal.removeEventListener('abort', onAbort);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      },
+    };
+    const onAbort = () => stream.close(false);
+    const readable = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+        stream.write({
+          method: 'notifications/subscriptions/acknowledged',
+          params: { notifications: { taskIds: [...tasks.keys()] }, _meta: { [SUBSCRIPTION_ID]: id } },
+        });
+        if (tasks.size === 0) return stream.close(true);
+        this.streams.add(stream);
+        this.startPolling();
+        for (const taskId of tasks.keys()) this.check(stream, taskId);
+      },
+      cancel: () => stream.close(false),
+    });
+    if (signal.aborted) stream.close(false);
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return new Response(readable, {
+      status: 200,
+      headers: {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      },
+    });
+  }
+
+  /** Reads a followed task and, when what a client sees of it changed, sends it; a finished task is sent once and let go. */
+  private check(stream: Listening, taskId: string): void {
+    stream.queue = stream.queue.then(async () => {
+      if (!stream.tasks.has(taskId)) return;
+      const read = await this.tasks.detailed(taskId, stream.user).catch(() => undefined);
+      if (!read) {
+        stream.tasks.delete(taskId); // expired (forgotten with its ttlMs)
+      } else {
+        const { resultType: _complete, ...task } = read.detail;
+        const seen = JSON.stringify(task);
+        if (seen !== stream.tasks.get(taskId)) {
+          stream.tasks.set(taskId, seen);
+          stream.write({ method: 'notifications/tasks', params: { ...task, _meta: { [SUBSCRIPTION_ID]: stream.id } } });
+        }
+        if (read.terminal) stream.tasks.delete(taskId);
+      }
+      if (stream.tasks.size === 0) stream.close(true);
+    });
+    stream.queue = stream.queue.catch((error: unknown) => this.logger.warn(`A task notification failed: ${String(error)}`));
+  }
+
+  /** The one timer: each stream's tasks read again (changes made on other instances), and a keep-alive on a quiet stream. */
+  private startPolling(): void {
+    if (this.timer) return;
+    const { pollIntervalMs } = this.options.tasks;
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      for (const stream of this.streams) {
+        for (const taskId of stream.tasks.keys()) this.check(stream, taskId);
+        if (now - stream.lastWrite >= KEEP_ALIVE_MS) stream.write(': keepalive\n\n');
+      }
+    }, pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** What this code reads of a `subscriptions/listen` request. */
+interface ListenRequest {
+  id?: unknown;
+  method?: unknown;
+  params?: { notifications?: { taskIds?: unknown }; _meta?: Record<string, unknown> };
+}
+
+/** A JSON-RPC error answer. */
+function rpcError(id: string | number, status: number, code: number, message: string, data?: unknown): Response {
+  return Response.json({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } }, { status });
+}
