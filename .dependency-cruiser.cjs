@@ -7,7 +7,7 @@
 const LAYERS = [
   ['core', '^src/core/'],
   ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/'],
-  ['stores', '^src/stores/|^src/redis/(?!index\\.ts$)'],
+  ['stores', '^src/stores/|^src/(redis|postgres)/(?!index\\.ts$)'],
   ['options', '^src/options/'],
   ['observability', '^src/observability/'],
   ['events', '^src/events/'],
@@ -16,7 +16,7 @@ const LAYERS = [
   ['features', '^src/(http|mcp)/'],
   ['module', '^src/module/|^src/terminus/(?!index\\.ts$)'],
   ['mcp-nest adapter', '^src/mcp-nest/(?!index\\.ts$)'],
-  ['entry points', '^src/index\\.ts$|^src/(redis|store|mcp-nest|terminus)/index\\.ts$|^src/testing/'],
+  ['entry points', '^src/index\\.ts$|^src/(redis|postgres|store|mcp-nest|terminus)/index\\.ts$|^src/testing/'],
 ];
 
 /** No layer imports one above it. */

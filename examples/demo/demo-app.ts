@@ -45,8 +45,12 @@ interface DemoAppOptions extends DemoSessionSettings {
   clientPolicy?: ElicitationModuleOptions['clientPolicy'];
   /** Nest logger setting. @default Nest's console logger */
   logger?: LoggerService | LogLevel[] | false;
-  /** Which store: in memory (one process) or Redis (several instances sharing it). @default 'memory' */
-  store?: 'memory' | 'redis';
+  /** Which store: in memory (one process), Redis or PostgreSQL (several instances sharing it). @default 'memory' */
+  store?: 'memory' | 'redis' | 'postgres';
+  /** PostgreSQL connection string for `store: 'postgres'`. @default 'postgres://postgres@127.0.0.1:5432/postgres' */
+  databaseUrl?: string;
+  /** Table prefix in PostgreSQL; instances that share elicitations use the same one. @default 'elicitation_' */
+  postgresPrefix?: string;
   /** Redis URL for `store: 'redis'`. @default 'redis://127.0.0.1:6379' */
   redisUrl?: string;
   /** Key prefix (and hash tag) in Redis; instances that share elicitations use the same one. @default 'elicitation' */
@@ -99,16 +103,24 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
   }
   const mcpSessions = mcpSessionOptions(options);
   const storeKind = options.store ?? 'memory';
-  if (storeKind !== 'memory' && storeKind !== 'redis') {
-    throw new Error(`ELICITATION_STORE must be "memory" or "redis", got "${String(storeKind)}"`);
+  if (storeKind !== 'memory' && storeKind !== 'redis' && storeKind !== 'postgres') {
+    throw new Error(`ELICITATION_STORE must be "memory", "redis" or "postgres", got "${String(storeKind)}"`);
   }
-  // Loaded only when asked for, so the in-memory demo never loads ioredis.
-  const store =
-    storeKind === 'redis'
-      ? new (await import('../../src/redis/index.js')).RedisElicitationStore(options.redisUrl ?? 'redis://127.0.0.1:6379', {
-          keyPrefix: options.redisPrefix,
-        })
-      : undefined;
+  // Loaded only when asked for, so the in-memory demo never loads ioredis or pg.
+  let store: ElicitationModuleOptions['store'];
+  if (storeKind === 'redis') {
+    store = new (await import('../../src/redis/index.js')).RedisElicitationStore(options.redisUrl ?? 'redis://127.0.0.1:6379', {
+      keyPrefix: options.redisPrefix,
+    });
+  } else if (storeKind === 'postgres') {
+    const { PostgresElicitationStore } = await import('../../src/postgres/index.js');
+    const postgres = new PostgresElicitationStore(options.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
+      tablePrefix: options.postgresPrefix,
+    });
+    // DEMO ONLY: an app runs sql/postgres/0001_elicitation.sql with its migration tool instead.
+    await postgres.createSchema();
+    store = postgres;
+  }
 
   // DEMO ONLY: the development authorization server `connect-account` connects to, on loopback origins only.
   const shared = options.oidc && 'provider' in options.oidc ? options.oidc.provider : undefined;

@@ -5,10 +5,11 @@ const env = process.env;
 const ttl = env.ELICITATION_TTL_MS ? Number(env.ELICITATION_TTL_MS) : undefined;
 // One key, or a ring as a comma-separated list (the first key seals; base64 and hex hold no comma).
 const encryptionKey = env.ELICITATION_ENCRYPTION_KEY ? env.ELICITATION_ENCRYPTION_KEY.split(',') : undefined;
-if ((env.ELICITATION_STORE || 'memory') === 'redis' && !encryptionKey) {
+const storeKind = env.ELICITATION_STORE || 'memory';
+if (storeKind !== 'memory' && !encryptionKey) {
   // The module refuses to start next, naming encryptionKey; this says how to give it one here.
   console.error(
-    'ELICITATION_STORE=redis needs ELICITATION_ENCRYPTION_KEY, the same on every instance sharing the Redis: ' +
+    `ELICITATION_STORE=${storeKind} needs ELICITATION_ENCRYPTION_KEY, the same on every instance sharing the store: ` +
       'e.g. export ELICITATION_ENCRYPTION_KEY="$(openssl rand -base64 32)"',
   );
 }
@@ -24,9 +25,11 @@ const { app, mcpUrl, url } = await startDemoApp({
   keepAliveMs: env.ELICITATION_KEEP_ALIVE_MS ? Number(env.ELICITATION_KEEP_ALIVE_MS) : undefined,
   taskLeaseMs: env.ELICITATION_TASK_LEASE_MS ? Number(env.ELICITATION_TASK_LEASE_MS) : undefined,
   taskTtlMs: env.ELICITATION_TASK_TTL_MS ? Number(env.ELICITATION_TASK_TTL_MS) : undefined,
-  store: (env.ELICITATION_STORE || 'memory') as 'memory' | 'redis',
+  store: storeKind as 'memory' | 'redis' | 'postgres',
   redisUrl: env.REDIS_URL || undefined,
   redisPrefix: env.ELICITATION_REDIS_PREFIX || undefined,
+  databaseUrl: env.DATABASE_URL || undefined,
+  postgresPrefix: env.ELICITATION_POSTGRES_PREFIX || undefined,
   throttleLimit: env.ELICITATION_THROTTLE_LIMIT ? Number(env.ELICITATION_THROTTLE_LIMIT) : undefined,
   encryptionKey,
   createPerMinute: env.ELICITATION_CREATE_PER_MINUTE ? Number(env.ELICITATION_CREATE_PER_MINUTE) : undefined,
@@ -43,7 +46,7 @@ const { app, mcpUrl, url } = await startDemoApp({
 app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
 console.log(
-  `\nMCP elicitation demo ready (${env.ELICITATION_STORE || 'memory'} store, ${env.ELICITATION_ADAPTER || 'express'}). ` +
+  `\nMCP elicitation demo ready (${storeKind} store, ${env.ELICITATION_ADAPTER || 'express'}). ` +
     `MCP endpoint (Streamable HTTP, protocol 2026-07-28 and 2025-11-25 on one route): ${mcpUrl}`,
 );
 console.log(

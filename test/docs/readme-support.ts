@@ -10,6 +10,7 @@ import ts from 'typescript';
 export const ENTRY_POINTS: Record<string, string> = {
   'nestjs-mcp-elicitation': 'src/index.ts',
   'nestjs-mcp-elicitation/redis': 'src/redis/index.ts',
+  'nestjs-mcp-elicitation/postgres': 'src/postgres/index.ts',
   'nestjs-mcp-elicitation/store': 'src/store/index.ts',
   'nestjs-mcp-elicitation/testing': 'src/testing/index.ts',
   'nestjs-mcp-elicitation/mcp-nest': 'src/mcp-nest/index.ts',

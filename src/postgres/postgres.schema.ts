@@ -1,0 +1,278 @@
+/**
+ * The PostgreSQL store's tables and functions, as one SQL text (`schemaSql`): what `createSchema()` runs, and what
+ * `sql/postgres/0001_elicitation.sql` ships for apps that run migrations with their own tool (the file is this text
+ * for the default names; test/postgres/postgres.schema.spec.ts checks they agree). Every name is under one schema
+ * and one table prefix (`PostgresNames`).
+ *
+ * What is in clear: ids, statuses, times, counts, and keyed hashes (HMAC, `ElicitationStoreKeys.names`) of user ids,
+ * types, askKeys and counter keys. A record's user, type, message and metadata are sealed (`j`, `v`), as in Redis; an
+ * answer is sealed by the service before it reaches the store; a task's user and body are sealed together.
+ *
+ * Each store operation is one statement: a function here for each move (a transition and its event in one
+ * transaction), a plain `SELECT` for each read. Events are rows of `events`, announced by `NOTIFY` with their id only.
+ */
+
+import type pg from 'pg';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+
+/** The version `createSchema()` writes and the store requires (the `meta` row `schema_version`). */
+export const SCHEMA_VERSION = 1;
+
+/** Where the store's objects live: a schema and a prefix for every table and function. */
+export interface PostgresNames {
+  schema: string;
+  prefix: string;
+}
+
+/** The default names: tables `public.elicitation_records`, …; functions `public.elicitation_create`, …. */
+export const DEFAULT_POSTGRES_NAMES: PostgresNames = { schema: 'public', prefix: 'elicitation_' };
+
+/** A schema or prefix the store accepts: lower-case letters, digits and `_` (no quoting needed anywhere). */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
+const PREFIX = /^[a-z0-9_]{0,30}$/;
+
+/** Whether `names` are usable identifiers; the message names the option and the value otherwise. */
+export function namesProblem(names: PostgresNames): string | undefined {
+  if (!IDENTIFIER.test(names.schema))
+    return `schema must be lower-case letters, digits and _ (at most 40), got ${JSON.stringify(names.schema)}`;
+  if (!PREFIX.test(names.prefix))
+    return `tablePrefix must be lower-case letters, digits and _ (at most 30), got ${JSON.stringify(names.prefix)}`;
+  return undefined;
+}
+
+/** The qualified name of a table or function. */
+export function qualified(names: PostgresNames, object: string): string {
+  return `${names.schema}.${names.prefix}${object}`;
+}
+
+/** The notification channel of a schema and prefix (a channel name is an identifier: at most 63 bytes). */
+export function channelOf(names: PostgresNames): string {
+  return `${names.schema}_${names.prefix}events`.slice(0, 63);
+}
+
+/** The whole schema, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), ending with the version row. */
+export function schemaSql(names: PostgresNames = DEFAULT_POSTGRES_NAMES): string {
+  const t = (object: string) => qualified(names, object);
+  const lock = `hashtext('${t('create')}')`;
+  return `-- nestjs-mcp-elicitation: the PostgreSQL store's schema, version ${SCHEMA_VERSION}
+CREATE SCHEMA IF NOT EXISTS ${names.schema};
+
+CREATE TABLE IF NOT EXISTS ${t('meta')} (name text PRIMARY KEY, value text NOT NULL);
+
+-- One row per elicitation: v, j sealed at creation; the rest changes with the record's life.
+CREATE TABLE IF NOT EXISTS ${t('records')} (
+  id text PRIMARY KEY,
+  v text NOT NULL,
+  j text NOT NULL,
+  user_name text NOT NULL,
+  type_name text NOT NULL,
+  ask_name text,
+  status text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  purge_at bigint NOT NULL,
+  finished_at bigint,
+  data text,
+  consumed_at bigint,
+  extended_at bigint,
+  extended_from bigint
+);
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_user ON ${t('records')} (user_name, created_at);
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_due ON ${t('records')} (expires_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_purge ON ${t('records')} (purge_at);
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_completed ON ${t('records')} (type_name, finished_at)
+  WHERE status = 'completed' AND consumed_at IS NULL;
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_asked ON ${t('records')} (ask_name, created_at) WHERE ask_name IS NOT NULL;
+
+-- Fixed-window counters (aligned windows: reset_at is the window's end).
+CREATE TABLE IF NOT EXISTS ${t('counters')} (name text PRIMARY KEY, reset_at bigint NOT NULL, count integer NOT NULL);
+CREATE INDEX IF NOT EXISTS ${names.prefix}counters_reset ON ${t('counters')} (reset_at);
+
+-- Lifecycle events between instances: appended with the move, announced by NOTIFY (the id only).
+CREATE TABLE IF NOT EXISTS ${t('events')} (id bigserial PRIMARY KEY, at bigint NOT NULL, message text NOT NULL);
+CREATE INDEX IF NOT EXISTS ${names.prefix}events_at ON ${t('events')} (at);
+
+-- The key rings of the live instances (key ids only).
+CREATE TABLE IF NOT EXISTS ${t('key_rings')} (instance_id text PRIMARY KEY, key_ids text NOT NULL, until bigint NOT NULL);
+
+-- MCP tasks: user and body sealed together; user_name for the per-user cap.
+CREATE TABLE IF NOT EXISTS ${t('tasks')} (
+  id text PRIMARY KEY,
+  user_name text NOT NULL,
+  status text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  version integer NOT NULL,
+  lease_owner text,
+  lease_until bigint,
+  sealed text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_open ON ${t('tasks')} (user_name) WHERE status IN ('working', 'input_required');
+CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_expiry ON ${t('tasks')} (expires_at);
+
+-- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit).
+CREATE OR REPLACE FUNCTION ${t('emit')}(p_at bigint, p_message text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE event_id bigint;
+BEGIN
+  INSERT INTO ${t('events')} (at, message) VALUES (p_at, p_message) RETURNING id INTO event_id;
+  PERFORM pg_notify('${channelOf(names)}', event_id::text);
+END $$;
+
+CREATE OR REPLACE FUNCTION ${t('hit')}(p_name text, p_reset_at bigint) RETURNS integer LANGUAGE sql AS $$
+  INSERT INTO ${t('counters')} AS c (name, reset_at, count) VALUES (p_name, p_reset_at, 1)
+  ON CONFLICT (name) DO UPDATE SET count = CASE WHEN c.reset_at = EXCLUDED.reset_at THEN c.count + 1 ELSE 1 END,
+    reset_at = EXCLUDED.reset_at
+  RETURNING count
+$$;
+
+-- A new pending record, unless a limit refuses it: creations with a quota take one lock, so the counts hold across instances.
+CREATE OR REPLACE FUNCTION ${t('create')}(
+  p_id text, p_v text, p_j text, p_user text, p_users text[], p_type text, p_ask text,
+  p_created bigint, p_expires bigint, p_purge bigint,
+  p_rate text, p_rate_reset bigint, p_rate_limit integer, p_max_user integer, p_max_all integer, p_event text
+) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  IF p_rate IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock(${lock});
+    IF ${t('hit')}(p_rate, p_rate_reset) > p_rate_limit THEN RETURN 'rate-limited'; END IF;
+    SELECT count(*) INTO n FROM ${t('records')} WHERE user_name = ANY(p_users) AND status = 'pending';
+    IF n >= p_max_user THEN RETURN 'user-pending-limit'; END IF;
+    SELECT count(*) INTO n FROM ${t('records')} WHERE status = 'pending';
+    IF n >= p_max_all THEN RETURN 'pending-limit'; END IF;
+  END IF;
+  INSERT INTO ${t('records')} (id, v, j, user_name, type_name, ask_name, status, created_at, expires_at, purge_at)
+    VALUES (p_id, p_v, p_j, p_user, p_type, p_ask, 'pending', p_created, p_expires, p_purge);
+  IF p_event IS NOT NULL THEN PERFORM ${t('emit')}(p_created, p_event); END IF;
+  RETURN 'created';
+END $$;
+
+-- Out of pending, once: the row as it is after the call, and whether this call moved it.
+CREATE OR REPLACE FUNCTION ${t('finish')}(
+  p_id text, p_status text, p_data text, p_now bigint, p_purge bigint, p_event_start text, p_event_end text
+) RETURNS TABLE (moved boolean, row_json text) LANGUAGE plpgsql AS $$
+DECLARE r ${t('records')};
+BEGIN
+  SELECT * INTO r FROM ${t('records')} WHERE id = p_id AND purge_at > p_now FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+  IF r.status <> 'pending' OR (p_status <> 'expired' AND r.expires_at <= p_now) THEN
+    RETURN QUERY SELECT false, row_to_json(r)::text;
+    RETURN;
+  END IF;
+  UPDATE ${t('records')} SET status = p_status, data = p_data, finished_at = p_now, purge_at = p_purge
+    WHERE id = p_id RETURNING * INTO r;
+  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+  RETURN QUERY SELECT true, row_to_json(r)::text;
+END $$;
+
+-- More time, once, for a pending record before its expiry.
+CREATE OR REPLACE FUNCTION ${t('extend')}(
+  p_id text, p_expires bigint, p_purge bigint, p_now bigint, p_event_start text, p_event_end text
+) RETURNS TABLE (moved boolean, row_json text) LANGUAGE plpgsql AS $$
+DECLARE r ${t('records')};
+BEGIN
+  SELECT * INTO r FROM ${t('records')} WHERE id = p_id AND purge_at > p_now FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+  IF r.status <> 'pending' OR r.expires_at <= p_now OR r.extended_at IS NOT NULL THEN
+    RETURN QUERY SELECT false, row_to_json(r)::text;
+    RETURN;
+  END IF;
+  UPDATE ${t('records')} SET expires_at = p_expires, purge_at = p_purge, extended_at = p_now, extended_from = r.expires_at
+    WHERE id = p_id RETURNING * INTO r;
+  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+  RETURN QUERY SELECT true, row_to_json(r)::text;
+END $$;
+
+-- Read-once delivery: a completed record's data, taken.
+CREATE OR REPLACE FUNCTION ${t('consume')}(p_id text, p_now bigint) RETURNS text LANGUAGE sql AS $$
+  WITH taken AS (
+    SELECT id, data FROM ${t('records')}
+    WHERE id = p_id AND status = 'completed' AND consumed_at IS NULL AND purge_at > p_now FOR UPDATE
+  )
+  UPDATE ${t('records')} r SET consumed_at = p_now, data = NULL FROM taken WHERE r.id = taken.id
+  RETURNING json_build_object('row', row_to_json(r), 'data', taken.data)::text
+$$;
+
+-- Expires what is due and forgets what is past its time, in batches that skip rows a page post holds.
+CREATE OR REPLACE FUNCTION ${t('sweep')}(
+  p_now bigint, p_retention bigint, p_batch integer, p_event_start text, p_event_end text,
+  p_events_before bigint, p_events_kept integer
+) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE r ${t('records')};
+BEGIN
+  FOR r IN
+    WITH due AS (
+      SELECT id FROM ${t('records')} WHERE status = 'pending' AND expires_at <= p_now
+      ORDER BY expires_at LIMIT p_batch FOR UPDATE SKIP LOCKED
+    )
+    UPDATE ${t('records')} x SET status = 'expired', finished_at = p_now, purge_at = p_now + p_retention
+    FROM due WHERE x.id = due.id RETURNING x.*
+  LOOP
+    IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+    RETURN NEXT row_to_json(r)::text;
+  END LOOP;
+  DELETE FROM ${t('records')} WHERE id IN (
+    SELECT id FROM ${t('records')} WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+  DELETE FROM ${t('counters')} WHERE name IN (
+    SELECT name FROM ${t('counters')} WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+  DELETE FROM ${t('tasks')} WHERE id IN (
+    SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+  DELETE FROM ${t('key_rings')} WHERE until <= p_now;
+  DELETE FROM ${t('events')} WHERE at < p_events_before
+    OR id <= (SELECT max(id) FROM ${t('events')}) - p_events_kept;
+END $$;
+
+-- An instance's key ring until p_until (0: gone); the live rings.
+CREATE OR REPLACE FUNCTION ${t('announce')}(p_instance text, p_key_ids text, p_until bigint, p_now bigint)
+RETURNS TABLE (instance_id text, key_ids text) LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM ${t('key_rings')} k WHERE k.until <= p_now OR k.instance_id = p_instance;
+  IF p_until > p_now THEN
+    INSERT INTO ${t('key_rings')} (instance_id, key_ids, until) VALUES (p_instance, p_key_ids, p_until);
+  END IF;
+  RETURN QUERY SELECT k.instance_id, k.key_ids FROM ${t('key_rings')} k ORDER BY k.instance_id;
+END $$;
+
+-- A new task, unless its user has too many open ones (one lock per user name: the count holds across instances).
+CREATE OR REPLACE FUNCTION ${t('create_task')}(
+  p_id text, p_user text, p_users text[], p_status text, p_created bigint, p_updated bigint, p_expires bigint,
+  p_version integer, p_lease_owner text, p_lease_until bigint, p_sealed text, p_max_open integer
+) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('${t('tasks')}:' || p_user));
+  SELECT count(*) INTO n FROM ${t('tasks')}
+    WHERE user_name = ANY(p_users) AND status IN ('working', 'input_required') AND expires_at > p_created;
+  IF n >= p_max_open THEN RETURN 'user-task-limit'; END IF;
+  INSERT INTO ${t('tasks')} (id, user_name, status, created_at, updated_at, expires_at, version, lease_owner, lease_until, sealed)
+    VALUES (p_id, p_user, p_status, p_created, p_updated, p_expires, p_version, p_lease_owner, p_lease_until, p_sealed)
+    ON CONFLICT (id) DO NOTHING;
+  IF NOT FOUND THEN RETURN 'exists'; END IF;
+  RETURN 'created';
+END $$;
+
+INSERT INTO ${t('meta')} (name, value) VALUES ('schema_version', '${SCHEMA_VERSION}')
+  ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;
+`;
+}
+
+/** Reads the schema's version: a config error naming the fix when it is missing or another (`42P01`: no such table). */
+export async function checkSchemaVersion(pool: pg.Pool, names: PostgresNames): Promise<void> {
+  let version: string | undefined;
+  try {
+    const { rows } = await pool.query<{ value: string }>(`SELECT value FROM ${qualified(names, 'meta')} WHERE name = 'schema_version'`);
+    version = rows[0]?.value;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P01') throw new ElicitationStoreUnavailableError('schema check', error);
+  }
+  if (version !== String(SCHEMA_VERSION)) {
+    throw new ElicitationConfigError(
+      'store',
+      `PostgresElicitationStore needs schema version ${SCHEMA_VERSION} in ${names.schema} (tables ${names.prefix}*), ` +
+        `found ${version === undefined ? 'none' : `version ${version}`}: run sql/postgres/0001_elicitation.sql with your ` +
+        `migration tool, or await store.createSchema() before the app starts`,
+    );
+  }
+}

@@ -1,0 +1,69 @@
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { DEFAULT_POSTGRES_NAMES, namesProblem } from './postgres.schema.js';
+
+/** Options of `PostgresElicitationStore`. */
+export interface PostgresElicitationStoreOptions {
+  /**
+   * The schema of the store's tables and functions (created by `createSchema()` when missing). Lower-case letters,
+   * digits and `_`.
+   * @default 'public'
+   */
+  schema?: string;
+  /**
+   * The prefix of every table and function name (`elicitation_records`, …): give each deployment sharing a database
+   * its own. Lower-case letters, digits and `_`.
+   * @default 'elicitation_'
+   */
+  tablePrefix?: string;
+  /**
+   * Records (and counters, tasks, events) a sweep handles per statement; the sweep loops while a batch is full.
+   * @default 500
+   */
+  sweepBatch?: number;
+  /** How long the events table keeps an event, in milliseconds (trimmed by the sweep). @default 600000 (10 minutes) */
+  eventsMaxAgeMs?: number;
+  /** About how many events the events table keeps (trimmed by the sweep). @default 10000 */
+  eventsMaxCount?: number;
+  /**
+   * How often an instance reads the events table without a notification, in milliseconds: the backstop for a
+   * notification lost with its connection.
+   * @default 5000
+   */
+  eventPollMs?: number;
+}
+
+/** The options with their defaults, checked. */
+export interface ResolvedPostgresStoreOptions {
+  readonly schema: string;
+  readonly tablePrefix: string;
+  readonly sweepBatch: number;
+  readonly eventsMaxAgeMs: number;
+  readonly eventsMaxCount: number;
+  readonly eventPollMs: number;
+}
+
+/** A whole number of at least `min`, else a config error naming the option and the value. */
+function whole(option: keyof PostgresElicitationStoreOptions, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ElicitationConfigError(option, `must be a whole number of at least ${min}`, { value });
+  }
+  return value;
+}
+
+export function resolvePostgresStoreOptions(options: PostgresElicitationStoreOptions): ResolvedPostgresStoreOptions {
+  const known = new Set(['schema', 'tablePrefix', 'sweepBatch', 'eventsMaxAgeMs', 'eventsMaxCount', 'eventPollMs']);
+  const unknown = Object.keys(options).find((key) => !known.has(key));
+  if (unknown) throw new ElicitationConfigError(unknown, `is not an option of PostgresElicitationStore (${[...known].join(', ')})`);
+  const names = { schema: options.schema ?? DEFAULT_POSTGRES_NAMES.schema, prefix: options.tablePrefix ?? DEFAULT_POSTGRES_NAMES.prefix };
+  const problem = namesProblem(names);
+  if (problem) throw new ElicitationConfigError(problem.startsWith('schema') ? 'schema' : 'tablePrefix', problem.replace(/^\S+ /, ''));
+  return {
+    schema: names.schema,
+    tablePrefix: names.prefix,
+    sweepBatch: whole('sweepBatch', options.sweepBatch, 500, 1),
+    eventsMaxAgeMs: whole('eventsMaxAgeMs', options.eventsMaxAgeMs, 600_000, 1_000),
+    eventsMaxCount: whole('eventsMaxCount', options.eventsMaxCount, 10_000, 1),
+    eventPollMs: whole('eventPollMs', options.eventPollMs, 5_000, 100),
+  };
+}

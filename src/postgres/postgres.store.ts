@@ -1,0 +1,345 @@
+import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import pg from 'pg';
+import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
+import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { eventMessageEnd, eventMessageStart } from '../redis/redis.event-wire.js';
+import { checkKeyRingEntry } from '../redis/redis.key-ring.js';
+import { decodeData, encodeImmutableFields } from '../redis/redis.row-codec.js';
+import { COLUMNS, recordOf, recordOfJson } from './postgres.rows.js';
+import {
+  ElicitationStore,
+  type CounterHit,
+  type CreatedReport,
+  type CreateQuota,
+  type CreateResult,
+  type ElicitationEventChannel,
+  type ElicitationEventChannelOptions,
+  type ElicitationEventContext,
+  type ElicitationStoreKeys,
+  type EventSentReport,
+  type ExtendChange,
+  type FinishChange,
+  type KeyRingEntry,
+  type SweepReport,
+} from '../stores/elicitation-store.js';
+import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import { PostgresEventChannel } from './postgres.event-channel.js';
+import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
+import { channelOf, checkSchemaVersion, qualified, schemaSql, type PostgresNames } from './postgres.schema.js';
+import { PostgresCounters } from './postgres.counters.js';
+import { PostgresTasks } from './postgres.tasks.js';
+
+export type { PostgresElicitationStoreOptions } from './postgres.store-options.js';
+
+/**
+ * The shared store on PostgreSQL, for apps that have a database and no Redis: the app's own `pg` `Pool` (or a
+ * connection string: the store then opens and closes its pool). Every operation is one statement (a function of the
+ * schema for each move, a `SELECT` for each read), and a move leaves `pending` by a compare-and-set under the row's
+ * lock. Lifecycle events go in the same transaction as the move into an events table, announced by `NOTIFY` with
+ * their id only (see `PostgresEventChannel`). Nothing names a user, type or IP address in clear: index columns hold
+ * keyed hashes, records and tasks are sealed, under the keys `ElicitationModule` hands the store (`useKeys`).
+ *
+ * The schema: `createSchema()`, or `sql/postgres/0001_elicitation.sql` run by your migration tool. At start-up the
+ * store reads its version and refuses to start, naming the fix, when it is missing or another.
+ */
+export class PostgresElicitationStore extends ElicitationStore implements OnModuleInit, OnModuleDestroy {
+  override readonly shared: boolean = true;
+  /** The pool in use (the app's, or the store's own). */
+  readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private readonly names: PostgresNames;
+  private readonly t: (object: string) => string;
+  private readonly options: ReturnType<typeof resolvePostgresStoreOptions>;
+  private readonly channels = new Set<PostgresEventChannel>();
+  private readonly tasks: PostgresTasks;
+  private readonly counters: PostgresCounters;
+  private readonly logger = new Logger('PostgresElicitationStore');
+  private keys: ElicitationStoreKeys | undefined;
+  private ringName: string | undefined;
+  private closed = false;
+
+  constructor(pool: pg.Pool | string, options: PostgresElicitationStoreOptions = {}) {
+    super();
+    this.options = resolvePostgresStoreOptions(options);
+    this.names = { schema: this.options.schema, prefix: this.options.tablePrefix };
+    this.t = (object) => qualified(this.names, object);
+    if (typeof pool === 'string') {
+      this.pool = new pg.Pool({ connectionString: pool });
+      this.pool.on('error', () => undefined); // an idle client's error: the next query reports it
+      this.ownsPool = true;
+    } else if (pool && typeof (pool as Partial<pg.Pool>).query === 'function') {
+      this.pool = pool;
+      this.ownsPool = false;
+    } else {
+      throw new ElicitationConfigError('store', 'PostgresElicitationStore takes a pg Pool or a connection string', { value: pool });
+    }
+    this.tasks = new PostgresTasks(this.pool, this.t, () => this.require());
+    this.counters = new PostgresCounters(this.pool, this.t, () => this.require());
+  }
+
+  /** Creates the tables and functions (idempotent): for apps without migrations. Resolves once they exist. */
+  async createSchema(): Promise<void> {
+    await this.call('createSchema', () => this.pool.query(schemaSql(this.names)));
+  }
+
+  /** Checks the schema's version before the module starts: refuses, naming the fix, when it is missing or another. */
+  async onModuleInit(): Promise<void> {
+    await checkSchemaVersion(this.pool, this.names);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.channels].map((c) => c.close()));
+    if (this.ownsPool) await this.pool.end().catch(() => undefined);
+  }
+
+  override useKeys(keys: ElicitationStoreKeys): void {
+    const ring = keys.names('ring').join(',');
+    if (this.ringName !== undefined && this.ringName !== ring) {
+      throw new ElicitationConfigError(
+        'store',
+        'is already used with another encryptionKey: a PostgresElicitationStore names and seals its data with one key ring, so give each module its own store or the same encryptionKey',
+      );
+    }
+    this.keys ??= keys;
+    this.ringName = ring;
+  }
+
+  async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport> {
+    const keys = this.require();
+    const { v, j } = encodeImmutableFields(record, keys);
+    const users = keys.names('user', record.userId);
+    const channel = this.eventChannel();
+    const event = channel && eventMessageStart(channel.head, 'created') + v + eventMessageEnd(record.createdAt, channel.traceNow());
+    const window = quota && (Math.floor(record.createdAt / quota.windowMs) + 1) * quota.windowMs;
+    const { rows } = await this.call('create', () =>
+      this.pool.query<{ result: CreateResult }>(
+        `SELECT ${this.t('create')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS result`,
+        [
+          record.id,
+          v,
+          j,
+          users[0],
+          users,
+          keys.names('completed', record.userId, record.type)[0],
+          record.askKey === undefined ? null : keys.names('asked', record.userId, record.askKey)[0],
+          record.createdAt,
+          record.expiresAt,
+          record.purgeAt,
+          quota ? `rate:${users[0]}` : null,
+          window ?? null,
+          quota?.perUserLimit ?? null,
+          quota?.maxPendingPerUser ?? null,
+          quota?.maxPending ?? null,
+          event ?? null,
+        ],
+      ),
+    );
+    const result = rows[0].result;
+    return result === 'created' && event ? { result, eventSent: true } : result;
+  }
+
+  async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const keys = this.require();
+    const { rows } = await this.call('get', () =>
+      this.pool.query(`SELECT ${COLUMNS} FROM ${this.t('records')} WHERE id = $1 AND purge_at > $2`, [id, now]),
+    );
+    return rows[0] ? recordOf(rows[0] as object, keys) : undefined;
+  }
+
+  async finish(id: string, change: FinishChange): Promise<TransitionResult & EventSentReport> {
+    const keys = this.require();
+    const channel = this.eventChannel();
+    const { rows } = await this.call('finish', () =>
+      this.pool.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('finish')}($1, $2, $3, $4, $5, $6, $7)`, [
+        id,
+        change.status,
+        change.data === undefined ? null : JSON.stringify(change.data),
+        change.now,
+        change.purgeAt,
+        channel ? eventMessageStart(channel.head, change.status) : null,
+        channel ? eventMessageEnd(change.now, channel.traceNow()) : null,
+      ]),
+    );
+    if (!rows[0]) return { ok: false, reason: 'not-found' };
+    const record = recordOfJson(rows[0].row_json, keys);
+    if (rows[0].moved) return { ok: true, record, ...(channel && { eventSent: true }) };
+    if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
+    return { ok: false, reason: 'expired', record };
+  }
+
+  override async extend(id: string, change: ExtendChange): Promise<ExtendResult & EventSentReport> {
+    const keys = this.require();
+    const channel = this.eventChannel();
+    const { rows } = await this.call('extend', () =>
+      this.pool.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('extend')}($1, $2, $3, $4, $5, $6)`, [
+        id,
+        change.expiresAt,
+        change.purgeAt,
+        change.now,
+        channel ? eventMessageStart(channel.head, 'extended') : null,
+        channel ? eventMessageEnd(change.now, channel.traceNow(), change.expiresAt) : null,
+      ]),
+    );
+    if (!rows[0]) return { ok: false, reason: 'not-found' };
+    const record = recordOfJson(rows[0].row_json, keys);
+    if (rows[0].moved) return { ok: true, record, ...(channel && { eventSent: true }) };
+    if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
+    if (record.expiresAt <= change.now) return { ok: false, reason: 'expired', record };
+    return { ok: false, reason: 'already-extended', record };
+  }
+
+  async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
+    const keys = this.require();
+    const { rows } = await this.call('consume', () =>
+      this.pool.query<{ taken: string | null }>(`SELECT ${this.t('consume')}($1, $2) AS taken`, [id, now]),
+    );
+    const taken = rows[0]?.taken;
+    if (!taken) return undefined;
+    const { row, data } = JSON.parse(taken) as { row: object; data: string | null };
+    const record = recordOf(row, keys);
+    if (data !== null) record.data = decodeData(data);
+    return record;
+  }
+
+  async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
+    const keys = this.require();
+    const { rows } = await this.call('findLatestCompleted', () =>
+      this.pool.query(
+        `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE type_name = ANY($1) AND status = 'completed' AND consumed_at IS NULL
+         AND purge_at > $2 ORDER BY finished_at DESC, created_at DESC LIMIT 1`,
+        [keys.names('completed', userId, type), now],
+      ),
+    );
+    return rows[0] ? recordOf(rows[0] as object, keys) : undefined;
+  }
+
+  async listByUser(userId: string, now: number): Promise<ElicitationRecord[]> {
+    return this.list('listByUser', 'user_name', this.require().names('user', userId), now, 'ASC');
+  }
+
+  override async findByAskKey(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]> {
+    return this.list('findByAskKey', 'ask_name', this.require().names('asked', userId, askKey), now, 'DESC');
+  }
+
+  async sweep(now: number, retentionMs: number): Promise<SweepReport> {
+    const keys = this.require();
+    const channel = this.eventChannel();
+    const { rows } = await this.call('sweep', () =>
+      this.pool.query<{ row: string }>(`SELECT ${this.t('sweep')}($1, $2, $3, $4, $5, $6, $7) AS row`, [
+        now,
+        retentionMs,
+        this.options.sweepBatch,
+        channel ? eventMessageStart(channel.head, 'expired') : null,
+        channel ? eventMessageEnd(now, channel.traceNow()) : null,
+        now - this.options.eventsMaxAgeMs,
+        this.options.eventsMaxCount,
+      ]),
+    );
+    const expired = rows.map((r) => recordOfJson(r.row, keys));
+    return { expired, ...(channel && expired.length > 0 && { eventSent: true }) };
+  }
+
+  override async ping(): Promise<void> {
+    await this.call('ping', () => this.pool.query('SELECT 1'));
+  }
+
+  override async openEventChannel(
+    onRemoteEvent: (event: ElicitationEvent, context?: ElicitationEventContext) => void,
+    options?: ElicitationEventChannelOptions,
+  ): Promise<ElicitationEventChannel> {
+    const keys = this.require();
+    const channel = await this.call('openEventChannel', () =>
+      PostgresEventChannel.open(
+        {
+          pool: this.pool,
+          connection: (this.pool as unknown as { options: pg.ClientConfig }).options,
+          keys,
+          channel: channelOf(this.names),
+          events: this.t('events'),
+          emit: this.t('emit'),
+          pollMs: this.options.eventPollMs,
+          onClose: (c) => this.channels.delete(c),
+        },
+        onRemoteEvent,
+        options,
+      ),
+    );
+    this.channels.add(channel);
+    return channel;
+  }
+
+  override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
+    checkKeyRingEntry(entry);
+    const { rows } = await this.call('announceKeyRing', () =>
+      this.pool.query<{ instance_id: string; key_ids: string }>(`SELECT instance_id, key_ids FROM ${this.t('announce')}($1, $2, $3, $4)`, [
+        entry.instanceId,
+        entry.keyIds.join(','),
+        ttlMs > 0 ? now + ttlMs : 0,
+        now,
+      ]),
+    );
+    return rows.map((r) => ({ instanceId: r.instance_id, keyIds: r.key_ids.split(',') }));
+  }
+
+  hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
+    return this.call('hit', () => this.counters.hit(key, windowMs, now));
+  }
+
+  override peekHits(key: string, windowMs: number, now: number): Promise<number> {
+    return this.call('peekHits', () => this.counters.peek(key, windowMs, now));
+  }
+
+  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
+    return this.call('createTask', () => this.tasks.create(task, limit));
+  }
+
+  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
+    return this.call('getTask', () => this.tasks.get(id, now));
+  }
+
+  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+    return this.call('putTask', () => this.tasks.put(task, now));
+  }
+
+  /** The records of an index, not purged, in creation order. */
+  private async list(operation: string, column: string, names: readonly string[], now: number, order: 'ASC' | 'DESC') {
+    const keys = this.require();
+    const { rows } = await this.call(operation, () =>
+      this.pool.query(
+        `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE ${column} = ANY($1) AND purge_at > $2 ORDER BY created_at ${order}`,
+        [names, now],
+      ),
+    );
+    return rows.map((row) => recordOf(row as object, keys));
+  }
+
+  /** The channel the functions append events for: the only one open on this store (as in Redis). */
+  private eventChannel(): PostgresEventChannel | undefined {
+    return this.channels.size === 1 ? this.channels.values().next().value : undefined;
+  }
+
+  private require(): ElicitationStoreKeys {
+    if (this.keys) return this.keys;
+    throw new ElicitationConfigError(
+      'store',
+      'has no keys yet: a PostgresElicitationStore names and seals its data with keys derived from encryptionKey, which ElicitationModule hands it when it starts (pass the store as its store option; outside the module, call useKeys)',
+    );
+  }
+
+  /** A query whose failure to reach PostgreSQL is the store being unavailable; an error of the schema stays as it is. */
+  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ElicitationConfigError) throw error;
+      const code = (error as { code?: unknown }).code;
+      // SQLSTATE classes 08 (connection), 53 (resources), 57 (operator intervention): the server is not there for us.
+      if (typeof code !== 'string' || /^(08|53|57)/.test(code)) throw new ElicitationStoreUnavailableError(operation, error);
+      this.logger.error(`${operation} failed: ${code} ${(error as Error).message}`);
+      throw error;
+    }
+  }
+}

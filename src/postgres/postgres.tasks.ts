@@ -1,0 +1,103 @@
+import type pg from 'pg';
+import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit, TaskStatus } from '../stores/task-store.js';
+
+/** A task row. */
+interface TaskRow {
+  id: string;
+  status: TaskStatus;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  version: number;
+  lease_owner: string | null;
+  lease_until: string | null;
+  sealed: string;
+}
+
+/** The additional data a task's user and body are sealed with: they open as this task's only. */
+const context = (id: string) => `task:${id}`;
+
+/**
+ * The task half of the PostgreSQL store: one row per task, its user and body sealed together, its user's name (a
+ * keyed hash) for the cap on open tasks. `create` is a function of the schema (the cap and the insert under one
+ * lock per user); `put` one compare-and-set statement on `version`.
+ */
+export class PostgresTasks {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly t: (object: string) => string,
+    private readonly keys: () => ElicitationStoreKeys,
+  ) {}
+
+  async create(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
+    const keys = this.keys();
+    const users = keys.names('user', task.userId);
+    const { rows } = await this.pool.query<{ result: CreateTaskResult }>(
+      `SELECT ${this.t('create_task')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result`,
+      [
+        task.id,
+        users[0],
+        users,
+        task.status,
+        task.createdAt,
+        task.updatedAt,
+        task.expiresAt,
+        task.version,
+        task.lease?.owner ?? null,
+        task.lease?.until ?? null,
+        this.seal(keys, task),
+        limit.maxOpenPerUser,
+      ],
+    );
+    return rows[0].result;
+  }
+
+  async get(id: string, now: number): Promise<StoredTask | undefined> {
+    const { rows } = await this.pool.query<TaskRow>(`SELECT * FROM ${this.t('tasks')} WHERE id = $1 AND expires_at > $2`, [id, now]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const { userId, body } = JSON.parse(this.keys().open(row.sealed, context(row.id))) as { userId: string; body: string };
+    return {
+      id: row.id,
+      userId,
+      status: row.status,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+      expiresAt: Number(row.expires_at),
+      version: row.version,
+      ...(row.lease_owner !== null && { lease: { owner: row.lease_owner, until: Number(row.lease_until) } }),
+      body,
+    };
+  }
+
+  /** The compare-and-set: written when the stored version is one less and the task has not expired. */
+  async put(task: StoredTask, now: number): Promise<PutTaskResult> {
+    const { rows } = await this.pool.query<{ result: PutTaskResult }>(
+      `WITH current AS (SELECT expires_at FROM ${this.t('tasks')} WHERE id = $1),
+       written AS (
+         UPDATE ${this.t('tasks')} SET status = $3, updated_at = $4, expires_at = $5, version = $2, lease_owner = $6,
+           lease_until = $7, sealed = $8
+         WHERE id = $1 AND version = $2 - 1 AND expires_at > $9 RETURNING 1
+       )
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'written'
+         WHEN NOT EXISTS (SELECT 1 FROM current WHERE expires_at > $9) THEN 'not-found' ELSE 'conflict' END AS result`,
+      [
+        task.id,
+        task.version,
+        task.status,
+        task.updatedAt,
+        task.expiresAt,
+        task.lease?.owner ?? null,
+        task.lease?.until ?? null,
+        this.seal(this.keys(), task),
+        now,
+      ],
+    );
+    return rows[0].result;
+  }
+
+  private seal(keys: ElicitationStoreKeys, task: StoredTask): string {
+    return keys.seal(JSON.stringify({ userId: task.userId, body: task.body }), context(task.id));
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * PostgresElicitationStore on a real PostgreSQL: the shared store contract suite (records, counters, tasks), then what
+ * is PostgreSQL's own (the schema check, a race of finishers, what is stored in clear, the events between two stores).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
+import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
+import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
+import { DATABASE_URL, describePostgres, dropSchema } from '../support/postgres.js';
+import { keyed } from '../support/store-keys.js';
+import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
+
+const SCHEMA = `test_${randomUUID().slice(0, 8)}`;
+let pool: pg.Pool;
+let n = 0;
+const stores: PostgresElicitationStore[] = [];
+
+/** A store on its own table prefix, its schema created, with the test keys. */
+async function freshStore(prefix = `s${++n}_`): Promise<PostgresElicitationStore> {
+  const store = keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: prefix, eventPollMs: 200 }));
+  await store.createSchema();
+  await store.onModuleInit();
+  stores.push(store);
+  return store;
+}
+
+describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: DATABASE_URL, max: 20 });
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.onModuleDestroy()));
+    await dropSchema(pool, SCHEMA);
+    await pool.end();
+  });
+
+  describeElicitationStoreContract('PostgresElicitationStore', () => freshStore(), {
+    offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask'],
+  });
+
+  describe('PostgreSQL specifics', () => {
+    it('refuses to start without its schema, naming the fix; createSchema() is idempotent', async () => {
+      const store = keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'missing_' }));
+      await expect(store.onModuleInit()).rejects.toThrow(ElicitationConfigError);
+      await expect(store.onModuleInit()).rejects.toThrow(
+        /schema version 1 .* found none: run sql\/postgres\/0001_elicitation.sql .*store.createSchema\(\)/,
+      );
+      await store.createSchema();
+      await store.createSchema();
+      await expect(store.onModuleInit()).resolves.toBeUndefined();
+      await pool.query(`UPDATE ${SCHEMA}.missing_meta SET value = '0' WHERE name = 'schema_version'`);
+      await expect(store.onModuleInit()).rejects.toThrow(/found version 0/);
+    });
+
+    it('refuses bad names and unknown options, naming them', () => {
+      expect(() => new PostgresElicitationStore(pool, { schema: 'Bad-Name' })).toThrow(/schema.*"Bad-Name"/);
+      expect(() => new PostgresElicitationStore(pool, { tablePrefix: 'x;drop' })).toThrow(/tablePrefix.*"x;drop"/);
+      expect(() => new PostgresElicitationStore(pool, { keyPrefix: 'x' } as never)).toThrow(/keyPrefix/);
+      expect(() => new PostgresElicitationStore(42 as never)).toThrow(/pg Pool or a connection string/);
+    });
+
+    it('lets exactly one of 40 concurrent completions win', async () => {
+      const store = await freshStore();
+      const record = pendingRecord();
+      await store.create(record);
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          store.finish(record.id, {
+            status: 'completed',
+            data: { $sealed: `answer-${i}` },
+            now: record.createdAt + 1,
+            purgeAt: record.createdAt + 10_000,
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const winner = results.find((r) => r.ok) as { ok: true; record: { data?: unknown } };
+      expect((await store.get(record.id, record.createdAt + 2))!.data).toEqual(winner.record.data);
+      expect(results.filter((r) => !r.ok && r.reason === 'already-finished')).toHaveLength(39);
+    });
+
+    it('keeps no user id, type, message or counter key in clear', async () => {
+      const store = await freshStore('clear_');
+      const record = pendingRecord({ userId: 'alice@example.com', type: 'api-key-github', message: 'Enter your GitHub key' });
+      await store.create(record);
+      await store.hit('throttle:203.0.113.9', 60_000, record.createdAt);
+      const dump = JSON.stringify([
+        (await pool.query(`SELECT * FROM ${SCHEMA}.clear_records`)).rows,
+        (await pool.query(`SELECT * FROM ${SCHEMA}.clear_counters`)).rows,
+      ]);
+      for (const secret of ['alice@example.com', 'api-key-github', 'Enter your GitHub key', '203.0.113.9'])
+        expect(dump).not.toContain(secret);
+      expect(dump).toContain(record.id);
+    });
+
+    it('sends events between two stores on one database: the move and its event in one step, each delivered once', async () => {
+      const a = await freshStore('ev_');
+      const b = keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'ev_', eventPollMs: 200 }));
+      stores.push(b);
+      const seen: ElicitationEvent[] = [];
+      const onB = await b.openEventChannel((event) => seen.push(event));
+      const onA = await a.openEventChannel(() => undefined);
+      const record = pendingRecord({ userId: 'event-user' });
+      expect(await a.create(record)).toEqual({ result: 'created', eventSent: true });
+      const finished = await a.finish(record.id, { status: 'declined', now: record.createdAt + 1, purgeAt: record.createdAt + 5_000 });
+      expect(finished).toMatchObject({ ok: true, eventSent: true });
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(seen.map((e) => [e.type, e.elicitationId, e.userId])).toEqual([
+        ['created', record.id, 'event-user'],
+        ['declined', record.id, 'event-user'],
+      ]);
+      expect(onB.isLive?.()).toBe(true);
+      // Nothing in the events table names the user in clear.
+      expect(JSON.stringify((await pool.query(`SELECT message FROM ${SCHEMA}.ev_events`)).rows)).not.toContain('event-user');
+      await new Promise((r) => setTimeout(r, 400)); // a poll or two: nothing is delivered twice
+      expect(seen).toHaveLength(2);
+      await onA.close();
+      await onB.close();
+    });
+  });
+});
