@@ -1,14 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import request from 'supertest';
+import { DATABASE_URL, describePostgres, dropPrefix } from '../../test/support/postgres.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis.js';
 import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { connectClient, textOf, type TestClient } from '../support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from '../support/page-form.js';
 
-const PREFIX = `e2e-multi-${randomUUID().slice(0, 8)}`;
+const RUN = randomUUID().slice(0, 8);
 const SECRET = 'ghp_MULTI_INSTANCE_SECRET_42';
 
 /** The page of an elicitation URL, on another instance. */
@@ -26,14 +28,72 @@ async function requiredError(call: Promise<unknown>): Promise<UrlElicitationRequ
   return error as UrlElicitationRequiredError;
 }
 
-describeRedis('several instances sharing one Redis (separate OS processes)', () => {
+/** A shared store the demo instances run on: its settings, its event log as the tests read it, its clean-up. */
+interface Backend {
+  describe: typeof describeRedis;
+  env: Record<string, string>;
+  /** The moves on the shared event log for one elicitation, in order. */
+  moves(elicitationId: string): Promise<string[]>;
+  cleanUp(): Promise<void>;
+}
+
+type WireMove = { event: { type: string; elicitationId: string } };
+
+const REDIS_PREFIX = `e2e-multi-${RUN}`;
+const POSTGRES_PREFIX = `e2e_multi_${RUN}_`;
+
+const BACKENDS: Record<string, Backend> = {
+  Redis: {
+    describe: describeRedis,
+    env: { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: REDIS_PREFIX },
+    async moves(id) {
+      const redis = new Redis(REDIS_URL);
+      try {
+        return (await redis.xrange(`{${REDIS_PREFIX}}:v2:events`, '-', '+'))
+          .map(([, fields]) => (JSON.parse(fields[1]) as WireMove).event)
+          .filter((event) => event.elicitationId === id)
+          .map((event) => event.type);
+      } finally {
+        await redis.quit();
+      }
+    },
+    async cleanUp() {
+      const redis = new Redis(REDIS_URL);
+      await deletePrefix(redis, REDIS_PREFIX);
+      await redis.quit();
+    },
+  },
+  PostgreSQL: {
+    describe: describePostgres,
+    env: { ELICITATION_STORE: 'postgres', DATABASE_URL, ELICITATION_POSTGRES_PREFIX: POSTGRES_PREFIX },
+    async moves(id) {
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      try {
+        const { rows } = await pool.query<{ message: string }>(`SELECT message FROM ${POSTGRES_PREFIX}events ORDER BY id`);
+        return rows
+          .map((row) => (JSON.parse(row.message) as WireMove).event)
+          .filter((event) => event.elicitationId === id)
+          .map((event) => event.type);
+      } finally {
+        await pool.end();
+      }
+    },
+    async cleanUp() {
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      await dropPrefix(pool, POSTGRES_PREFIX);
+      await pool.end();
+    },
+  },
+};
+
+describe.each(Object.keys(BACKENDS))('several instances sharing one %s (separate OS processes)', (name) => {
+  const backend = BACKENDS[name];
+  backend.describe(`on ${name}`, () => multiInstance(backend));
+});
+
+function multiInstance(backend: Backend): void {
   // Instances sharing a store share the key ring (secrets sealed on B are read on A; CSRF tokens).
-  const env = {
-    ELICITATION_STORE: 'redis',
-    REDIS_URL,
-    ELICITATION_REDIS_PREFIX: PREFIX,
-    ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  };
+  const env = { ...backend.env, ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
   let a: DemoProcess;
   let b: DemoProcess;
   const clients: TestClient[] = [];
@@ -48,9 +108,7 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await Promise.all(processes.map((p) => p.stop()));
-    const redis = new Redis(REDIS_URL);
-    await deletePrefix(redis, PREFIX);
-    await redis.quit();
+    await backend.cleanUp();
   }, 30_000);
 
   const connect = async (instance: DemoProcess, user = 'alice') => {
@@ -87,18 +145,9 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     // No instance notifies a session it does not hold.
     await new Promise((r) => setTimeout(r, 200));
     expect(onB.completed).toEqual([]);
-    // Each move put one event on the stream (its script appended it, and said so: nothing was published after it),
-    // which A heard once: one notification.
-    const redis = new Redis(REDIS_URL);
-    try {
-      const moves = (await redis.xrange(`{${PREFIX}}:v2:events`, '-', '+'))
-        .map(([, fields]) => (JSON.parse(fields[1]) as { event: { type: string; elicitationId: string } }).event)
-        .filter((event) => event.elicitationId === el.elicitationId)
-        .map((event) => event.type);
-      expect(moves).toEqual(['created', 'completed']);
-    } finally {
-      await redis.quit();
-    }
+    // Each move put one event on the shared log (the store appended it with the move, and said so: nothing was
+    // published after it), which A heard once: one notification.
+    expect(await backend.moves(el.elicitationId)).toEqual(['created', 'completed']);
     expect(client.completed).toEqual([el.elicitationId]);
   });
 
@@ -125,13 +174,13 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     const path = new URL(elicitations[0].url).pathname;
     // Forms rendered on either instance, then posted across both at once (the key ring is shared).
     const pairs = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => csrfFor((i % 2 ? b : a).url, path, { Cookie: 'demo_user=carol' })),
+      Array.from({ length: 40 }, (_, i) => csrfFor((i % 2 ? b : a).url, path, { Cookie: 'demo_user=carol' })),
     );
     const responses = await Promise.all(
       pairs.map((pair, i) => postForm((i % 2 ? a : b).url, path, { apiKey: `key-${i}` }, pair, { Cookie: 'demo_user=carol' })),
     );
     const statuses = responses.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, ...Array<number>(19).fill(409)]);
+    expect(statuses).toEqual([200, ...Array<number>(39).fill(409)]);
     await client.completion(elicitations[0].elicitationId, 2_000);
     expect(client.completed.filter((id) => id === elicitations[0].elicitationId)).toHaveLength(1);
   });
@@ -151,4 +200,4 @@ describeRedis('several instances sharing one Redis (separate OS processes)', () 
     const fresh = await connect(restarted, 'dave');
     expect(textOf(await fresh.client.callTool({ name: 'connect-service', arguments: { service: 'aws' } }))).toBe('Connected to aws');
   }, 40_000);
-});
+}

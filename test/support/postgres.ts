@@ -35,3 +35,19 @@ export const describePostgres: typeof describe = describeOrSkip(
 export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }
+
+/** Drops every table and function of a store's table prefix in `public` (what an e2e's demo instances made). */
+export async function dropPrefix(pool: pg.Pool, prefix: string): Promise<void> {
+  const like = `${prefix.replace(/_/g, '\\_')}%`;
+  const tables = await pool.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE $1`,
+    [like],
+  );
+  const functions = await pool.query<{ name: string }>(
+    `SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public' AND p.proname LIKE $1`,
+    [like],
+  );
+  for (const { name } of functions.rows) await pool.query(`DROP FUNCTION IF EXISTS ${name} CASCADE`);
+  for (const { name } of tables.rows) await pool.query(`DROP TABLE IF EXISTS public.${name} CASCADE`);
+}
