@@ -138,12 +138,15 @@ CREATE OR REPLACE FUNCTION public.elicitation_consume(p_id text, p_now bigint) R
   RETURNING json_build_object('row', row_to_json(r), 'data', taken.data)::text
 $$;
 
--- Expires what is due and forgets what is past its time, in batches that skip rows a page post holds.
+-- Expires one batch of what is due (the caller calls again while a batch is full), skipping rows a page post holds,
+-- and forgets what is past its time.
 CREATE OR REPLACE FUNCTION public.elicitation_sweep(
   p_now bigint, p_retention bigint, p_batch integer, p_event_start text, p_event_end text,
   p_events_before bigint, p_events_kept integer
 ) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE r public.elicitation_records;
+DECLARE
+  r public.elicitation_records;
+  n integer;
 BEGIN
   FOR r IN
     WITH due AS (
@@ -156,12 +159,25 @@ BEGIN
     IF p_event_start IS NOT NULL THEN PERFORM public.elicitation_emit(p_now, p_event_start || r.v || p_event_end); END IF;
     RETURN NEXT row_to_json(r)::text;
   END LOOP;
-  DELETE FROM public.elicitation_records WHERE id IN (
-    SELECT id FROM public.elicitation_records WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
-  DELETE FROM public.elicitation_counters WHERE name IN (
-    SELECT name FROM public.elicitation_counters WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
-  DELETE FROM public.elicitation_tasks WHERE id IN (
-    SELECT id FROM public.elicitation_tasks WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+  -- Finished records past their time, ended counters and expired tasks: in batches until none is left.
+  LOOP
+    DELETE FROM public.elicitation_records WHERE id IN (
+      SELECT id FROM public.elicitation_records WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
+  LOOP
+    DELETE FROM public.elicitation_counters WHERE name IN (
+      SELECT name FROM public.elicitation_counters WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
+  LOOP
+    DELETE FROM public.elicitation_tasks WHERE id IN (
+      SELECT id FROM public.elicitation_tasks WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
   DELETE FROM public.elicitation_key_rings WHERE until <= p_now;
   DELETE FROM public.elicitation_events WHERE at < p_events_before
     OR id <= (SELECT max(id) FROM public.elicitation_events) - p_events_kept;

@@ -195,12 +195,15 @@ CREATE OR REPLACE FUNCTION ${t('consume')}(p_id text, p_now bigint) RETURNS text
   RETURNING json_build_object('row', row_to_json(r), 'data', taken.data)::text
 $$;
 
--- Expires what is due and forgets what is past its time, in batches that skip rows a page post holds.
+-- Expires one batch of what is due (the caller calls again while a batch is full), skipping rows a page post holds,
+-- and forgets what is past its time.
 CREATE OR REPLACE FUNCTION ${t('sweep')}(
   p_now bigint, p_retention bigint, p_batch integer, p_event_start text, p_event_end text,
   p_events_before bigint, p_events_kept integer
 ) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE r ${t('records')};
+DECLARE
+  r ${t('records')};
+  n integer;
 BEGIN
   FOR r IN
     WITH due AS (
@@ -213,12 +216,25 @@ BEGIN
     IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
     RETURN NEXT row_to_json(r)::text;
   END LOOP;
-  DELETE FROM ${t('records')} WHERE id IN (
-    SELECT id FROM ${t('records')} WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
-  DELETE FROM ${t('counters')} WHERE name IN (
-    SELECT name FROM ${t('counters')} WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
-  DELETE FROM ${t('tasks')} WHERE id IN (
-    SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+  -- Finished records past their time, ended counters and expired tasks: in batches until none is left.
+  LOOP
+    DELETE FROM ${t('records')} WHERE id IN (
+      SELECT id FROM ${t('records')} WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
+  LOOP
+    DELETE FROM ${t('counters')} WHERE name IN (
+      SELECT name FROM ${t('counters')} WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
+  LOOP
+    DELETE FROM ${t('tasks')} WHERE id IN (
+      SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
   DELETE FROM ${t('key_rings')} WHERE until <= p_now;
   DELETE FROM ${t('events')} WHERE at < p_events_before
     OR id <= (SELECT max(id) FROM ${t('events')}) - p_events_kept;

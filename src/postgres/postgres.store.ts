@@ -224,21 +224,26 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     return this.list('findByAskKey', 'ask_name', this.require().names('asked', userId, askKey), now, 'DESC');
   }
 
+  /** One statement per batch of due records, again while a batch is full (what is past its time goes with the first). */
   async sweep(now: number, retentionMs: number): Promise<SweepReport> {
     const keys = this.require();
     const channel = this.eventChannel();
-    const { rows } = await this.call('sweep', () =>
-      this.pool.query<{ row: string }>(`SELECT ${this.t('sweep')}($1, $2, $3, $4, $5, $6, $7) AS row`, [
-        now,
-        retentionMs,
-        this.options.sweepBatch,
-        channel ? eventMessageStart(channel.head, 'expired') : null,
-        channel ? eventMessageEnd(now, channel.traceNow()) : null,
-        now - this.options.eventsMaxAgeMs,
-        this.options.eventsMaxCount,
-      ]),
-    );
-    const expired = rows.map((r) => recordOfJson(r.row, keys));
+    const expired: ElicitationRecord[] = [];
+    for (;;) {
+      const { rows } = await this.call('sweep', () =>
+        this.pool.query<{ row: string }>(`SELECT ${this.t('sweep')}($1, $2, $3, $4, $5, $6, $7) AS row`, [
+          now,
+          retentionMs,
+          this.options.sweepBatch,
+          channel ? eventMessageStart(channel.head, 'expired') : null,
+          channel ? eventMessageEnd(now, channel.traceNow()) : null,
+          now - this.options.eventsMaxAgeMs,
+          this.options.eventsMaxCount,
+        ]),
+      );
+      for (const r of rows) expired.push(recordOfJson(r.row, keys));
+      if (rows.length < this.options.sweepBatch) break;
+    }
     return { expired, ...(channel && expired.length > 0 && { eventSent: true }) };
   }
 

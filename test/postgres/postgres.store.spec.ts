@@ -81,6 +81,20 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       expect(results.filter((r) => !r.ok && r.reason === 'already-finished')).toHaveLength(39);
     });
 
+    it('sweeps every due record in batches (sweepBatch), and forgets the finished ones past their time', async () => {
+      const store = keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'batch_', sweepBatch: 2 }));
+      await store.createSchema();
+      stores.push(store);
+      const due = Array.from({ length: 5 }, () => pendingRecord());
+      for (const record of due) await store.create(record);
+      const now = Math.max(...due.map((r) => r.expiresAt));
+      const { expired } = await store.sweep(now, 1_000);
+      expect(expired.map((r) => r.id).sort()).toEqual(due.map((r) => r.id).sort());
+      expect(expired.every((r) => r.status === 'expired' && r.purgeAt === now + 1_000)).toBe(true);
+      expect((await store.sweep(now + 1_000, 1_000)).expired).toEqual([]);
+      expect(Number((await pool.query(`SELECT count(*) AS n FROM ${SCHEMA}.batch_records`)).rows[0].n)).toBe(0);
+    });
+
     it('keeps no user id, type, message or counter key in clear', async () => {
       const store = await freshStore('clear_');
       const record = pendingRecord({ userId: 'alice@example.com', type: 'api-key-github', message: 'Enter your GitHub key' });
