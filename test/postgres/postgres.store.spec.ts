@@ -92,7 +92,7 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       expect(expired.map((r) => r.id).sort()).toEqual(due.map((r) => r.id).sort());
       expect(expired.every((r) => r.status === 'expired' && r.purgeAt === now + 1_000)).toBe(true);
       expect((await store.sweep(now + 1_000, 1_000)).expired).toEqual([]);
-      expect(Number((await pool.query(`SELECT count(*) AS n FROM ${SCHEMA}.batch_records`)).rows[0].n)).toBe(0);
+      expect(Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.batch_records`)).rows[0].n)).toBe(0);
     });
 
     it('keeps no user id, type, message or counter key in clear', async () => {
