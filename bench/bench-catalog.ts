@@ -36,6 +36,12 @@ export const BENCH_SCRIPTS: readonly BenchScript[] = [
     caption: 'The Redis store and cross-instance completion',
   },
   {
+    name: 'postgres.bench',
+    nodeFlags: ['--expose-gc'],
+    rows: /^postgres\b/,
+    caption: 'The PostgreSQL store and cross-instance completion',
+  },
+  {
     name: 'http.bench',
     nodeFlags: ['--expose-gc'],
     rows: /^http\b/,

@@ -1,4 +1,6 @@
 -- nestjs-mcp-elicitation: the PostgreSQL store's schema, version 1
+-- One text, one transaction: instances that start together create it one after the other.
+SELECT pg_advisory_xact_lock(hashtext('public.elicitation_schema'));
 CREATE SCHEMA IF NOT EXISTS public;
 
 CREATE TABLE IF NOT EXISTS public.elicitation_meta (name text PRIMARY KEY, value text NOT NULL);

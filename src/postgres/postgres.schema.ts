@@ -56,6 +56,8 @@ export function schemaSql(names: PostgresNames = DEFAULT_POSTGRES_NAMES): string
   const t = (object: string) => qualified(names, object);
   const lock = `hashtext('${t('create')}')`;
   return `-- nestjs-mcp-elicitation: the PostgreSQL store's schema, version ${SCHEMA_VERSION}
+-- One text, one transaction: instances that start together create it one after the other.
+SELECT pg_advisory_xact_lock(hashtext('${t('schema')}'));
 CREATE SCHEMA IF NOT EXISTS ${names.schema};
 
 CREATE TABLE IF NOT EXISTS ${t('meta')} (name text PRIMARY KEY, value text NOT NULL);

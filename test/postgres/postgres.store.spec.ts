@@ -54,6 +54,12 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       await expect(store.onModuleInit()).rejects.toThrow(/found version 0/);
     });
 
+    it('creates its schema from several instances at once (one after the other)', async () => {
+      const racing = Array.from({ length: 4 }, () => keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'race_' })));
+      await Promise.all(racing.map((store) => store.createSchema()));
+      await Promise.all(racing.map((store) => store.onModuleInit()));
+    });
+
     it('refuses bad names and unknown options, naming them', () => {
       expect(() => new PostgresElicitationStore(pool, { schema: 'Bad-Name' })).toThrow(/schema.*"Bad-Name"/);
       expect(() => new PostgresElicitationStore(pool, { tablePrefix: 'x;drop' })).toThrow(/tablePrefix.*"x;drop"/);

@@ -1,0 +1,322 @@
+/**
+ * Benchmark: the PostgreSQL store and cross-instance completion, against the real PostgreSQL at DATABASE_URL.
+ *
+ *   npm run bench            (all benchmarks; or alone, after `npm run build:demo`:
+ *                             `node --expose-gc dist-demo/bench/postgres.bench.js [--quick]`)
+ *
+ * Measures, on loopback, under its own table prefix (every table and function dropped at the end):
+ *  1. PostgresElicitationStore create / finish (complete) / get operations per second at 1 and at 32 concurrent
+ *     callers, next to a raw `SELECT 1` on the same pool at the same concurrency in the same run (the floor of any
+ *     statement);
+ *  2. round trips per operation (create, get, finish, findLatestCompleted) with an event channel open on the store, so
+ *     that create and finish append their events too: the statements the store sends, counted on its pool;
+ *  3. cross-instance completion latency: two demo processes on the database, an SDK 1.x client on A, the api-key page
+ *     submitted on B; from just before the POST to the notification at the client (bench/cross-instance.ts);
+ *  4. a sweep of SWEEP_N due records (100,000; 10,000 quick): its seconds, and records per second.
+ *
+ * Medians of MEASURED_RUNS runs, each after a warm-up. Targets (reported, never enforced): one round trip per
+ * operation; cross-instance p99 within LATENCY_P99_TARGET. Without a PostgreSQL at DATABASE_URL it says so and exits 0
+ * with no rows.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import pg from 'pg';
+import type { ElicitationRecord } from '../src/index.js';
+import { PostgresElicitationStore } from '../src/postgres/index.js';
+import { StoreKeyRing } from '../src/security/store-key-ring.js';
+import { DEMO_MAIN, liveChildren } from '../examples/demo/demo-process.js';
+import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { DEMO_LIMITS_ENV, type Latency, measureCrossInstance } from './cross-instance.js';
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const RUN_ID = randomUUID().slice(0, 8);
+const PREFIX = `bench_pg_${RUN_ID}_`;
+const DEMO_PREFIX = `bench_pgdemo_${RUN_ID}_`;
+
+const MEASURED_RUNS = QUICK ? 1 : 3;
+const OPS: Record<number, number> = QUICK ? { 1: 500, 32: 3_000 } : { 1: 2_000, 32: 12_000 };
+const CONCURRENCIES = [1, 32] as const;
+const RT_OPS = QUICK ? 100 : 500;
+const LATENCY_N = QUICK ? 100 : 1_000;
+const LATENCY_WARMUP = QUICK ? 20 : 100;
+const SWEEP_N = QUICK ? 10_000 : 100_000;
+const IDLE_LIMIT_MS = 300_000;
+
+const ROUND_TRIPS_TARGET = 1;
+const LATENCY_P99_TARGET = 15; // ms, at most (#33)
+
+const TTL_MS = 10 * 60_000;
+const RETENTION_MS = 10 * 60_000;
+
+const progress = startWatchdog('postgres.bench', IDLE_LIMIT_MS, () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+  process.exit(1);
+});
+
+/** Runs `op(lo..hi-1)` with `concurrency` callers. Returns seconds. */
+async function timed(n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const caller = async () => {
+    for (let i = next++; i < n; i = next++) await op(i);
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, caller));
+  return seconds(start);
+}
+
+function newRecord(i: number, now: number, expiresAt = now + TTL_MS): ElicitationRecord {
+  return {
+    id: randomUUID(),
+    kind: 'api-key',
+    userId: `bench-user-${i % 8}`,
+    type: `api-key-svc${i % 4}`,
+    message: 'Enter your API key so the assistant can connect for you.',
+    metadata: { service: `svc${i % 4}` },
+    status: 'pending',
+    createdAt: now,
+    expiresAt,
+    purgeAt: expiresAt + RETENTION_MS,
+  };
+}
+
+async function create(store: PostgresElicitationStore, record: ElicitationRecord): Promise<void> {
+  const answer = await store.create(record);
+  if ((typeof answer === 'string' ? answer : answer.result) !== 'created') throw new Error(`create: ${JSON.stringify(answer)}`);
+}
+
+type OpName = 'create' | 'finish' | 'get' | 'raw';
+
+/** One run at one concurrency: n records created, finished, read, and n raw `SELECT 1`. Returns ops/s of each. */
+async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, concurrency: number): Promise<Record<OpName, number>> {
+  const n = OPS[concurrency];
+  const now = Date.now();
+  const records = Array.from({ length: n }, (_, i) => newRecord(i, now));
+  fullGc();
+  const spent = {
+    create: await timed(n, concurrency, (i) => create(store, records[i])),
+    finish: await timed(n, concurrency, async (i) => {
+      const t = Date.now();
+      const result = await store.finish(records[i].id, { status: 'completed', data: { $sealed: 'x' }, now: t, purgeAt: t + RETENTION_MS });
+      if (!result.ok) throw new Error(`finish: ${result.reason}`);
+    }),
+    get: await timed(n, concurrency, async (i) => {
+      if ((await store.get(records[i].id, Date.now()))?.status !== 'completed') throw new Error('get: not completed');
+    }),
+    raw: await timed(n, concurrency, async () => {
+      await pool.query('SELECT 1');
+    }),
+  };
+  await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events`);
+  return { create: n / spent.create, finish: n / spent.finish, get: n / spent.get, raw: n / spent.raw };
+}
+
+/** The statements the store sends per operation, counted on its pool (the event channel's own reads left out). */
+async function roundTrips(store: PostgresElicitationStore, pool: pg.Pool): Promise<Record<string, number>> {
+  const channel = await store.openEventChannel(() => undefined);
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  let calls = 0;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    if (!String(args[0]).includes(`${PREFIX}events WHERE id >`)) calls++;
+    return query(...args);
+  };
+  const now = Date.now();
+  const records = Array.from({ length: RT_OPS }, (_, i) => newRecord(i, now));
+  const count = async (op: (r: ElicitationRecord) => Promise<unknown>) => {
+    calls = 0;
+    for (const r of records) await op(r);
+    return calls / RT_OPS;
+  };
+  try {
+    return {
+      create: await count((r) => create(store, r)),
+      get: await count((r) => store.get(r.id, now + 1)),
+      finish: await count((r) =>
+        store.finish(r.id, { status: 'completed', data: { $sealed: 'x' }, now: now + 2, purgeAt: now + RETENTION_MS }),
+      ),
+      findLatestCompleted: await count((r) => store.findLatestCompleted(r.userId, r.type, now + 3)),
+    };
+  } finally {
+    (pool as unknown as { query: unknown }).query = query;
+    await channel.close();
+    await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events`);
+  }
+}
+
+/** SWEEP_N records due, created at 32 callers (untimed), then one sweep: its seconds. */
+async function sweep(store: PostgresElicitationStore): Promise<number> {
+  const now = Date.now();
+  await timed(SWEEP_N, 32, (i) => create(store, newRecord(i, now - 2_000, now - 1_000)));
+  progress();
+  const start = process.hrtime.bigint();
+  const { expired } = await store.sweep(now, RETENTION_MS);
+  const took = seconds(start);
+  if (expired.length !== SWEEP_N) throw new Error(`the sweep expired ${expired.length} of ${SWEEP_N} due records`);
+  return took;
+}
+
+/** Drops every table and function of a prefix. */
+async function dropPrefix(pool: pg.Pool, prefix: string): Promise<void> {
+  const like = `${prefix.replace(/_/g, '\\_')}%`;
+  const fns = await pool.query<{ name: string }>(
+    `SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.proname LIKE $1`,
+    [like],
+  );
+  for (const { name } of fns.rows) await pool.query(`DROP FUNCTION IF EXISTS ${name} CASCADE`);
+  const tables = await pool.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE $1`,
+    [like],
+  );
+  for (const { name } of tables.rows) await pool.query(`DROP TABLE IF EXISTS public.${name} CASCADE`);
+}
+
+function buildRows(
+  figures: Record<OpName, Record<number, number[]>>,
+  rt: Record<string, number>,
+  latency: Latency,
+  sweepSeconds: number,
+): Row[] {
+  const rows: Row[] = [];
+  const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
+  for (const c of CONCURRENCIES) {
+    const raw = median(figures.raw[c]);
+    for (const op of ['create', 'finish', 'get'] as const) {
+      const value = median(figures[op][c]);
+      const label = op === 'finish' ? 'finish (complete)' : op;
+      rows.push({
+        name: `postgres store ${label}, ${callers(c)}`,
+        value: round(value, 0),
+        unit: 'ops/s',
+        baseline: round(raw, 0),
+        ratio: round(value / raw, 4),
+      });
+    }
+    rows.push({
+      name: `postgres baseline: raw pg SELECT 1, ${callers(c)}`,
+      value: round(raw, 0),
+      unit: 'ops/s',
+      baseline: null,
+      ratio: null,
+    });
+  }
+  for (const [op, value] of Object.entries(rt)) {
+    rows.push({
+      name: `postgres round trips per ${op}`,
+      value: round(value, 3),
+      unit: 'round trips/op',
+      baseline: null,
+      ratio: null,
+      target: `== ${ROUND_TRIPS_TARGET.toFixed(1)}`,
+      met: Math.abs(value - ROUND_TRIPS_TARGET) < 1e-9,
+    });
+  }
+  rows.push({
+    name: 'postgres cross-instance completion latency p50',
+    value: round(latency.p50, 3),
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+  });
+  rows.push({
+    name: 'postgres cross-instance completion latency p99',
+    value: round(latency.p99, 3),
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+    target: `<= ${LATENCY_P99_TARGET}`,
+    met: latency.p99 <= LATENCY_P99_TARGET,
+  });
+  rows.push({
+    name: `postgres sweep of ${fmt(SWEEP_N)} due records`,
+    value: round(sweepSeconds, 3),
+    unit: 's',
+    baseline: null,
+    ratio: null,
+  });
+  rows.push({
+    name: 'postgres sweep, due records per second',
+    value: round(SWEEP_N / sweepSeconds, 0),
+    unit: 'records/s',
+    baseline: null,
+    ratio: null,
+  });
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 32 });
+  pool.on('error', () => undefined);
+  let version: string;
+  try {
+    version = (await pool.query<{ v: string }>('SELECT current_setting($$server_version$$) AS v')).rows[0].v;
+  } catch {
+    console.log(`postgres.bench: no PostgreSQL answers at ${DATABASE_URL}: skipped (set DATABASE_URL). No rows written.`);
+    mergeResults('postgres.bench', [], { quick: QUICK, seconds: seconds(started), notes: [`skipped: no PostgreSQL at ${DATABASE_URL}`] });
+    await pool.end();
+    return;
+  }
+  if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run "npm run build:demo" first`);
+  console.log(`postgres.bench${QUICK ? ' (QUICK)' : ''}: node ${process.version}, PostgreSQL ${version}, prefix ${PREFIX}`);
+  const store = new PostgresElicitationStore(pool, { tablePrefix: PREFIX });
+  store.useKeys(new StoreKeyRing([Buffer.alloc(32, 1)]));
+  let exitCode = 0;
+  try {
+    await store.createSchema();
+    console.log('\n1. store throughput (ops/s) next to a raw SELECT 1 on the same pool:');
+    const figures: Record<OpName, Record<number, number[]>> = { create: {}, finish: {}, get: {}, raw: {} };
+    for (const c of CONCURRENCIES) for (const op of Object.keys(figures) as OpName[]) figures[op][c] = [];
+    for (let run = 0; run <= MEASURED_RUNS; run++) {
+      for (const c of CONCURRENCIES) {
+        const r = await throughputRun(store, pool, c);
+        console.log(
+          `  ${run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`}, ${String(c).padStart(2)} callers: create ${fmt(r.create)}, ` +
+            `finish ${fmt(r.finish)}, get ${fmt(r.get)}, raw SELECT 1 ${fmt(r.raw)}`,
+        );
+        progress();
+        if (run > 0) for (const op of Object.keys(r) as OpName[]) figures[op][c].push(r[op]);
+      }
+    }
+    console.log('\n2. statements per operation (an event channel open on the store):');
+    const rt = await roundTrips(store, pool);
+    console.log(
+      `  ${Object.entries(rt)
+        .map(([op, v]) => `${op} ${v}`)
+        .join(', ')}`,
+    );
+    progress();
+    console.log('\n3. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
+    const latency = await measureCrossInstance({
+      env: {
+        ELICITATION_STORE: 'postgres',
+        DATABASE_URL,
+        ELICITATION_POSTGRES_PREFIX: DEMO_PREFIX,
+        ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        ...DEMO_LIMITS_ENV,
+      },
+      n: LATENCY_N,
+      warmup: LATENCY_WARMUP,
+      progress,
+    });
+    console.log(`\n4. a sweep of ${fmt(SWEEP_N)} due records:`);
+    const sweepSeconds = await sweep(store);
+    console.log(`  ${sweepSeconds.toFixed(2)} s (${fmt(SWEEP_N / sweepSeconds)} records/s)`);
+    const rows = buildRows(figures, rt, latency, sweepSeconds);
+    printTable(rows);
+    const outFile = mergeResults('postgres.bench', rows, { quick: QUICK, seconds: seconds(started), notes: [`PostgreSQL ${version}`] });
+    console.log(`\nMerged ${rows.length} rows into ${relative(process.cwd(), outFile) || outFile}.`);
+  } catch (error) {
+    console.error(`postgres.bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    exitCode = 1;
+  } finally {
+    await store.onModuleDestroy().catch(() => undefined);
+    await dropPrefix(pool, PREFIX).catch(() => undefined);
+    await dropPrefix(pool, DEMO_PREFIX).catch(() => undefined);
+    await pool.end().catch(() => undefined);
+  }
+  console.log(`postgres.bench: ${seconds(started).toFixed(1)}s total.`);
+  process.exitCode = exitCode;
+  process.exit();
+}
+
+await main();
