@@ -97,6 +97,8 @@ const README_SNIPPET_PACKAGES = [
   '@rekog/mcp-nest',
   'class-validator',
   'ioredis',
+  'pg',
+  '@types/pg',
   'zod',
 ];
 /** Each flag `strict` turns on, set one by one: an app's tsconfig (as `nest new` writes it) turns some off. */

@@ -2,7 +2,6 @@ import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
-import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { eventMessageEnd, eventMessageStart } from '../redis/redis.event-wire.js';
 import { checkKeyRingEntry } from '../redis/redis.key-ring.js';
 import { decodeData, encodeImmutableFields } from '../redis/redis.row-codec.js';
@@ -28,6 +27,7 @@ import { PostgresEventChannel } from './postgres.event-channel.js';
 import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
 import { channelOf, checkSchemaVersion, qualified, schemaSql, type PostgresNames } from './postgres.schema.js';
 import { PostgresCounters } from './postgres.counters.js';
+import { callPostgres } from './postgres.call.js';
 import { PostgresTasks } from './postgres.tasks.js';
 
 export type { PostgresElicitationStoreOptions } from './postgres.store-options.js';
@@ -334,17 +334,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     );
   }
 
-  /** A query whose failure to reach PostgreSQL is the store being unavailable; an error of the schema stays as it is. */
-  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof ElicitationConfigError) throw error;
-      const code = (error as { code?: unknown }).code;
-      // SQLSTATE classes 08 (connection), 53 (resources), 57 (operator intervention): the server is not there for us.
-      if (typeof code !== 'string' || /^(08|53|57)/.test(code)) throw new ElicitationStoreUnavailableError(operation, error);
-      this.logger.error(`${operation} failed: ${code} ${(error as Error).message}`);
-      throw error;
-    }
+  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return callPostgres(this.logger, operation, run);
   }
 }

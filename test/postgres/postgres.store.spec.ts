@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
+import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-store-unavailable.error.js';
 import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
 import { DATABASE_URL, describePostgres, dropSchema } from '../support/postgres.js';
 import { keyed } from '../support/store-keys.js';
@@ -65,6 +66,26 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       expect(() => new PostgresElicitationStore(pool, { tablePrefix: 'x;drop' })).toThrow(/tablePrefix.*"x;drop"/);
       expect(() => new PostgresElicitationStore(pool, { keyPrefix: 'x' } as never)).toThrow(/keyPrefix/);
       expect(() => new PostgresElicitationStore(42 as never)).toThrow(/pg Pool or a connection string/);
+    });
+
+    it('ends the pool it opened from a connection string, never a pool it was given', async () => {
+      const given = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      const onGiven = keyed(new PostgresElicitationStore(given, { schema: SCHEMA, tablePrefix: 's1_' }));
+      await onGiven.ping();
+      await onGiven.onModuleDestroy();
+      await expect(given.query('SELECT 1')).resolves.toBeDefined();
+      await given.end();
+      const own = keyed(new PostgresElicitationStore(DATABASE_URL, { schema: SCHEMA, tablePrefix: 's1_' }));
+      await own.ping();
+      await own.onModuleDestroy();
+      expect((own.pool as pg.Pool & { ended: boolean }).ended).toBe(true);
+    });
+
+    it('says the store is unavailable when PostgreSQL does not answer', async () => {
+      const away = keyed(new PostgresElicitationStore('postgres://postgres@127.0.0.1:9/postgres'));
+      await expect(away.ping()).rejects.toThrow(ElicitationStoreUnavailableError);
+      await expect(away.get('x', Date.now())).rejects.toThrow(/The elicitation store is unavailable \(get\)/);
+      await away.onModuleDestroy();
     });
 
     it('lets exactly one of 40 concurrent completions win', async () => {
