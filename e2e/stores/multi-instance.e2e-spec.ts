@@ -1,14 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import request from 'supertest';
-import { DATABASE_URL, describePostgres, dropPrefix } from '../../test/support/postgres.js';
-import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis.js';
 import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { connectClient, textOf, type TestClient } from '../support/mcp-client.js';
 import { csrfFor, postForm, submitForm } from '../support/page-form.js';
+import { sharedStores, type SharedStore } from '../support/shared-stores.js';
 
 const RUN = randomUUID().slice(0, 8);
 const SECRET = 'ghp_MULTI_INSTANCE_SECRET_42';
@@ -28,70 +25,14 @@ async function requiredError(call: Promise<unknown>): Promise<UrlElicitationRequ
   return error as UrlElicitationRequiredError;
 }
 
-/** A shared store the demo instances run on: its settings, its event log as the tests read it, its clean-up. */
-interface Backend {
-  describe: typeof describeRedis;
-  env: Record<string, string>;
-  /** The moves on the shared event log for one elicitation, in order. */
-  moves(elicitationId: string): Promise<string[]>;
-  cleanUp(): Promise<void>;
-}
+const BACKENDS = sharedStores('multi', RUN);
 
-type WireMove = { event: { type: string; elicitationId: string } };
-
-const REDIS_PREFIX = `e2e-multi-${RUN}`;
-const POSTGRES_PREFIX = `e2e_multi_${RUN}_`;
-
-const BACKENDS: Record<string, Backend> = {
-  Redis: {
-    describe: describeRedis,
-    env: { ELICITATION_STORE: 'redis', REDIS_URL, ELICITATION_REDIS_PREFIX: REDIS_PREFIX },
-    async moves(id) {
-      const redis = new Redis(REDIS_URL);
-      try {
-        return (await redis.xrange(`{${REDIS_PREFIX}}:v2:events`, '-', '+'))
-          .map(([, fields]) => (JSON.parse(fields[1]) as WireMove).event)
-          .filter((event) => event.elicitationId === id)
-          .map((event) => event.type);
-      } finally {
-        await redis.quit();
-      }
-    },
-    async cleanUp() {
-      const redis = new Redis(REDIS_URL);
-      await deletePrefix(redis, REDIS_PREFIX);
-      await redis.quit();
-    },
-  },
-  PostgreSQL: {
-    describe: describePostgres,
-    env: { ELICITATION_STORE: 'postgres', DATABASE_URL, ELICITATION_POSTGRES_PREFIX: POSTGRES_PREFIX },
-    async moves(id) {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-      try {
-        const { rows } = await pool.query<{ message: string }>(`SELECT message FROM ${POSTGRES_PREFIX}events ORDER BY id`);
-        return rows
-          .map((row) => (JSON.parse(row.message) as WireMove).event)
-          .filter((event) => event.elicitationId === id)
-          .map((event) => event.type);
-      } finally {
-        await pool.end();
-      }
-    },
-    async cleanUp() {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-      await dropPrefix(pool, POSTGRES_PREFIX);
-      await pool.end();
-    },
-  },
-};
-
-describe.each(Object.keys(BACKENDS))('several instances sharing one %s (separate OS processes)', (name) => {
+describe.each(Object.keys(BACKENDS) as Array<keyof typeof BACKENDS>)('several instances sharing one %s (separate OS processes)', (name) => {
   const backend = BACKENDS[name];
   backend.describe(`on ${name}`, () => multiInstance(backend));
 });
 
-function multiInstance(backend: Backend): void {
+function multiInstance(backend: SharedStore): void {
   // Instances sharing a store share the key ring (secrets sealed on B are read on A; CSRF tokens).
   const env = { ...backend.env, ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
   let a: DemoProcess;

@@ -1,26 +1,32 @@
 /**
- * Tasks (the MCP Tasks extension) across two demo instances (separate OS processes) sharing one Redis: a task made on
+ * Tasks (the MCP Tasks extension) across two demo instances (separate OS processes) sharing one store, Redis and then
+ * PostgreSQL: a task made on
  * A is answered with `tasks/update` on B and by a page submitted on B; the instance running a task is killed (SIGKILL)
  * and the other takes it over once its lease runs out; both instances restart while a task waits, and the task
- * completes afterwards. A waiting task is a record in Redis: nothing ties it to an instance.
+ * completes afterwards. A waiting task is a record in the store: nothing ties it to an instance.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis.js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { submitPage } from '../../src/testing/submit-page.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
 import { callTask, getTask, listenTasks, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
+import { sharedStores, type SharedStore } from '../support/shared-stores.js';
 
-const PREFIX = `e2e-tasks-${randomUUID().slice(0, 8)}`;
 const LEASE_MS = 1_000;
+const STORES = sharedStores('tasks', randomUUID().slice(0, 8));
 
-describeRedis('tasks across two instances sharing one Redis (separate OS processes)', () => {
+describe.each(Object.keys(STORES) as Array<keyof typeof STORES>)(
+  'tasks across two instances sharing one %s (separate OS processes)',
+  (name) => {
+    const store = STORES[name];
+    store.describe(`on ${name}`, () => tasksAcrossInstances(store));
+  },
+);
+
+function tasksAcrossInstances(store: SharedStore): void {
   const env = {
-    ELICITATION_STORE: 'redis',
-    REDIS_URL,
-    ELICITATION_REDIS_PREFIX: PREFIX,
+    ...store.env,
     ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ELICITATION_TASK_LEASE_MS: String(LEASE_MS),
     // The conformance fixtures (slow_compute, to kill an instance while it runs a task); bearer users as always.
@@ -49,12 +55,7 @@ describeRedis('tasks across two instances sharing one Redis (separate OS process
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await Promise.all(processes.map((p) => p.stop()));
-    const redis = new Redis(REDIS_URL);
-    try {
-      await deletePrefix(redis, PREFIX);
-    } finally {
-      await redis.quit();
-    }
+    await store.cleanUp();
   }, 30_000);
 
   it('notifies a listener on A of changes made on B (tasks/update, the page): notifications/tasks through to completed', async () => {
@@ -81,7 +82,7 @@ describeRedis('tasks across two instances sharing one Redis (separate OS process
     const onB = await client(b, 'alice');
     const { taskId } = await callTask(onA, 'plan-release', { app: 'shop' });
     const id = String(taskId);
-    // The task is in Redis before the answer: B finds it at once.
+    // The task is in the store before the answer: B finds it at once.
     expect((await getTask(onB, id)).taskId).toBe(id);
     const asking = await waitForTask(onB, id, (t) => t.status === 'input_required');
     await updateTask(onB, id, { [Object.keys(asking.inputRequests ?? {})[0]]: { action: 'accept', content: { version: '3.1.4' } } });
@@ -145,4 +146,4 @@ describeRedis('tasks across two instances sharing one Redis (separate OS process
     const done = await waitForTask(await client(a, 'dave'), id, (t) => t.status === 'completed', 15_000);
     expect(done.result?.content[0]?.text).toBe('Released api 9.9.9');
   }, 90_000);
-});
+}
