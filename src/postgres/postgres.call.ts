@@ -1,13 +1,14 @@
 import type { Logger } from '@nestjs/common';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { MISSING_SCHEMA_STATES, schemaError, type PostgresNames } from './postgres.schema.js';
 
 /**
  * Runs one operation of the PostgreSQL store: a failure to reach PostgreSQL is the store being unavailable
- * (`ElicitationStoreUnavailableError`: the pages answer 503); any other error (of the schema, of a statement) is
- * logged with its SQLSTATE and thrown as it is.
+ * (`ElicitationStoreUnavailableError`: the pages answer 503); a missing table or function is the schema missing (the
+ * config error naming the fix); any other error is logged with its SQLSTATE and thrown as it is.
  */
-export async function callPostgres<T>(logger: Logger, operation: string, run: () => Promise<T>): Promise<T> {
+export async function callPostgres<T>(logger: Logger, names: PostgresNames, operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -16,6 +17,8 @@ export async function callPostgres<T>(logger: Logger, operation: string, run: ()
     // Not a SQLSTATE (a socket error: ECONNREFUSED, …), or the classes 08 (connection), 53 (resources), 57 (operator
     // intervention): the server is not there for us.
     const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+    // A table or function of the schema missing (an operation before the start-up check, as the key ring's): the fix.
+    if (sqlState && MISSING_SCHEMA_STATES.has(code)) throw schemaError(names);
     if (!sqlState || /^(08|53|57)/.test(code)) throw new ElicitationStoreUnavailableError(operation, error);
     logger.error(`${operation} failed: ${code} ${(error as Error).message}`);
     throw error;

@@ -285,12 +285,18 @@ export async function checkSchemaVersion(pool: pg.Pool, names: PostgresNames): P
   } catch (error) {
     if ((error as { code?: string }).code !== '42P01') throw new ElicitationStoreUnavailableError('schema check', error);
   }
-  if (version !== String(SCHEMA_VERSION)) {
-    throw new ElicitationConfigError(
-      'store',
-      `PostgresElicitationStore needs schema version ${SCHEMA_VERSION} in ${names.schema} (tables ${names.prefix}*), ` +
-        `found ${version === undefined ? 'none' : `version ${version}`}: run sql/postgres/0001_elicitation.sql with your ` +
-        `migration tool, or await store.createSchema() before the app starts`,
-    );
-  }
+  if (version !== String(SCHEMA_VERSION)) throw schemaError(names, version);
+}
+
+/** SQLSTATEs of a statement that met no schema: no such table (`42P01`), no such function (`42883`). */
+export const MISSING_SCHEMA_STATES: ReadonlySet<string> = new Set(['42P01', '42883']);
+
+/** The store's schema is missing (`version` undefined) or another: a config error that names the fix. */
+export function schemaError(names: PostgresNames, version?: string): ElicitationConfigError {
+  return new ElicitationConfigError(
+    'store',
+    `PostgresElicitationStore needs schema version ${SCHEMA_VERSION} in ${names.schema} (tables ${names.prefix}*), ` +
+      `found ${version === undefined ? 'none' : `version ${version}`}: run sql/postgres/0001_elicitation.sql with your ` +
+      `migration tool, or await store.createSchema() before the app starts`,
+  );
 }

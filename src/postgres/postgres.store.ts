@@ -335,6 +335,6 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   }
 
   private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    return callPostgres(this.logger, operation, run);
+    return callPostgres(this.logger, this.names, operation, run);
   }
 }

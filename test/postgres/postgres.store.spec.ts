@@ -2,7 +2,7 @@
  * PostgresElicitationStore on a real PostgreSQL: the shared store contract suite (records, counters, tasks), then what
  * is PostgreSQL's own (the schema check, a race of finishers, what is stored in clear, the events between two stores).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
@@ -11,6 +11,7 @@ import { ElicitationStoreUnavailableError } from '../../src/errors/elicitation-s
 import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
 import { DATABASE_URL, describePostgres, dropSchema } from '../support/postgres.js';
 import { keyed } from '../support/store-keys.js';
+import { compileElicitation } from '../support/testing-module.js';
 import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 const SCHEMA = `test_${randomUUID().slice(0, 8)}`;
@@ -59,6 +60,36 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       const racing = Array.from({ length: 4 }, () => keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'race_' })));
       await Promise.all(racing.map((store) => store.createSchema()));
       await Promise.all(racing.map((store) => store.onModuleInit()));
+    });
+
+    it('keeps an app from starting on a database without its schema (ElicitationModule), naming the fix', async () => {
+      const store = new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'absent_' });
+      await expect(compileElicitation({ store, encryptionKey: randomBytes(32) })).rejects.toThrow(
+        /run sql\/postgres\/0001_elicitation.sql/,
+      );
+      const ready = new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'present_' });
+      await ready.createSchema();
+      const app = await compileElicitation({ store: ready, encryptionKey: randomBytes(32) });
+      await app.close();
+    });
+
+    it('trims the events table by count and by age at each sweep', async () => {
+      const store = keyed(
+        new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'trim_', eventsMaxCount: 3, eventsMaxAgeMs: 60_000 }),
+      );
+      await store.createSchema();
+      stores.push(store);
+      const channel = await store.openEventChannel(() => undefined);
+      const now = Date.now();
+      for (let i = 0; i < 6; i++) await store.create(pendingRecord({ createdAt: now - 120_000 + i * 30_000 }));
+      const count = async () => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.trim_events`)).rows[0].n);
+      expect(await count()).toBe(6);
+      await store.sweep(now - 90_000, 1_000); // before any record expires: only the trim by count
+      expect(await count()).toBe(3);
+      await store.sweep(now + 1, 1_000); // the age cut: the events at or after now - 60 s are kept (the last one)
+      const left = (await pool.query<{ at: string }>(`SELECT at FROM ${SCHEMA}.trim_events ORDER BY id`)).rows.map((r) => Number(r.at));
+      expect(left.every((at) => at >= now + 1 - 60_000)).toBe(true);
+      await channel.close();
     });
 
     it('refuses bad names and unknown options, naming them', () => {
