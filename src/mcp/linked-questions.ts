@@ -213,9 +213,9 @@ export class LinkedQuestions {
 /** The link rung's result: the person opens the page, then asks the assistant to try again. */
 export function linkResult(call: AskingCall, id: string, url: string, message: string): PendingQuestionResult {
   const text = [
-    'The user needs to give some information on a secure web page before this can continue (this app cannot ask for it in the chat).',
-    `Show the user this link and ask them to open it in their browser: ${url}`,
+    `Open this page to continue: ${url}`,
     `What it is for: ${displayText(message)}`,
+    'The user needs to give some information on this secure web page before this can continue (this app cannot ask for it in the chat): show them the link and ask them to open it in their browser.',
     `When they say they have finished, call the tool "${call.name}" again with the same arguments to continue.`,
   ].join('\n');
   return pendingResult(call, text, { elicitationId: id, url, status: 'pending' });

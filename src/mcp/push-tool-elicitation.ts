@@ -1,3 +1,4 @@
+import { displayText } from '../security/display-text.js';
 import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
 import type { ElicitationService } from '../lifecycle/elicitation.service.js';
 import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
@@ -127,7 +128,7 @@ export class PushElicitation implements PushToolElicitation {
     return this.pages.create(ask);
   }
 
-  throwRequired(elicitations: UrlElicitationRequest[], message = 'This request needs more information from you.'): never {
+  throwRequired(elicitations: UrlElicitationRequest[], message = requiredMessage(elicitations)): never {
     this.assertSupported('url');
     throw new this.deps.urlRequiredError(
       elicitations.map((e) => ({ mode: 'url' as const, elicitationId: e.elicitationId, url: e.url, message: e.message })),
@@ -272,4 +273,15 @@ export class PushElicitation implements PushToolElicitation {
   private assertSupported(mode: 'form' | 'url'): void {
     if (!this.isSupported(mode)) throw new ElicitationUnsupportedError(mode);
   }
+}
+
+/**
+ * The -32042 message when the tool gives none: the pages and what each is for, readable as it is, since clients that do
+ * not handle -32042 show the message and never `error.data` (where the pages are too, as the protocol says).
+ */
+export function requiredMessage(elicitations: ReadonlyArray<Pick<UrlElicitationRequest, 'url' | 'message'>>): string {
+  const line = (e: Pick<UrlElicitationRequest, 'url' | 'message'>) =>
+    `${e.url}${e.message ? ` (${displayText(e.message, 'line', 300)})` : ''}`;
+  if (elicitations.length === 1) return `Open this page to continue: ${line(elicitations[0])}`;
+  return `Open these pages to continue: ${elicitations.map(line).join('; ')}`;
 }

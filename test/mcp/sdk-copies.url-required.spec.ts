@@ -20,8 +20,11 @@ import { z } from 'zod';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';
 
-/** The binding's own text when `throwRequired` is given none (what `requireAnswer` sends). */
-const DEFAULT_TEXT = 'This request needs more information from you.';
+/**
+ * The binding's own text when `throwRequired` is given none (what `requireAnswer` sends): the page and what it is
+ * for, readable by a person where a client shows the message only.
+ */
+const defaultText = (url: string) => `Open this page to continue: ${url} (Enter your github API key.)`;
 
 /** A JSON-RPC message as the server's transport sent it. */
 interface Sent {
@@ -82,8 +85,10 @@ describe('the -32042 message, on the wire and at the client', () => {
 
     const error = await client.callTool({ name: 'connect', arguments: { service: 'github' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UrlRequiredV1);
-    expect(wireError(sent)).toMatchObject({ code: -32042, message: DEFAULT_TEXT });
-    expect((error as UrlRequiredV1).message).toBe(`MCP error -32042: ${DEFAULT_TEXT}`);
+    const url = (error as UrlRequiredV1).elicitations[0].url;
+    expect(url).toMatch(/^https?:\/\/.+\/elicit\/[0-9a-f-]{36}\/api-key$/);
+    expect(wireError(sent)).toMatchObject({ code: -32042, message: defaultText(url) });
+    expect((error as UrlRequiredV1).message).toBe(`MCP error -32042: ${defaultText(url)}`);
     expect((error as UrlRequiredV1).elicitations).toHaveLength(1);
 
     sent.length = 0;
@@ -103,8 +108,9 @@ describe('the -32042 message, on the wire and at the client', () => {
 
     const error = await client.callTool({ name: 'connect', arguments: { service: 'github' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UrlRequiredV2);
-    expect(wireError(sent)).toMatchObject({ code: -32042, message: DEFAULT_TEXT });
-    expect((error as UrlRequiredV2).message).toBe(DEFAULT_TEXT);
+    const url = (error as UrlRequiredV2).elicitations[0].url;
+    expect(wireError(sent)).toMatchObject({ code: -32042, message: defaultText(url) });
+    expect((error as UrlRequiredV2).message).toBe(defaultText(url));
     await client.close();
   });
 });
