@@ -112,6 +112,7 @@ export {
   type McpClientProfile,
   type PageFallbackRung,
 } from './options/client-ladder.js';
+export { BUILT_IN_CLIENT_PROFILES, type ClientProfile, type ClientProfileSwitches } from './options/client-profiles.js';
 export {
   isPendingQuestionSignal,
   PENDING_QUESTION_META_KEY,

@@ -1,4 +1,5 @@
 import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './client-ladder.js';
+import type { ClientProfileSwitches } from './client-profiles.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth-options.js';
 import type { ElicitationAuditOption } from './audit-record.js';
 import type { PageMessagesOverride } from '../messages/locales.js';
@@ -200,6 +201,13 @@ export interface ElicitationModuleOptions {
    */
   clientPolicy?: ClientPolicy;
   /**
+   * The built-in profiles of clients known to declare what they cannot do, each on unless turned off here by its id
+   * (`{ 'mcp-remote': false }`); `clientPolicy` receives what they left. The profiles and the evidence behind each:
+   * the Clients guide.
+   * @default every profile on
+   */
+  clientProfiles?: ClientProfileSwitches;
+  /**
    * A decline that arrives sooner than this many milliseconds after the question was sent is taken for
    * "this client cannot ask" (some clients decline every request at once): the question moves down the
    * ladder to the rungs that need no client dialog (`link`, `model`) instead of ending as `declined`. `0`: off.
@@ -248,6 +256,7 @@ export interface ResolvedElicitationOptions extends Required<
     | 'oauth'
     | 'fallback'
     | 'clientPolicy'
+    | 'clientProfiles'
     | 'extendMs'
     | 'uploadSink'
   >
@@ -258,7 +267,7 @@ export interface ResolvedElicitationOptions extends Required<
   extendMs?: number;
   /** Both ladders, defaulted. */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
-  /** As given; the declared capabilities are used as they are when unset. */
+  /** The built-in client profiles that are on, then the app's policy; unset when neither changes anything. */
   clientPolicy?: ClientPolicy;
   /** As given; none by default. */
   logoUrl?: string;

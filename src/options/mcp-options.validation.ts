@@ -11,6 +11,7 @@ import type { ElicitationModuleOptions } from './elicitation-options.interface.j
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './client-ladder.js';
 import { positiveMs, type Resolved } from './option-values.js';
+import { clientProfilesProblem, composeClientPolicy } from './client-profiles.js';
 import type { ElicitationTaskOptions } from './option-groups.js';
 
 /**
@@ -31,6 +32,8 @@ export function resolveMcp(
   if (raw.clientPolicy !== undefined && typeof raw.clientPolicy !== 'function') {
     throw new ElicitationConfigError('clientPolicy', 'must be a function (client) => capabilities', { value: raw.clientPolicy });
   }
+  const profiles = clientProfilesProblem(raw.clientProfiles);
+  if (profiles) throw new ElicitationConfigError('clientProfiles', profiles, { value: raw.clientProfiles });
   return {
     requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
@@ -38,7 +41,7 @@ export function resolveMcp(
       page: Object.freeze([...(fallback.page ?? DEFAULT_PAGE_FALLBACK)]),
       form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),
     },
-    clientPolicy: raw.clientPolicy,
+    clientPolicy: composeClientPolicy(raw.clientProfiles, raw.clientPolicy),
     instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
     keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
     tasks: resolveTasks(raw.tasks),

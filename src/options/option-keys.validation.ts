@@ -43,6 +43,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   oauth: true,
   fallback: true,
   clientPolicy: true,
+  clientProfiles: true,
   instantDeclineMs: true,
   keepAliveMs: true,
   resolveMcpUser: true,

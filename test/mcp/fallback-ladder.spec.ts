@@ -266,6 +266,33 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(seen).toEqual([{ name: 'url-decliner', version: '9.1', era: '2025-11-25', declared: { form: {}, url: {} } }]);
   });
 
+  it('built-in profile mcp-remote: a client behind mcp-remote that declares URL mode gets the bridge; off, it gets the URL', async () => {
+    const behind = 'Claude Desktop (via mcp-remote 0.1.29)';
+    const seen: McpClientProfile[] = [];
+    const on = await setup({ form: {}, url: {} }, approve, { clientPolicy: (client) => (seen.push(client), client.declared) });
+    const modes: string[] = [];
+    const answer = (params: ElicitRequest['params']) => (modes.push(params.mode ?? 'form'), { action: 'decline' as const });
+    await (await on.connect(answer, 'alice', behind)).callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(modes).toEqual(['form']);
+    // clientPolicy sees what the profile left.
+    expect(seen).toEqual([{ name: behind, version: '9.1', era: '2025-11-25', declared: { form: {} } }]);
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await ref?.close();
+
+    modes.length = 0;
+    const off = await setup({ form: {}, url: {} }, approve, { clientProfiles: { 'mcp-remote': false } });
+    await (await off.connect(answer, 'alice', behind)).callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(modes).toEqual(['url']);
+  });
+
+  it('refuses a clientProfiles entry that names no profile, or is not a boolean, naming it', () => {
+    const resolve = (clientProfiles: unknown) => () =>
+      resolveElicitationOptions({ baseUrl: 'https://x.example', clientProfiles: clientProfiles as never }, 'elicit', {});
+    expect(resolve({ 'mcp-remot': false })).toThrow(/clientProfiles.*has no profile "mcp-remot" \(the built-in profiles: mcp-remote\)/);
+    expect(resolve({ 'mcp-remote': 'no' })).toThrow(/clientProfiles.*\.mcp-remote must be true or false/);
+    expect(resolve(['mcp-remote'])).toThrow(/clientProfiles.*must be an object/);
+  });
+
   it('refuses the model rung at declaration for a form with secret fields (the answer would pass through the model)', async () => {
     const { connect } = await setup(null, async (_args, el) => {
       await el.elicit('Password?', secretForm, { fallback: ['form', 'model'] });

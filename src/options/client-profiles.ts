@@ -1,0 +1,67 @@
+import type { ClientPolicy, DeclaredElicitation, McpClientProfile } from './client-ladder.js';
+
+/**
+ * A client known to declare what it cannot do, and what the module acts on for it instead. Built in, on by default;
+ * the `clientProfiles` option turns one off by its `id`, and `clientPolicy` sees what the profiles left.
+ */
+export interface ClientProfile {
+  /** Its name in the `clientProfiles` option. */
+  readonly id: string;
+  /** Which clients it is for. */
+  matches(client: McpClientProfile): boolean;
+  /** The capabilities to act on for such a client. */
+  act(client: McpClientProfile): DeclaredElicitation;
+  /** What was seen, for the docs. */
+  readonly evidence: string;
+}
+
+/** `declared` without URL mode: form mode stays (the form bridge then carries a page), nothing else is left. */
+function withoutUrl(declared: DeclaredElicitation): DeclaredElicitation {
+  if (!declared || declared.url === undefined) return declared;
+  return declared.form !== undefined ? { form: declared.form } : undefined;
+}
+
+/** The profiles the module ships. */
+export const BUILT_IN_CLIENT_PROFILES: readonly ClientProfile[] = [
+  {
+    id: 'mcp-remote',
+    // mcp-remote appends " (via mcp-remote <version>)" to the name of the client it serves.
+    matches: (client) => / \(via mcp-remote [^)]*\)$/.test(client.name ?? ''),
+    act: (client) => withoutUrl(client.declared),
+    evidence:
+      'mcp-remote --protocol auto declares URL mode for the stdio client behind it, but cannot forward a URL request to ' +
+      'a 2025-era stdio client ("cannot put to a 2025-era client"): the question never reaches the person.',
+  },
+];
+
+/** The `clientProfiles` option: profiles turned on or off by id (unset ids stay on). */
+export type ClientProfileSwitches = Readonly<Record<string, boolean>>;
+
+/** A problem with the `clientProfiles` option, or `undefined`. */
+export function clientProfilesProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object { [profile id]: boolean }';
+  const ids = BUILT_IN_CLIENT_PROFILES.map((p) => p.id);
+  for (const [id, on] of Object.entries(value)) {
+    if (!ids.includes(id)) return `has no profile "${id}" (the built-in profiles: ${ids.join(', ')})`;
+    if (typeof on !== 'boolean') return `.${id} must be true or false`;
+  }
+  return undefined;
+}
+
+/**
+ * The one policy the binding acts on: the built-in profiles that are on, then the app's `clientPolicy` with what they
+ * left as `declared`. `undefined` when neither changes anything (no profile on, no policy).
+ */
+export function composeClientPolicy(
+  switches: ClientProfileSwitches | undefined,
+  policy: ClientPolicy | undefined,
+): ClientPolicy | undefined {
+  const on = BUILT_IN_CLIENT_PROFILES.filter((profile) => switches?.[profile.id] !== false);
+  if (on.length === 0) return policy;
+  return (client) => {
+    const profile = on.find((p) => p.matches(client));
+    const profiled = profile ? { ...client, declared: profile.act(client) } : client;
+    return policy ? policy(Object.freeze(profiled)) : profiled.declared;
+  };
+}
