@@ -6,7 +6,7 @@ import type { LadderStep, PageFallbackRung } from '../options/client-ladder.js';
 import { statusOfAction, type MechanismTelemetry } from './form-telemetry.js';
 import type { InputRequiredRounds, Slot } from './input-required-rounds.js';
 import type { LinkedQuestions } from './linked-questions.js';
-import { bridgeRequest, formRequests, type Page } from './input-required-requests.js';
+import { bridgeRequest, formRequests, urlRequest, type Page } from './input-required-requests.js';
 import type { FormResponse, PendingQuestion } from './request-state.codec.js';
 import type { ElicitResult } from './tool-elicitation.js';
 
@@ -27,6 +27,8 @@ export interface InputRequiredRepliesDeps {
   instantDeclineMs: number;
   maxFormAttempts: number;
   pendingRetryWaitMs: number;
+  /** Retries of an unanswered page question before `resume` answers `exhausted`. */
+  pendingRetryRounds: number;
 }
 
 /**
@@ -80,7 +82,8 @@ export class InputRequiredReplies {
     pending: PendingQuestion,
     page: Page,
     rung: PageFallbackRung,
-  ): Promise<LadderStep<ElicitationOutcome<T>> | 'spent'> {
+    canLeave = false,
+  ): Promise<LadderStep<ElicitationOutcome<T>> | 'spent' | 'exhausted'> {
     const { service, rounds } = this.deps;
     const response = this.deps.inputResponses?.[slot.key] as { action?: unknown } | undefined;
     if (response?.action === 'decline' && this.instant(pending)) return 'cannot-ask';
@@ -91,11 +94,19 @@ export class InputRequiredReplies {
       this.deps.waiting();
       const waited = await service.waitForCompletion<T>(page.id, { timeoutMs: this.deps.pendingRetryWaitMs, signal: this.deps.signal });
       if (waited.status === 'timeout') {
-        if (rung === 'url') return rounds.suspend(undefined, pending);
-        if (response?.action !== 'accept') return rounds.suspend({ [slot.key]: bridgeRequest(page, false) }, pending);
+        // The client's round budget (SDK 2.x: 10) must not run out while the person reads: leave for the link first.
+        const retries = (pending.retries ?? 0) + 1;
+        if (canLeave && retries >= this.deps.pendingRetryRounds) return 'exhausted';
+        const again = { ...pending, retries };
+        if (rung === 'url') {
+          // Halfway through the budget the page's URL request goes out again (a person who lost the link sees it anew).
+          const remind = retries === Math.ceil(this.deps.pendingRetryRounds / 2);
+          return rounds.suspend(remind ? { [slot.key]: urlRequest(page.message, page.url) } : undefined, again);
+        }
+        if (response?.action !== 'accept') return rounds.suspend({ [slot.key]: bridgeRequest(page, false) }, again);
         const unconfirmed = (pending.invalidAnswers ?? 0) + 1;
         if (unconfirmed >= this.deps.maxFormAttempts) return 'next';
-        return rounds.suspend({ [slot.key]: bridgeRequest(page, true) }, { ...pending, invalidAnswers: unconfirmed });
+        return rounds.suspend({ [slot.key]: bridgeRequest(page, true) }, { ...again, invalidAnswers: unconfirmed });
       }
       outcome = waited;
     }

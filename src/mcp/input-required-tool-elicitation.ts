@@ -59,6 +59,8 @@ export interface InputRequiredDeps {
   states: Pick<RequestStates, 'mint'>;
   linked: Pick<LinkedQuestions, 'round' | 'askKey' | 'earlier' | 'claim' | 'outcomeOf' | 'urlOf' | 'viaOf'>;
   pendingRetryWaitMs: number;
+  /** Retries of an unanswered page question before the call leaves for the link rung. */
+  pendingRetryRounds: number;
   maxFormAttempts: number;
   /** The module's ladders (`fallback`). */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
@@ -88,7 +90,7 @@ export class InputRequiredElicitation implements ToolElicitation {
     private readonly deps: InputRequiredDeps,
     private readonly call: InputRequiredCall,
   ) {
-    const { service, records, linked, telemetry, instantDeclineMs, maxFormAttempts, pendingRetryWaitMs } = deps;
+    const { service, records, linked, telemetry, instantDeclineMs, maxFormAttempts, pendingRetryWaitMs, pendingRetryRounds } = deps;
     const { elicitation, scope, inputResponses, signal, waiting = () => undefined } = call;
     this.questions = new CallQuestions({ service, records, linked, telemetry, user: () => call.user, elicitation, scope });
     this.rounds = new InputRequiredRounds({ states: deps.states, call, state: call.state });
@@ -103,6 +105,7 @@ export class InputRequiredElicitation implements ToolElicitation {
       instantDeclineMs,
       maxFormAttempts,
       pendingRetryWaitMs,
+      pendingRetryRounds,
     });
   }
 
@@ -217,12 +220,18 @@ export class InputRequiredElicitation implements ToolElicitation {
     if (pending?.elicitationId) {
       const rung: PageFallbackRung = pending.bridge ? 'form-bridge' : 'url';
       page = { id: pending.elicitationId, url: this.deps.records.urlFor(pending.elicitationId, ask.kind), message: ask.message };
-      const step = await this.replies.resume<T>(slot, pending, page, rung);
+      const step = await this.replies.resume<T>(slot, pending, page, rung, list.includes('link'));
+      if (step === 'exhausted') {
+        // Retried as often as a client's round budget allows: the call ends with the link, the question stays open.
+        list = ['link'];
+        lookedUp = { found: await this.questions.earlier(slot.index, slot.question) };
+        page = undefined;
+      }
       if (step === 'cannot-ask') canAsk = false;
-      else if (step !== 'next' && step !== 'spent') return { ...step.done, via: rung };
+      else if (step !== 'next' && step !== 'spent' && step !== 'exhausted') return { ...step.done, via: rung };
       // Spent: another call claimed the page's answer, so this one asks anew on the same rung, on a page of its own.
       if (step === 'spent') page = undefined;
-      list = list.slice(list.indexOf(rung) + (step === 'spent' ? 0 : 1));
+      if (step !== 'exhausted') list = list.slice(list.indexOf(rung) + (step === 'spent' ? 0 : 1));
       below = true;
     } else {
       const found = await existing?.();

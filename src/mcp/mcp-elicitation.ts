@@ -319,6 +319,7 @@ export class McpElicitation {
         states: this.states,
         linked: this.linked,
         pendingRetryWaitMs: this.options.pendingRetryWaitMs,
+        pendingRetryRounds: this.options.pendingRetryRounds,
         maxFormAttempts: this.options.limits.maxFormAttempts,
         fallback: this.options.fallback,
         instantDeclineMs: this.options.instantDeclineMs,

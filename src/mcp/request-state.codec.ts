@@ -31,6 +31,8 @@ export interface PendingQuestion {
   bridge?: boolean;
   /** When the question was sent, epoch milliseconds (for `instantDeclineMs`). */
   askedAt?: number;
+  /** Retries that found its page still unanswered (`pendingRetryRounds` leaves for the link rung). */
+  retries?: number;
 }
 
 /** What a sealed `requestState` carries. Everything a client could use to change the outcome is inside the seal. */
@@ -73,7 +75,7 @@ interface RequestStateWire {
   e: number;
   i?: number;
   d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
-  p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number };
+  p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number; r?: number };
 }
 
 /** The seal's additional data: a state sealed for this purpose opens for nothing else, and vice versa. */
@@ -150,8 +152,8 @@ function toWire(s: RequestState): RequestStateWire {
     d: s.answered.map((q) => ({ k: q.key, q: q.question, r: q.response, id: q.elicitationId })),
   };
   if (s.pending) {
-    const { key, question, elicitationId, invalidAnswers, bridge, askedAt } = s.pending;
-    wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers, b: bridge ? 1 : undefined, t: askedAt };
+    const { key, question, elicitationId, invalidAnswers, bridge, askedAt, retries } = s.pending;
+    wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers, b: bridge ? 1 : undefined, t: askedAt, r: retries };
   }
   return wire;
 }
@@ -169,7 +171,7 @@ function fromWire(w: Partial<RequestStateWire> | null): RequestState {
     answered: w.d.map((q) => ({ key: q.k, question: q.q, response: q.r, elicitationId: q.id })),
   };
   if (w.p) {
-    state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n, askedAt: w.p.t };
+    state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n, askedAt: w.p.t, retries: w.p.r };
     if (w.p.b === 1) state.pending.bridge = true;
   }
   return state;

@@ -69,10 +69,19 @@ export interface ElicitationModuleOptions {
   /**
    * Protocol 2026-07-28, URL mode: when a client retries while the user is still on the page, how long
    * the retry waits for the page to be submitted before it answers `input_required` again (with only a
-   * fresh `requestState`, so the client retries once more). In milliseconds; `0` answers at once.
-   * @default 5000 (5 seconds)
+   * fresh `requestState`, so the client retries once more): a long poll, well under the 60 s most clients wait for
+   * an answer. In milliseconds; `0` answers at once.
+   * @default 20000 (20 seconds)
    */
   pendingRetryWaitMs?: number;
+  /**
+   * Protocol 2026-07-28: retries of one unanswered page question (each held `pendingRetryWaitMs`) before the call
+   * ends with the link result, the question still open for a later call of the tool, instead of answering
+   * `input_required` again. SDK 2.x clients give up after 10 rounds; halfway, the page's URL request goes out again.
+   * A whole number of at least 1.
+   * @default 8
+   */
+  pendingRetryRounds?: number;
   /**
    * Where elicitations live. Pass an instance of any `ElicitationStore` implementation.
    * @default a new `MemoryElicitationStore`

@@ -18,7 +18,12 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 /** Default time a user has to answer a form pushed inside a 2025-11-25 tool call (`elicit`, `elicitForm`): 10 minutes. */
 export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */
-export const DEFAULT_PENDING_RETRY_WAIT_MS = 5_000;
+export const DEFAULT_PENDING_RETRY_WAIT_MS = 20_000;
+/**
+ * Retries of one unanswered page question before the call leaves for the link rung (`pendingRetryRounds`): SDK 2.x
+ * clients stop after 10 rounds, so the question stays open for a later call well before that.
+ */
+export const DEFAULT_PENDING_RETRY_ROUNDS = 8;
 /** Interval of the progress notifications sent while a person answers inside a call (2025-11-25). */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /**

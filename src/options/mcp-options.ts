@@ -14,6 +14,7 @@ export interface ElicitationMcpOptions {
   readonly instantDeclineMs: ResolvedElicitationOptions['instantDeclineMs'];
   readonly keepAliveMs: ResolvedElicitationOptions['keepAliveMs'];
   readonly pendingRetryWaitMs: ResolvedElicitationOptions['pendingRetryWaitMs'];
+  readonly pendingRetryRounds: ResolvedElicitationOptions['pendingRetryRounds'];
   readonly ttlMs: ResolvedElicitationOptions['ttlMs'];
   readonly retentionMs: ResolvedElicitationOptions['retentionMs'];
   readonly requestStateTtlMs: ResolvedElicitationOptions['requestStateTtlMs'];
@@ -38,6 +39,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
     instantDeclineMs: options.instantDeclineMs,
     keepAliveMs: options.keepAliveMs,
     pendingRetryWaitMs: options.pendingRetryWaitMs,
+    pendingRetryRounds: options.pendingRetryRounds,
     ttlMs: options.ttlMs,
     retentionMs: options.retentionMs,
     requestStateTtlMs: options.requestStateTtlMs,

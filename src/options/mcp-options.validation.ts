@@ -1,5 +1,6 @@
 import {
   DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_PENDING_RETRY_ROUNDS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_TASK_LEASE_MS,
@@ -20,7 +21,7 @@ import type { ElicitationTaskOptions } from './option-groups.js';
  */
 export function resolveMcp(
   raw: ElicitationModuleOptions,
-): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
+): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'pendingRetryRounds' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
   const fallback = raw.fallback ?? {};
   if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
     throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }', { value: fallback });
@@ -37,6 +38,7 @@ export function resolveMcp(
   return {
     requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
+    pendingRetryRounds: wholeAtLeastOne('pendingRetryRounds', raw.pendingRetryRounds, DEFAULT_PENDING_RETRY_ROUNDS),
     fallback: {
       page: Object.freeze([...(fallback.page ?? DEFAULT_PAGE_FALLBACK)]),
       form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),
@@ -64,4 +66,11 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     maxOpenPerUser,
     leaseMs: positiveMs('tasks.leaseMs', tasks.leaseMs, DEFAULT_TASK_LEASE_MS),
   };
+}
+
+/** A whole number of at least 1, defaulted; a config error naming the option and the value otherwise. */
+function wholeAtLeastOne(option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new ElicitationConfigError(option, 'must be a whole number of at least 1', { value });
+  return value;
 }

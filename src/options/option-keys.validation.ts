@@ -23,6 +23,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   extendMs: true,
   requestStateTtlMs: true,
   pendingRetryWaitMs: true,
+  pendingRetryRounds: true,
   store: true,
   title: true,
   primaryColor: true,

@@ -79,6 +79,8 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
 
   beforeEach(async () => {
     ref = await compileElicitation({
+      // A retry holds this long for a pending page (the default, 20 s, suits clients, not a test's pace).
+      pendingRetryWaitMs: 1_000,
       limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxFormAttempts: MAX_FORM_ATTEMPTS },
     });
     binding = ref.get(McpElicitation);
@@ -572,6 +574,42 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       await new Promise((resolve) => setTimeout(resolve, 250));
       expect(textOf(await retry(client, r1))).toBe('outcome: expired');
       expect((await service.getStatus(pending.elicitationId))?.status).toBe('expired');
+    });
+
+    it("leaves for the link before a client's round budget runs out: the URL again halfway, then the link; a later call collects the answer", async () => {
+      // A person who takes long: every retry finds the page pending (each held pendingRetryWaitMs).
+      await ref.close();
+      ref = await compileElicitation({ pendingRetryWaitMs: 20, pendingRetryRounds: 4 });
+      binding = ref.get(McpElicitation);
+      service = ref.get(ElicitationService);
+      register();
+      const { client } = await connect({ manual: true });
+      let r = await rawCall(client, { name: 'approve', arguments: {} });
+      const url = String(Object.values(r.inputRequests!)[0].params.url);
+      const asked = (last: RawToolResult) => Object.keys(last.inputRequests ?? {}).length > 0;
+      const again = (last: RawToolResult) =>
+        rawCall(client, {
+          name: 'approve',
+          arguments: {},
+          ...(asked(last) && { inputResponses: { [Object.keys(last.inputRequests!)[0]]: { action: 'accept' } } }),
+          requestState: last.requestState,
+        });
+      const rounds: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        r = await again(r);
+        rounds.push(`${r.resultType}${asked(r) ? ` ${String(Object.values(r.inputRequests!)[0].params.mode)}` : ''}`);
+      }
+      // Retries 1 and 3 ask nothing new; retry 2 (half of 4) sends the page's URL request again.
+      expect(rounds).toEqual(['input_required', 'input_required url', 'input_required']);
+      const link = await again(r);
+      expect(link.resultType ?? 'complete').toBe('complete');
+      expect(textOf(link).split('\n')[0]).toBe(`Open this page to continue: ${url}`);
+      const [pending] = await service.list({ userId: 'alice' });
+      expect(pending.status).toBe('pending');
+      // Answered later: a new call of the tool (no state) takes the answer.
+      await service.complete(pending.elicitationId, { confirmed: true });
+      expect(textOf(await rawCall(client, { name: 'approve', arguments: {} }))).toBe('outcome: completed');
+      expect(await service.list({ userId: 'alice' })).toHaveLength(1);
     });
 
     it('waits on a retry while the page is pending and resumes as soon as it is answered', async () => {

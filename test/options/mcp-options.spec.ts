@@ -29,6 +29,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
           'instantDeclineMs',
           'keepAliveMs',
           'limits',
+          'pendingRetryRounds',
           'pendingRetryWaitMs',
           'requestStateTtlMs',
           'resolveMcpUser',
