@@ -262,6 +262,7 @@ export class McpElicitation {
         fallback: this.options.fallback,
         instantDeclineMs: this.options.instantDeclineMs,
         keepAliveMs: this.options.keepAliveMs,
+        callWaitMs: this.options.callWaitMs,
         pendingRetryWaitMs: this.options.pendingRetryWaitMs,
         telemetry: this.telemetry,
       },

@@ -13,6 +13,8 @@ export interface PushChannelDeps {
   instantDeclineMs: number;
   /** Progress notifications while a person answers, every this many ms; 0: off. */
   keepAliveMs: number;
+  /** How long a call without a progress token waits for a person (`callWaitMs`); 0: no limit. */
+  callWaitMs: number;
   /** Aborted when the call's response stream closed and nothing can resume it (the client hung up). */
   hangUp?: AbortSignal;
   /** The call is about to wait on a person: takes its place among the calls in flight (throws past the cap). */
@@ -27,8 +29,30 @@ export class PushChannel {
   /** The call's signal: the client cancelled the call, closed its session, or hung up. */
   readonly signal: AbortSignal | undefined;
 
+  /**
+   * When the call stops waiting for a person (epoch ms): `callWaitMs` after it started when its request carries no
+   * progress token (nothing keeps it alive past the client's request timeout); none otherwise.
+   */
+  readonly deadline: number | undefined;
+
   constructor(private readonly deps: PushChannelDeps) {
     this.signal = anySignal(deps.extra.signal, deps.hangUp);
+    const kept = deps.extra._meta?.progressToken !== undefined;
+    this.deadline = kept || deps.callWaitMs <= 0 ? undefined : Date.now() + deps.callWaitMs;
+  }
+
+  /** Milliseconds left before the deadline (at least 1), or `fallback` when the call has none or it is further off. */
+  within(fallback: number): number;
+  within(fallback: number | undefined): number | undefined;
+  within(fallback: number | undefined): number | undefined {
+    if (this.deadline === undefined) return fallback;
+    const left = Math.max(1, this.deadline - Date.now());
+    return fallback === undefined ? left : Math.min(fallback, left);
+  }
+
+  /** Whether the deadline has come. */
+  overdue(): boolean {
+    return this.deadline !== undefined && Date.now() >= this.deadline;
   }
 
   /** The call is about to wait on a person: its place among the calls in flight, or the refusal (idempotent). */

@@ -30,10 +30,11 @@ export interface PushRungsDeps {
 }
 
 /**
- * A page rung's step: the ladder's, or `spent` when the page was answered but another call claimed the answer
- * (`LinkedQuestions.claim`): this call asks anew.
+ * A page rung's step: the ladder's, `spent` when the page was answered but another call claimed the answer
+ * (`LinkedQuestions.claim`): this call asks anew; `deadline` when the call may wait no longer (`callWaitMs`, a call
+ * without a progress token): it ends with the link, the page still open.
  */
-export type PageStep<T extends ElicitationData> = LadderStep<WaitOutcome<T>> | 'spent';
+export type PageStep<T extends ElicitationData> = LadderStep<WaitOutcome<T>> | 'spent' | 'deadline';
 
 /**
  * The rungs the push mechanism (protocol 2025-11-25) asks on itself, each waiting inside the call: `url` and
@@ -47,12 +48,13 @@ export class PushRungs {
    * `elicitation/create` in URL mode, then the wait for the page. A decline sooner than `instantDeclineMs`
    * passes the question on (the page stays open for the next rung).
    */
-  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
+  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
     const channel = this.deps.channel;
+    const bound = <M extends number | undefined>(ms: M): M => (leave ? (channel.within(ms) as M) : ms);
     channel.waiting();
-    return this.ending(page, async () => {
+    return this.ending(page, leave, async () => {
       const sentAt = Date.now();
-      const dialogMs = await this.timeLeft(page);
+      const dialogMs = bound(await this.timeLeft(page));
       const consent = await channel.keepingAlive(page.message, () =>
         channel.elicitInput(
           { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
@@ -63,8 +65,9 @@ export class PushRungs {
       if (consent.action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
       if (consent.action !== 'accept') return this.taken(page, await this.endByClient<T>(page, consent.action));
       const outcome = await channel.keepingAlive(page.message, () =>
-        this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs, signal: channel.signal }),
+        this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs: bound(timeoutMs), signal: channel.signal }),
       );
+      if (leave && outcome.status === 'timeout' && channel.overdue()) return 'deadline';
       return this.taken(page, await this.settled(page, outcome));
     });
   }
@@ -75,16 +78,17 @@ export class PushRungs {
    * page's answer (waiting `pendingRetryWaitMs` for it to land); still none → asked again, up to
    * `limits.maxFormAttempts`, then the next rung. Decline or cancel ends the elicitation that way.
    */
-  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number): Promise<PageStep<T>> {
+  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
     const { service, channel } = this.deps;
+    const bound = <M extends number | undefined>(ms: M): M => (leave ? (channel.within(ms) as M) : ms);
     const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     channel.waiting();
-    return this.ending(page, async () => {
+    return this.ending(page, leave, async () => {
       for (let attempt = 1; attempt <= this.deps.maxFormAttempts; attempt++) {
         const sentAt = Date.now();
         const stop = new AbortController();
         const signal = anySignal(channel.signal, stop.signal);
-        const left = waitUntil === undefined ? undefined : Math.max(1, waitUntil - Date.now());
+        const left = bound(waitUntil === undefined ? undefined : Math.max(1, waitUntil - Date.now()));
         const pageDone = service
           .waitForCompletion<T>(page.elicitationId, { timeoutMs: left, signal: stop.signal })
           .then((outcome) => ({ outcome }))
@@ -98,7 +102,7 @@ export class PushRungs {
             .elicitInput(
               { mode: 'form', message: bridgeMessage(page.message, page.url, attempt > 1), requestedSchema: BRIDGE_SCHEMA },
               signal,
-              await this.timeLeft(page),
+              bound(await this.timeLeft(page)),
             )
             .then((answer) => ({ answer }));
           reply.catch(() => undefined);
@@ -107,15 +111,17 @@ export class PushRungs {
           // Whichever way the race ended (the client's reply failing too: a cancel, a hang-up), the page's wait ends.
           stop.abort();
         }
+        if ('outcome' in first && leave && first.outcome.status === 'timeout' && channel.overdue()) return 'deadline';
         if ('outcome' in first) return this.taken(page, await this.settled(page, first.outcome));
         const { action } = first.answer;
         if (action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
         if (action !== 'accept') return this.taken(page, await this.endByClient<T>(page, action));
         const outcome = await service.waitForCompletion<T>(page.elicitationId, {
-          timeoutMs: this.deps.pendingRetryWaitMs,
+          timeoutMs: bound(this.deps.pendingRetryWaitMs),
           signal: channel.signal,
         });
         if (outcome.status !== 'timeout') return this.taken(page, outcome);
+        if (leave && channel.overdue()) return 'deadline';
       }
       return 'next';
     });
@@ -143,15 +149,18 @@ export class PushRungs {
 
   /**
    * Runs a rung that waits on a page: an error (the client cancelled the call, a timeout) cancels the
-   * elicitation, so its page says so and the completion notification goes out. A shutdown, a hang-up (the response
+   * elicitation, so its page says so and the completion notification goes out; but a dialog that ran out at the call's
+   * deadline (`leave`: `callWaitMs`) ends the wait with `deadline`, the page still open. A shutdown, a hang-up (the response
    * stream closed) or a refusal (too many calls in flight) leaves it pending: the person may still answer, another
    * instance may take the answer, and the tool's next call takes the page up again.
    */
-  private async ending<R>(page: UrlElicitationRequest, run: () => Promise<R>): Promise<R> {
+  private async ending<R>(page: UrlElicitationRequest, leave: boolean, run: () => Promise<R | 'deadline'>): Promise<R | 'deadline'> {
     try {
       return await run();
     } catch (error) {
       if (KEEP_PENDING.some((type) => error instanceof type)) throw error;
+      // The client's dialog timed out at the call's deadline (`callWaitMs`): the call ends with the link, the page open.
+      if (leave && this.deps.channel.overdue() && !this.deps.channel.signal?.aborted) return 'deadline';
       await this.endByBinding(page, 'cancel').catch(() => undefined);
       throw error;
     }

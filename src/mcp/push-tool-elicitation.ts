@@ -51,6 +51,8 @@ export interface PushDeps {
   instantDeclineMs: number;
   /** Progress notifications while a person answers, every this many ms; 0: off. */
   keepAliveMs: number;
+  /** How long a call without a progress token waits for a person; 0: no limit. */
+  callWaitMs: number;
   /** How long an "I have finished" from the form bridge waits for the page's answer to land. */
   pendingRetryWaitMs: number;
   /** Form-mode questions and fallbacks, for the metrics. */
@@ -93,7 +95,7 @@ export class PushElicitation implements PushToolElicitation {
     private readonly deps: PushDeps,
     private readonly call: PushCall,
   ) {
-    const { service, records, linked, telemetry, maxFormAttempts, pendingRetryWaitMs, instantDeclineMs, keepAliveMs } = deps;
+    const { service, records, linked, telemetry, maxFormAttempts, pendingRetryWaitMs, instantDeclineMs, keepAliveMs, callWaitMs } = deps;
     this.questions = new CallQuestions({
       service,
       records,
@@ -104,7 +106,16 @@ export class PushElicitation implements PushToolElicitation {
       scope: call.scope,
     });
     const { hangUp, waiting = () => undefined } = call;
-    this.channel = new PushChannel({ records, server: call.server, extra: call.extra, instantDeclineMs, keepAliveMs, hangUp, waiting });
+    this.channel = new PushChannel({
+      records,
+      server: call.server,
+      extra: call.extra,
+      instantDeclineMs,
+      keepAliveMs,
+      callWaitMs,
+      hangUp,
+      waiting,
+    });
     this.rungs = new PushRungs({ service, records, linked, channel: this.channel, maxFormAttempts, pendingRetryWaitMs });
     const { server, extra } = call;
     this.pages = new PushPages({ service, records, notifications: deps.notifications, linked, questions: this.questions, server, extra });
@@ -250,14 +261,21 @@ export class PushElicitation implements PushToolElicitation {
         this.suspend(ask, page ?? (await this.pages.reopen(ask)) ?? (await this.pages.createKeyed(ask, position, digest, true)));
       // From here the call waits on a person: its place among the calls in flight first, before any page is made.
       this.channel.waiting();
+      // A call without a progress token stops waiting at its deadline (`callWaitMs`) and ends with the link instead.
+      const leave = list.includes('link') && this.call.scope.asking !== undefined;
       const onPage = (shown: UrlElicitationRequest) =>
-        rung === 'url' ? this.rungs.url<T>(shown, how.timeoutMs) : this.rungs.bridge<T>(shown, how.timeoutMs);
+        rung === 'url' ? this.rungs.url<T>(shown, how.timeoutMs, leave) : this.rungs.bridge<T>(shown, how.timeoutMs, leave);
       page ??= await this.pages.createKeyed(ask, position, digest, rung === 'url');
       let step = await onPage(page);
       // Another call claimed the page's answer (one answer runs a tool once): this call asks anew, on a page of its own.
       while (step === 'spent') {
         page = await this.pages.createKeyed(ask, position, digest, rung === 'url');
         step = await onPage(page);
+      }
+      if (step === 'deadline') {
+        const found = { found: await this.deps.records.read(page.elicitationId) };
+        const { outcome } = await this.deps.linked.round<T>(this.call.scope, { user: this.userId, position, digest, ask }, found);
+        return { done: { ...outcome, via: 'link' } };
       }
       return step === 'next' || step === 'cannot-ask' ? step : { done: { ...step.done, via: rung as 'url' | 'form-bridge' } };
     });

@@ -83,6 +83,15 @@ export interface ElicitationModuleOptions {
    */
   pendingRetryRounds?: number;
   /**
+   * Protocol 2025-11-25: how long a tool call whose request carries no `progressToken` waits inside the call for a
+   * person (on a page, or the form bridge) before it ends with the link result, the question still open for the tool's
+   * next call. Such a call cannot be kept alive by progress notifications, and most clients cancel a request after
+   * 60 s, which would cancel the question too. Keep it below your clients' request timeout. In milliseconds; `0`: no
+   * limit (the call waits until the question ends or the client cancels).
+   * @default 50000 (50 seconds)
+   */
+  callWaitMs?: number;
+  /**
    * Where elicitations live. Pass an instance of any `ElicitationStore` implementation.
    * @default a new `MemoryElicitationStore`
    */

@@ -20,6 +20,11 @@ export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */
 export const DEFAULT_PENDING_RETRY_WAIT_MS = 20_000;
 /**
+ * How long a 2025-11-25 call without a progress token waits inside the call for a person (`callWaitMs`): under the
+ * 60 s after which most clients cancel a request they cannot keep alive.
+ */
+export const DEFAULT_CALL_WAIT_MS = 50_000;
+/**
  * Retries of one unanswered page question before the call leaves for the link rung (`pendingRetryRounds`): SDK 2.x
  * clients stop after 10 rounds, so the question stays open for a later call well before that.
  */

@@ -15,6 +15,7 @@ export interface ElicitationMcpOptions {
   readonly keepAliveMs: ResolvedElicitationOptions['keepAliveMs'];
   readonly pendingRetryWaitMs: ResolvedElicitationOptions['pendingRetryWaitMs'];
   readonly pendingRetryRounds: ResolvedElicitationOptions['pendingRetryRounds'];
+  readonly callWaitMs: ResolvedElicitationOptions['callWaitMs'];
   readonly ttlMs: ResolvedElicitationOptions['ttlMs'];
   readonly retentionMs: ResolvedElicitationOptions['retentionMs'];
   readonly requestStateTtlMs: ResolvedElicitationOptions['requestStateTtlMs'];
@@ -40,6 +41,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
     keepAliveMs: options.keepAliveMs,
     pendingRetryWaitMs: options.pendingRetryWaitMs,
     pendingRetryRounds: options.pendingRetryRounds,
+    callWaitMs: options.callWaitMs,
     ttlMs: options.ttlMs,
     retentionMs: options.retentionMs,
     requestStateTtlMs: options.requestStateTtlMs,

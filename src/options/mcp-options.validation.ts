@@ -1,5 +1,6 @@
 import {
   DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_CALL_WAIT_MS,
   DEFAULT_PENDING_RETRY_ROUNDS,
   DEFAULT_PENDING_RETRY_WAIT_MS,
   DEFAULT_REQUEST_STATE_TTL_MS,
@@ -21,7 +22,7 @@ import type { ElicitationTaskOptions } from './option-groups.js';
  */
 export function resolveMcp(
   raw: ElicitationModuleOptions,
-): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'pendingRetryRounds' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
+): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'pendingRetryRounds' | 'callWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
   const fallback = raw.fallback ?? {};
   if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
     throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }', { value: fallback });
@@ -39,6 +40,7 @@ export function resolveMcp(
     requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
     pendingRetryRounds: wholeAtLeastOne('pendingRetryRounds', raw.pendingRetryRounds, DEFAULT_PENDING_RETRY_ROUNDS),
+    callWaitMs: positiveMs('callWaitMs', raw.callWaitMs, DEFAULT_CALL_WAIT_MS, true),
     fallback: {
       page: Object.freeze([...(fallback.page ?? DEFAULT_PAGE_FALLBACK)]),
       form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),

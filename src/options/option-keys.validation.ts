@@ -24,6 +24,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   requestStateTtlMs: true,
   pendingRetryWaitMs: true,
   pendingRetryRounds: true,
+  callWaitMs: true,
   store: true,
   title: true,
   primaryColor: true,

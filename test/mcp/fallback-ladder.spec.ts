@@ -266,6 +266,37 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(seen).toEqual([{ name: 'url-decliner', version: '9.1', era: '2025-11-25', declared: { form: {}, url: {} } }]);
   });
 
+  it('callWaitMs: a call without a progress token ends with the link at its deadline, the page still open; a later call takes the answer', async () => {
+    const { service, connect } = await setup({ form: {}, url: {} }, approve, { callWaitMs: 300 });
+    const client = await connect(() => ({ action: 'accept' })); // the client opens the page; the person is slow
+    const started = Date.now();
+    const first = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const [pending] = await service.list({ userId: 'alice' });
+    expect(pending.status).toBe('pending');
+    expect(text(first).split('\n')[0]).toBe(`Open this page to continue: ${pageUrl(text(first))}`);
+    expect(text(first)).toContain(pending.elicitationId);
+    // The person answers after the call ended: the page was never cancelled, and the next call takes the answer.
+    expect((await service.complete(pending.elicitationId, { confirmed: true })).ok).toBe(true);
+    const again = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(text(again)).toBe('Deployed shop via link');
+  });
+
+  it('callWaitMs does not bound a call with a progress token (progress keeps it alive): it waits for the page', async () => {
+    const { service, connect } = await setup({ form: {}, url: {} }, approve, { callWaitMs: 100, keepAliveMs: 50 });
+    const client = await connect((params) => {
+      setTimeout(() => void service.complete(idOf((params as { url: string }).url), { confirmed: true }), 400);
+      return { action: 'accept' };
+    });
+    const progress: number[] = [];
+    const result = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+      resetTimeoutOnProgress: true,
+    });
+    expect(text(result)).toBe('Deployed shop via url');
+    expect(progress.length).toBeGreaterThan(0);
+  });
+
   it('built-in profile mcp-remote: a client behind mcp-remote that declares URL mode gets the bridge; off, it gets the URL', async () => {
     const behind = 'Claude Desktop (via mcp-remote 0.1.29)';
     const seen: McpClientProfile[] = [];

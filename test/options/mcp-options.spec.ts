@@ -24,6 +24,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
       const slice = ref.get<ElicitationMcpOptions>(ELICITATION_MCP_OPTIONS);
       expect(Object.keys(slice).sort()).toEqual(
         [
+          'callWaitMs',
           'clientPolicy',
           'fallback',
           'instantDeclineMs',
