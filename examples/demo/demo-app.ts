@@ -29,8 +29,12 @@ interface DemoAppOptions extends DemoSessionSettings {
   extendMs?: number;
   /** Lifetime of a sealed 2026-07-28 `requestState` in milliseconds. @default the module's default (10 minutes) */
   requestStateTtlMs?: number;
-  /** How long a 2026-07-28 retry waits for a pending page before asking the client to retry. @default the module's default (5 s) */
+  /** How long a 2026-07-28 retry waits for a pending page before asking the client to retry. @default the module's default (20 s) */
   pendingRetryWaitMs?: number;
+  /** Unanswered 2026-07-28 retries of a page question before the link result. @default the module's default (8) */
+  pendingRetryRounds?: number;
+  /** How long a 2025-11-25 call without a progress token waits for a person. @default the module's default (50 s) */
+  callWaitMs?: number;
   /** A client decline sooner than this (ms) moves the question down the fallback ladder. @default the module's default (off) */
   instantDeclineMs?: number;
   /** Progress notifications while a 2025-11-25 call waits for a person, every this many ms. @default the module's default (15 s) */
@@ -143,6 +147,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         cleanupIntervalMs: options.cleanupIntervalMs,
         requestStateTtlMs: options.requestStateTtlMs,
         pendingRetryWaitMs: options.pendingRetryWaitMs,
+        pendingRetryRounds: options.pendingRetryRounds,
+        callWaitMs: options.callWaitMs,
         instantDeclineMs: options.instantDeclineMs,
         keepAliveMs: options.keepAliveMs,
         tasks: { leaseMs: options.taskLeaseMs, ttlMs: options.taskTtlMs },

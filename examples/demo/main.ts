@@ -21,6 +21,8 @@ const { app, mcpUrl, url } = await startDemoApp({
   ttlMs: ttl,
   requestStateTtlMs: env.ELICITATION_REQUEST_STATE_TTL_MS ? Number(env.ELICITATION_REQUEST_STATE_TTL_MS) : undefined,
   pendingRetryWaitMs: env.ELICITATION_PENDING_RETRY_WAIT_MS ? Number(env.ELICITATION_PENDING_RETRY_WAIT_MS) : undefined,
+  pendingRetryRounds: env.ELICITATION_PENDING_RETRY_ROUNDS ? Number(env.ELICITATION_PENDING_RETRY_ROUNDS) : undefined,
+  callWaitMs: env.ELICITATION_CALL_WAIT_MS ? Number(env.ELICITATION_CALL_WAIT_MS) : undefined,
   instantDeclineMs: env.ELICITATION_INSTANT_DECLINE_MS ? Number(env.ELICITATION_INSTANT_DECLINE_MS) : undefined,
   keepAliveMs: env.ELICITATION_KEEP_ALIVE_MS ? Number(env.ELICITATION_KEEP_ALIVE_MS) : undefined,
   taskLeaseMs: env.ELICITATION_TASK_LEASE_MS ? Number(env.ELICITATION_TASK_LEASE_MS) : undefined,
