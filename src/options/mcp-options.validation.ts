@@ -22,7 +22,17 @@ import type { ElicitationTaskOptions } from './option-groups.js';
  */
 export function resolveMcp(
   raw: ElicitationModuleOptions,
-): Resolved<'requestStateTtlMs' | 'pendingRetryWaitMs' | 'pendingRetryRounds' | 'callWaitMs' | 'fallback' | 'clientPolicy' | 'instantDeclineMs' | 'keepAliveMs' | 'tasks'> {
+): Resolved<
+  | 'requestStateTtlMs'
+  | 'pendingRetryWaitMs'
+  | 'pendingRetryRounds'
+  | 'callWaitMs'
+  | 'fallback'
+  | 'clientPolicy'
+  | 'instantDeclineMs'
+  | 'keepAliveMs'
+  | 'tasks'
+> {
   const fallback = raw.fallback ?? {};
   if (typeof fallback !== 'object' || fallback === null || Array.isArray(fallback)) {
     throw new ElicitationConfigError('fallback', 'must be an object { page?: [...], form?: [...] }', { value: fallback });
@@ -73,6 +83,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
 /** A whole number of at least 1, defaulted; a config error naming the option and the value otherwise. */
 function wholeAtLeastOne(option: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new ElicitationConfigError(option, 'must be a whole number of at least 1', { value });
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ElicitationConfigError(option, 'must be a whole number of at least 1', { value });
   return value;
 }
