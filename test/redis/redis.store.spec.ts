@@ -243,15 +243,14 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         const moves = async () => {
           const first = await service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'alice' });
           const second = await service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'bob' });
-          return {
-            ids: [first.elicitationId, second.elicitationId],
-            sent: [
-              await commands(() => service.extend(first.elicitationId)),
-              await commands(() => service.complete(first.elicitationId, { apiKey: 'k' })),
-              await commands(() => service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'carol' })),
-              await commands(() => service.sweep(second.expiresAt.getTime() + 1)),
-            ],
-          };
+          const afterBob = Date.now();
+          const extended = await commands(() => service.extend(first.elicitationId));
+          const completed = await commands(() => service.complete(first.elicitationId, { apiKey: 'k' }));
+          // Carol's expires at least 2 ms after bob's, so the sweep at bob's expiry (+1 ms) leaves hers pending.
+          while (Date.now() < afterBob + 2) await new Promise((r) => setTimeout(r, 1));
+          const created = await commands(() => service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'carol' }));
+          const swept = await commands(() => service.sweep(second.expiresAt.getTime() + 1));
+          return { ids: [first.elicitationId, second.elicitationId], sent: [extended, completed, created, swept] };
         };
         await moves(); // every script loaded once (EVALSHA → NOSCRIPT → EVAL); then counted
         await service.sweep(Date.now() + 120_000); // nothing of the warm-up left pending
