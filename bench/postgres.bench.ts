@@ -286,6 +286,8 @@ async function main(): Promise<void> {
     );
     progress();
     console.log('\n3. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
+    // The demos' tables made first, as a migration would: the two processes then start on a schema that is there.
+    await new PostgresElicitationStore(pool, { tablePrefix: DEMO_PREFIX }).createSchema();
     const latency = await measureCrossInstance({
       env: {
         ELICITATION_STORE: 'postgres',

@@ -78,9 +78,16 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     this.counters = new PostgresCounters(this.pool, this.t, () => this.require());
   }
 
-  /** Creates the tables and functions (idempotent): for apps without migrations. Resolves once they exist. */
+  /**
+   * Creates the tables and functions (idempotent): for apps without migrations. Resolves once they exist. A schema at
+   * this version is left as it is (no DDL, so no lock on a live database's tables).
+   */
   async createSchema(): Promise<void> {
-    await this.call('createSchema', () => this.pool.query(schemaSql(this.names)));
+    const current = await checkSchemaVersion(this.pool, this.names).then(
+      () => true,
+      () => false,
+    );
+    if (!current) await this.call('createSchema', () => this.pool.query(schemaSql(this.names)));
   }
 
   /** Checks the schema's version before the module starts: refuses, naming the fix, when it is missing or another. */

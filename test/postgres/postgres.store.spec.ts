@@ -92,6 +92,20 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       await channel.close();
     });
 
+    it('leaves a schema at its version alone: createSchema() on a live database takes no lock on its tables', async () => {
+      const store = await freshStore('live_');
+      const holder = await pool.connect();
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${SCHEMA}.live_records IN ACCESS EXCLUSIVE MODE`);
+      try {
+        const blocked = new Promise((resolve) => setTimeout(() => resolve('blocked'), 2_000));
+        await expect(Promise.race([store.createSchema().then(() => 'done'), blocked])).resolves.toBe('done');
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    });
+
     it('refuses bad names and unknown options, naming them', () => {
       expect(() => new PostgresElicitationStore(pool, { schema: 'Bad-Name' })).toThrow(/schema.*"Bad-Name"/);
       expect(() => new PostgresElicitationStore(pool, { tablePrefix: 'x;drop' })).toThrow(/tablePrefix.*"x;drop"/);
