@@ -120,7 +120,8 @@ export class TaskRunner {
     const task = await this.deps.store.getTask(taskId, this.now());
     if (!task || task.userId !== userId) throw TaskProtocolError.notFound();
     const body = decodeBody(task);
-    if (!isTerminalTaskStatus(task.status) && this.orphaned(task, body)) this.schedule(task.id);
+    // Only an instance that has the task's tool takes a due run over (one without it would hold the lease for nothing).
+    if (!isTerminalTaskStatus(task.status) && this.deps.tools.has(body.tool) && this.orphaned(task, body)) this.schedule(task.id);
     return { task, body };
   }
 
@@ -187,15 +188,20 @@ export class TaskRunner {
     const renew = setInterval(() => void this.takeLease(taskId).catch(() => undefined), this.deps.settings.leaseMs / 3);
     renew.unref();
     try {
+      // A task whose tool is not registered here stays as it is (due), for an instance that has the tool: this one
+      // neither takes its lease nor writes it.
+      const stored = await this.deps.store.getTask(taskId, this.now());
+      if (!stored || isTerminalTaskStatus(stored.status)) return;
+      const wanted = decodeBody(stored).tool;
+      if (!this.deps.tools.has(wanted)) {
+        this.logger.warn(`Task ${taskId}: the tool ${wanted} is not registered on this instance; an instance that has it runs the task.`);
+        return;
+      }
       const leased = await this.takeLease(taskId, true);
       if (!leased) return;
       const { task, body } = leased;
       const tool = this.deps.tools.get(body.tool);
-      if (!tool) {
-        this.logger.warn(`Task ${taskId}: the tool ${body.tool} is not registered on this instance; another instance may run it.`);
-        await this.write(taskId, undefined, (t, b) => ((b.due = true), { status: t.status, body: b, lease: null }));
-        return;
-      }
+      if (!tool) return;
       const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
       const outcome = await this.execute(tool, body, elicitation, { taskId, signal: abort.signal });
       await this.settle(taskId, body, outcome);

@@ -196,4 +196,41 @@ describe('TaskRunner', () => {
     expect(after.lease).toBeUndefined();
     expect(decodeBody(after).result).toEqual({ content: [{ type: 'text', text: 'ok' }] });
   });
+
+  it('leaves a due task to an instance that has its tool: one without it never takes the lease nor writes the task', async () => {
+    let runs = 0;
+    const { runner, store, clock } = setUp({ work: () => (runs++, 'ok') }, { leaseMs: 1_000 });
+    // The other instance: the same store, no tool registered (a server not built there yet).
+    const bare = new TaskRunner({
+      store,
+      questions: { service: {} as never, maxFormAttempts: 2 },
+      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000 },
+      tools: new Map(),
+      now: () => clock.now,
+    });
+    const { task } = await runner.start('work', {}, 'u1', ['form']);
+    await settle();
+    // Made due again (as a page finished on the bare instance would), with no lease, long enough ago to look orphaned.
+    const done = (await store.getTask(task.id, clock.now))!;
+    const due = {
+      ...done,
+      version: done.version + 1,
+      status: 'working' as const,
+      body: JSON.stringify({ ...decodeBody(done), due: true }),
+    };
+    await store.putTask(due, clock.now);
+    clock.now += 2_000;
+    for (let i = 0; i < 3; i++) {
+      await bare.read(task.id, 'u1');
+      await settle();
+    }
+    const untouched = (await store.getTask(task.id, clock.now))!;
+    expect(untouched.version).toBe(due.version);
+    expect(untouched.lease).toBeUndefined();
+    // The instance with the tool takes it over at its next read and runs it.
+    await runner.read(task.id, 'u1');
+    await settle();
+    expect(runs).toBe(2);
+    expect((await store.getTask(task.id, clock.now))!.status).toBe('completed');
+  });
 });
