@@ -41,7 +41,7 @@ import {
   type ElicitationRecord,
 } from '../src/index.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
-import { TaskRunner } from '../src/mcp/task-runner.js';
+import { TaskRunner } from '../src/mcp/tasks/task-runner.js';
 import { MemoryTasks } from '../src/stores/memory-tasks.js';
 import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
 import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';

@@ -98,11 +98,16 @@ export type {
   UrlElicitationAsk,
   UrlElicitationRequest,
 } from './mcp/tool-elicitation.js';
-export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context } from './mcp/sdk.types.js';
-export { InputRequiredSignal, isInputRequiredSignal, type InputRequest, type InputRequiredResult } from './mcp/input-required.js';
-export { TaskSuspended, isTaskSuspended } from './mcp/task-elicitation.js';
-export type { TaskContext } from './mcp/task-runner.js';
-export { McpTaskNotifications, type FetchMcpHandler } from './mcp/task-notifications.js';
+export type { SdkRequestExtra, SdkServerLike, SdkServerOrMcpServer, SdkV2Context } from './mcp/sdk/sdk.types.js';
+export {
+  InputRequiredSignal,
+  isInputRequiredSignal,
+  type InputRequest,
+  type InputRequiredResult,
+} from './mcp/input-required/input-required.js';
+export { TaskSuspended, isTaskSuspended } from './mcp/tasks/task-elicitation.js';
+export type { TaskContext } from './mcp/tasks/task-runner.js';
+export { McpTaskNotifications, type FetchMcpHandler } from './mcp/tasks/task-notifications.js';
 export {
   DEFAULT_FORM_FALLBACK,
   DEFAULT_PAGE_FALLBACK,
@@ -119,9 +124,9 @@ export {
   PendingQuestionSignal,
   type PendingQuestionInfo,
   type PendingQuestionResult,
-} from './mcp/linked-questions.js';
-export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/chat-answers.js';
-export type { RequestState } from './mcp/request-state.codec.js';
+} from './mcp/questions/linked-questions.js';
+export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/questions/chat-answers.js';
+export type { RequestState } from './mcp/input-required/request-state.codec.js';
 export { RequestStateError, type RequestStateRejection } from './errors/request-state.error.js';
 
 // Serving MCP over HTTP yourself: bounded 2025-11-25 sessions (no SDK import)

@@ -22,7 +22,7 @@ import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import { FormSchemaError } from '../../src/errors/form-schema.error.js';
 import { defineForm } from '../../src/forms/define-form.js';
-import { PENDING_QUESTION_META_KEY } from '../../src/mcp/linked-questions.js';
+import { PENDING_QUESTION_META_KEY } from '../../src/mcp/questions/linked-questions.js';
 import { createElicitationTestClient, submitPage, type ElicitationTestClient, type TestToolResult } from '../../src/testing/index.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../../test/support/redis.js';
 import { startLadderApp, type LadderApp } from '../support/ladder-app.js';

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ElicitationNotWiredError } from '../errors/elicitation-not-wired.error.js';
 import type { ToolElicitation } from '../mcp/tool-elicitation.js';
-import { taskSupportOf, type TaskToolSettings } from '../mcp/mcp-tasks.js';
+import { taskSupportOf, type TaskToolSettings } from '../mcp/tasks/mcp-tasks.js';
 import { withAdapterIdentityHint } from './mcp-nest-identity.js';
 import { ElicitationWiringCheck, noteElicitationParameter } from './mcp-nest-wiring.check.js';
 

@@ -11,7 +11,7 @@ import { ModuleRef } from '@nestjs/core';
 import { catchError, from, lastValueFrom, type Observable, throwError } from 'rxjs';
 import { RpcException } from '@nestjs/microservices';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
-import { McpSdkLoader, type SdkCopy } from '../mcp/sdk-loader.js';
+import { McpSdkLoader, type SdkCopy } from '../mcp/sdk/sdk-loader.js';
 import type { ToolElicitation } from '../mcp/tool-elicitation.js';
 import { attachElicitation, detachElicitation } from './elicitation.decorator.js';
 import { toMcpNestError } from './mcp-nest-errors.js';

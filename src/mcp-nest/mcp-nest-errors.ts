@@ -10,7 +10,7 @@ import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.e
 import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
 import { FormSchemaError } from '../errors/form-schema.error.js';
 import { RequestStateError } from '../errors/request-state.error.js';
-import type { SdkCopy } from '../mcp/sdk-loader.js';
+import type { SdkCopy } from '../mcp/sdk/sdk-loader.js';
 
 /** JSON-RPC invalid params: what a refused `requestState` answers. */
 const INVALID_PARAMS = -32602;

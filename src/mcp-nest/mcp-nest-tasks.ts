@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ExternalContextCreator, ModulesContainer, ModuleRef, type ParamsFactory } from '@nestjs/core';
-import { McpTasks, type TaskToolSettings } from '../mcp/mcp-tasks.js';
-import type { SdkV2Context } from '../mcp/sdk.types.js';
-import type { TaskContext } from '../mcp/task-runner.js';
+import { McpTasks, type TaskToolSettings } from '../mcp/tasks/mcp-tasks.js';
+import type { SdkV2Context } from '../mcp/sdk/sdk.types.js';
+import type { TaskContext } from '../mcp/tasks/task-runner.js';
 import type { ToolElicitation } from '../mcp/tool-elicitation.js';
 import { attachElicitation, detachElicitation, taskSettingsOf } from './elicitation.decorator.js';
 import { MCP_NEST_ELICITATION_OPTIONS, type McpNestElicitationOptions, userFromRequest } from './mcp-nest-elicitation.options.js';

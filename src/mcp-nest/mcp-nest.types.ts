@@ -3,7 +3,7 @@
  * nothing here imports it. `e2e/mcp/mcp-nest.e2e-spec.ts` pins each of these behaviours against the installed version,
  * in a real MCP-Nest process; `test/mcp-nest/mcp-nest.types.spec.ts` checks that MCP-Nest's `McpContext` fits.
  */
-import type { SdkServerOrMcpServer } from '../mcp/sdk.types.js';
+import type { SdkServerOrMcpServer } from '../mcp/sdk/sdk.types.js';
 
 /** The `@Ctx()` argument of an MCP-Nest handler (`McpContext`, a Nest `BaseRpcContext`). */
 export interface McpNestContext {

@@ -1,7 +1,7 @@
 import { ElicitationCallsInFlightError } from '../errors/elicitation-calls-in-flight.error.js';
 import { refuse } from './call-refusals.js';
 import { hangUpOf } from './response-streams.js';
-import { extraOf, isSdkV2Context, type SdkRequestExtra } from './sdk.types.js';
+import { extraOf, isSdkV2Context, type SdkRequestExtra } from './sdk/sdk.types.js';
 
 /** The caps of {@link CallsInFlight} (`limits.maxCallsInFlightPerSession`, `limits.maxCallsInFlightPerUser`). */
 export interface CallsInFlightLimits {

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import type { ElicitationEvent } from '../core/elicitation.types.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
-import type { SdkServerLike } from './sdk.types.js';
+import type { SdkServerLike } from './sdk/sdk.types.js';
 
 /**
  * Completion notification (protocol 2025-11-25): remembers which MCP session created which URL

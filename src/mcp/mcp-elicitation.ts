@@ -5,18 +5,18 @@ import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { guardToolCalls } from './call-refusals.js';
 import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
-import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './chat-answers.js';
+import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './questions/chat-answers.js';
 import { applyClientPolicy, type McpClientProfile } from '../options/client-ladder.js';
 import { CompletionNotifications } from './completion-notifications.js';
-import { InputRequiredElicitation } from './input-required-tool-elicitation.js';
-import { InputRequiredSignal } from './input-required.js';
-import { LinkedQuestions, PendingQuestionSignal, type CallScope } from './linked-questions.js';
-import { McpTasks } from './mcp-tasks.js';
-import { PushElicitation } from './push-tool-elicitation.js';
-import type { RequestState } from './request-state.codec.js';
-import { RequestStates } from './request-states.js';
-import { McpSdkLoader, type SdkLine } from './sdk-loader.js';
-import { anySignal } from './push-channel.js';
+import { InputRequiredElicitation } from './input-required/input-required-tool-elicitation.js';
+import { InputRequiredSignal } from './input-required/input-required.js';
+import { LinkedQuestions, PendingQuestionSignal, type CallScope } from './questions/linked-questions.js';
+import { McpTasks } from './tasks/mcp-tasks.js';
+import { PushElicitation } from './push/push-tool-elicitation.js';
+import type { RequestState } from './input-required/request-state.codec.js';
+import { RequestStates } from './input-required/request-states.js';
+import { McpSdkLoader, type SdkLine } from './sdk/sdk-loader.js';
+import { anySignal } from './push/push-channel.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -28,7 +28,7 @@ import {
   type SdkServerLike,
   type SdkServerOrMcpServer,
   type SdkV2Context,
-} from './sdk.types.js';
+} from './sdk/sdk.types.js';
 import type { DeclaredElicitation, PushToolElicitation, ToolElicitation } from './tool-elicitation.js';
 import type {
   ElicitationServerOptions,

@@ -1,8 +1,8 @@
 import type { InferStandardOutput, StandardSchemaV1 } from '../forms/standard-schema.js';
-import type { InputRequiredResult } from './input-required.js';
-import type { PendingQuestionResult } from './linked-questions.js';
-import type { RequestState } from './request-state.codec.js';
-import type { SdkServerOrMcpServer } from './sdk.types.js';
+import type { InputRequiredResult } from './input-required/input-required.js';
+import type { PendingQuestionResult } from './questions/linked-questions.js';
+import type { RequestState } from './input-required/request-state.codec.js';
+import type { SdkServerOrMcpServer } from './sdk/sdk.types.js';
 import type { ToolElicitation } from './tool-elicitation.js';
 
 /** A tool body written once for both protocol eras: the arguments, the elicitation, the SDK's own context. */

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ElicitationResponseClosedError } from '../errors/elicitation-response-closed.error.js';
-import { isSdkV2Context, type SdkRequestExtra } from './sdk.types.js';
+import { isSdkV2Context, type SdkRequestExtra } from './sdk/sdk.types.js';
 
 /** The part of a Node `ServerResponse` (Express's, or Fastify's `reply.raw`) that `bindResponse` watches. */
 export interface BoundResponse {

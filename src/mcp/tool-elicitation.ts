@@ -7,7 +7,7 @@ import { FormSchemaError } from '../errors/form-schema.error.js';
 import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from '../options/client-ladder.js';
 import { asFormDefinition, type FormDefinition } from '../forms/define-form.js';
 import type { ZodFormSchema } from '../forms/zod-form.js';
-import { digestOf } from './request-state.codec.js';
+import { digestOf } from './input-required/request-state.codec.js';
 import type { FormSchema } from '../forms/form-schema.js';
 
 /** What a tool asks for through the URL pages. The user (and session) come from the request. */

@@ -9,7 +9,7 @@ import { ELICITATION_MCP_OPTIONS, mcpOptionsOf } from '../options/mcp-options.js
 import { ELICITATION_OAUTH_FEATURE_OPTIONS, oauthFeatureOptionsOf } from '../options/oauth-feature-options.js';
 import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from '../options/operations-options.js';
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from '../options/page-options.js';
-import { RequestStateCodec } from '../mcp/request-state.codec.js';
+import { RequestStateCodec } from '../mcp/input-required/request-state.codec.js';
 import { OAuthStateCodec } from '../oauth/oauth-state.js';
 import { AnnouncedKeyIds } from '../security/announced-key-ids.js';
 import { AnswerBox } from '../security/answer-box.js';

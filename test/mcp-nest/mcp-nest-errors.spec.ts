@@ -14,7 +14,7 @@ import { ElicitationShutdownError } from '../../src/errors/elicitation-shutdown.
 import { ElicitationUnsupportedError } from '../../src/errors/elicitation-unsupported.error.js';
 import { RequestStateError } from '../../src/errors/request-state.error.js';
 import { toMcpNestError } from '../../src/mcp-nest/mcp-nest-errors.js';
-import { sdkCopyOf } from '../../src/mcp/sdk-copies.js';
+import { sdkCopyOf } from '../../src/mcp/sdk/sdk-copies.js';
 
 /** `@modelcontextprotocol/server` as MCP-Nest (CommonJS) requires it. */
 const mcpNestSdk = createRequire(createRequire(import.meta.url).resolve('@rekog/mcp-nest'))('@modelcontextprotocol/server') as {

@@ -14,7 +14,7 @@ import { ElicitationCallsInFlightError } from '../../src/errors/elicitation-call
 import { ElicitationResponseClosedError } from '../../src/errors/elicitation-response-closed.error.js';
 import { toMcpNestError } from '../../src/mcp-nest/mcp-nest-errors.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import { linkedSignal } from '../../src/mcp/push-channel.js';
+import { linkedSignal } from '../../src/mcp/push/push-channel.js';
 import { bindResponse, hangUpOf } from '../../src/mcp/response-streams.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { compileElicitation } from '../support/testing-module.js';

@@ -15,7 +15,7 @@ import { resolveElicitationOptions } from '../../src/options/elicitation-options
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/options/client-ladder.js';
-import { PENDING_QUESTION_META_KEY } from '../../src/mcp/linked-questions.js';
+import { PENDING_QUESTION_META_KEY } from '../../src/mcp/questions/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';

@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest 
 import type { TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import { RequestStates } from '../../src/mcp/request-states.js';
-import type { SdkV2Context } from '../../src/mcp/sdk.types.js';
+import { RequestStates } from '../../src/mcp/input-required/request-states.js';
+import type { SdkV2Context } from '../../src/mcp/sdk/sdk.types.js';
 import { RequestStateError, type RequestStateRejection } from '../../src/errors/request-state.error.js';
-import { digestOf } from '../../src/mcp/request-state.codec.js';
+import { digestOf } from '../../src/mcp/input-required/request-state.codec.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';

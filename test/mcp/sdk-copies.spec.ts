@@ -17,8 +17,8 @@ import * as esmSdk2Server from '@modelcontextprotocol/server';
 import * as esmSdk2Client from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import { requiredSdkCopies, sdkCopyOf } from '../../src/mcp/sdk-copies.js';
-import { McpSdkLoader } from '../../src/mcp/sdk-loader.js';
+import { requiredSdkCopies, sdkCopyOf } from '../../src/mcp/sdk/sdk-copies.js';
+import { McpSdkLoader } from '../../src/mcp/sdk/sdk-loader.js';
 import { compileElicitation } from '../support/testing-module.js';
 
 const require = createRequire(import.meta.url);

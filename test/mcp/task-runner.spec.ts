@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { defineForm } from '../../src/forms/define-form.js';
-import { decodeBody, detailedTask } from '../../src/mcp/task-body.js';
-import { TaskRunner, type TaskTool } from '../../src/mcp/task-runner.js';
+import { decodeBody, detailedTask } from '../../src/mcp/tasks/task-body.js';
+import { TaskRunner, type TaskTool } from '../../src/mcp/tasks/task-runner.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { MemoryTasks } from '../../src/stores/memory-tasks.js';
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { RequestStateError } from '../../src/errors/request-state.error.js';
-import { RequestStateCodec } from '../../src/mcp/request-state.codec.js';
+import { RequestStateCodec } from '../../src/mcp/input-required/request-state.codec.js';
 import { OAUTH_STATE_TTL_MS, OAuthStateCodec, type OAuthState } from '../../src/oauth/oauth-state.js';
 import { SecretBox } from '../../src/security/secret-box.js';
 

@@ -18,7 +18,7 @@ import { ElicitationConfigError } from '../../src/errors/elicitation-config.erro
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { RequestStateError } from '../../src/errors/request-state.error.js';
-import type { SdkV2Context } from '../../src/mcp/sdk.types.js';
+import type { SdkV2Context } from '../../src/mcp/sdk/sdk.types.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import { keyIdOf } from '../../src/security/key-ids.js';

@@ -1,16 +1,16 @@
-import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js';
-import { ElicitationCallsInFlightError } from '../errors/elicitation-calls-in-flight.error.js';
-import { ElicitationResponseClosedError } from '../errors/elicitation-response-closed.error.js';
-import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
-import { ElicitationValidationError, type FieldIssue } from '../errors/elicitation-validation.error.js';
-import type { FormDefinition } from '../forms/define-form.js';
-import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../options/client-ladder.js';
-import type { LinkedQuestions } from './linked-questions.js';
+import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationData, WaitOutcome } from '../../core/elicitation.types.js';
+import { ElicitationCallsInFlightError } from '../../errors/elicitation-calls-in-flight.error.js';
+import { ElicitationResponseClosedError } from '../../errors/elicitation-response-closed.error.js';
+import { ElicitationShutdownError } from '../../errors/elicitation-shutdown.error.js';
+import { ElicitationValidationError, type FieldIssue } from '../../errors/elicitation-validation.error.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../../options/client-ladder.js';
+import type { LinkedQuestions } from '../questions/linked-questions.js';
 import { anySignal, type PushChannel } from './push-channel.js';
-import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from './tool-elicitation.js';
+import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from '../tool-elicitation.js';
 
 /** What ends a call's wait on a page without ending the page's question. */
 const KEEP_PENDING = [ElicitationShutdownError, ElicitationResponseClosedError, ElicitationCallsInFlightError];

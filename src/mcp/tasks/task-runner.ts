@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { TaskProtocolError, TASK_ERROR_CODES } from '../errors/task-protocol.error.js';
-import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../stores/task-store.js';
+import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../../stores/task-store.js';
 import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
 import { TaskElicitation, TaskSuspended, type TaskQuestionDeps } from './task-elicitation.js';
-import type { AnsweredQuestion } from './request-state.codec.js';
-import type { ToolElicitation } from './tool-elicitation.js';
+import type { AnsweredQuestion } from '../input-required/request-state.codec.js';
+import type { ToolElicitation } from '../tool-elicitation.js';
 
 /** A tool that may run as a task: its body, as registered (the same on every instance). */
 export interface TaskTool {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
-import { RequestStateError } from '../errors/request-state.error.js';
-import { randomPool } from '../security/random-pool.js';
-import { isCanonicalSealed, SecretBox } from '../security/secret-box.js';
+import { ElicitationKeyError } from '../../errors/elicitation-key.error.js';
+import { RequestStateError } from '../../errors/request-state.error.js';
+import { randomPool } from '../../security/random-pool.js';
+import { isCanonicalSealed, SecretBox } from '../../security/secret-box.js';
 
 /** A form question's answer carried in a state: validated content, or the refusal. */
 export type FormResponse = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };

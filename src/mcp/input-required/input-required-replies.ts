@@ -1,14 +1,14 @@
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationData, ElicitationOutcome, FinalStatus } from '../core/elicitation.types.js';
-import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
-import type { FormDefinition } from '../forms/define-form.js';
-import type { LadderStep, PageFallbackRung } from '../options/client-ladder.js';
-import { statusOfAction, type MechanismTelemetry } from './form-telemetry.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationData, ElicitationOutcome, FinalStatus } from '../../core/elicitation.types.js';
+import { ElicitationValidationError } from '../../errors/elicitation-validation.error.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import type { LadderStep, PageFallbackRung } from '../../options/client-ladder.js';
+import { statusOfAction, type MechanismTelemetry } from '../questions/form-telemetry.js';
 import type { InputRequiredRounds, Slot } from './input-required-rounds.js';
-import type { LinkedQuestions } from './linked-questions.js';
+import type { LinkedQuestions } from '../questions/linked-questions.js';
 import { bridgeRequest, formRequests, urlRequest, type Page } from './input-required-requests.js';
 import type { FormResponse, PendingQuestion } from './request-state.codec.js';
-import type { ElicitResult } from './tool-elicitation.js';
+import type { ElicitResult } from '../tool-elicitation.js';
 
 /** What reading a 2026-07-28 retry's replies needs. */
 export interface InputRequiredRepliesDeps {

@@ -1,5 +1,5 @@
-import type { StoredTask, TaskStatus } from '../stores/task-store.js';
-import type { InputRequest } from './input-required.js';
+import type { StoredTask, TaskStatus } from '../../stores/task-store.js';
+import type { InputRequest } from '../input-required/input-required.js';
 
 /** The extension's identifier: in capabilities, and in the -32021 error's `requiredCapabilities`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -1,10 +1,10 @@
-import type { ElicitationData, ElicitationOutcome } from '../core/elicitation.types.js';
-import type { FormDefinition } from '../forms/define-form.js';
-import type { FormSchema } from '../forms/form-schema.js';
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import { answerOf } from './call-questions.js';
-import type { InputRequest } from './input-required.js';
-import { bridgeRequest, formRequests, urlRequest } from './input-required-requests.js';
+import type { ElicitationData, ElicitationOutcome } from '../../core/elicitation.types.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import type { FormSchema } from '../../forms/form-schema.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import { answerOf } from '../questions/call-questions.js';
+import type { InputRequest } from '../input-required/input-required.js';
+import { bridgeRequest, formRequests, urlRequest } from '../input-required/input-required-requests.js';
 import type { OpenQuestion, TaskBody } from './task-body.js';
 import {
   formQuestionDigest,
@@ -18,7 +18,7 @@ import {
   type PageOutcome,
   type ToolElicitation,
   type UrlElicitationAsk,
-} from './tool-elicitation.js';
+} from '../tool-elicitation.js';
 
 /**
  * Thrown by a task's question that has no answer yet: the run ends there and the task waits (its body says on

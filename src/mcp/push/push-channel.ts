@@ -1,5 +1,5 @@
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { SdkRequestExtra, SdkServerLike } from './sdk.types.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { SdkRequestExtra, SdkServerLike } from '../sdk/sdk.types.js';
 
 /** What a 2025-11-25 call's channel to its client needs. */
 export interface PushChannelDeps {

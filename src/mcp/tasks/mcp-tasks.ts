@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { TaskProtocolError } from '../errors/task-protocol.error.js';
-import { ElicitationEvents } from '../events/elicitation-events.js';
-import { ElicitationService } from '../lifecycle/elicitation.service.js';
-import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import type { ElicitationStore } from '../stores/elicitation-store.js';
-import { isTerminalTaskStatus, type ElicitationTaskStore } from '../stores/task-store.js';
-import { refuse } from './call-refusals.js';
-import { McpSdkLoader } from './sdk-loader.js';
+import { TaskProtocolError } from './task-protocol.error.js';
+import { ElicitationEvents } from '../../events/elicitation-events.js';
+import { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
+import type { ElicitationStore } from '../../stores/elicitation-store.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore } from '../../stores/task-store.js';
+import { refuse } from '../call-refusals.js';
+import { McpSdkLoader } from '../sdk/sdk-loader.js';
 import {
   callbackParams,
   CLIENT_CAPABILITIES_META_KEY,
@@ -15,12 +15,12 @@ import {
   extraOf,
   type SdkServerOrMcpServer,
   type SdkV2Context,
-} from './sdk.types.js';
-import { applyClientPolicy, type DeclaredElicitation } from '../options/client-ladder.js';
-import type { ElicitingToolHandler } from './mcp-elicitation.types.js';
+} from '../sdk/sdk.types.js';
+import { applyClientPolicy, type DeclaredElicitation } from '../../options/client-ladder.js';
+import type { ElicitingToolHandler } from '../mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
 import { taskOfSession } from './task-elicitation.js';
-import { supportsMode } from './tool-elicitation.js';
+import { supportsMode } from '../tool-elicitation.js';
 import { runStartable, TaskStartSignal } from './task-start.js';
 import { TaskRunner, type TaskTool } from './task-runner.js';
 

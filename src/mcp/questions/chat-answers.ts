@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { idOf } from '../core/elicitation-id.js';
-import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import { buildForm } from '../forms/define-form.js';
-import type { FormSchema } from '../forms/form-schema.js';
+import { idOf } from '../../core/elicitation-id.js';
+import { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import { buildForm } from '../../forms/define-form.js';
+import type { FormSchema } from '../../forms/form-schema.js';
 import { ANSWER_IN_CHAT } from './linked-questions.js';
 
 /** The tool the binding registers for the `model` rung. */

@@ -1,12 +1,12 @@
-import type { CreatedElicitation, ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../core/elicitation.types.js';
-import { ElicitationIdentityError } from '../errors/elicitation-identity.error.js';
-import { ElicitationNotAnsweredError } from '../errors/elicitation-not-answered.error.js';
-import { fitFor, type FallbackRung, type ObservedLadder } from '../options/client-ladder.js';
+import type { CreatedElicitation, ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationRecord, WaitOutcome } from '../../core/elicitation.types.js';
+import { ElicitationIdentityError } from '../../errors/elicitation-identity.error.js';
+import { ElicitationNotAnsweredError } from '../../errors/elicitation-not-answered.error.js';
+import { fitFor, type FallbackRung, type ObservedLadder } from '../../options/client-ladder.js';
 import type { MechanismTelemetry } from './form-telemetry.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
-import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from './tool-elicitation.js';
+import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from '../tool-elicitation.js';
 
 /** What the rules both mechanisms share need: the module's parts, and one tool call's user, capability and scope. */
 export interface CallQuestionsDeps {

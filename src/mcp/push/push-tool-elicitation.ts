@@ -1,20 +1,20 @@
-import { displayText } from '../security/display-text.js';
-import { DEFAULT_FORM_TIMEOUT_MS } from '../options/elicitation.constants.js';
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationData, ElicitationRecord } from '../core/elicitation.types.js';
-import { ElicitationUnsupportedError } from '../errors/elicitation-unsupported.error.js';
-import type { FormDefinition } from '../forms/define-form.js';
-import type { FormSchema } from '../forms/form-schema.js';
-import { descend, type FallbackRung, type PageFallbackRung } from '../options/client-ladder.js';
-import { answerOf, CallQuestions } from './call-questions.js';
-import type { CompletionNotifications } from './completion-notifications.js';
-import { countedFormQuestion, statusOfAction, statusOfStep, type MechanismTelemetry } from './form-telemetry.js';
-import type { CallScope, LinkedQuestions } from './linked-questions.js';
+import { displayText } from '../../security/display-text.js';
+import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationRecord } from '../../core/elicitation.types.js';
+import { ElicitationUnsupportedError } from '../../errors/elicitation-unsupported.error.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import type { FormSchema } from '../../forms/form-schema.js';
+import { descend, type FallbackRung, type PageFallbackRung } from '../../options/client-ladder.js';
+import { answerOf, CallQuestions } from '../questions/call-questions.js';
+import type { CompletionNotifications } from '../completion-notifications.js';
+import { countedFormQuestion, statusOfAction, statusOfStep, type MechanismTelemetry } from '../questions/form-telemetry.js';
+import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import { PushChannel } from './push-channel.js';
 import { PushPages } from './push-pages.js';
 import { PushRungs } from './push-rungs.js';
-import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from './sdk.types.js';
+import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from '../sdk/sdk.types.js';
 import {
   assertModelAllowed,
   formQuestionDigest,
@@ -31,8 +31,8 @@ import {
   type PushToolElicitation,
   type UrlElicitationAsk,
   type UrlElicitationRequest,
-} from './tool-elicitation.js';
-import { typeOfAsk } from '../lifecycle/create-input.validation.js';
+} from '../tool-elicitation.js';
+import { typeOfAsk } from '../../lifecycle/create-input.validation.js';
 
 /** What a push-mechanism elicitation needs from the module. */
 export interface PushDeps {

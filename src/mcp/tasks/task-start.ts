@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AnsweredQuestion } from './request-state.codec.js';
+import type { AnsweredQuestion } from '../input-required/request-state.codec.js';
 
 /**
  * `continueAsTask()` (a tool registered with `taskStart: 'continueAsTask'`): the call runs as a plain 2026-07-28

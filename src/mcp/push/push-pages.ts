@@ -1,12 +1,12 @@
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationRecord } from '../core/elicitation.types.js';
-import { typeOfAsk } from '../lifecycle/create-input.validation.js';
-import type { CallQuestions } from './call-questions.js';
-import type { CompletionNotifications } from './completion-notifications.js';
-import type { LinkedQuestions } from './linked-questions.js';
-import type { SdkRequestExtra, SdkServerLike } from './sdk.types.js';
-import type { UrlElicitationAsk, UrlElicitationRequest } from './tool-elicitation.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationRecord } from '../../core/elicitation.types.js';
+import { typeOfAsk } from '../../lifecycle/create-input.validation.js';
+import type { CallQuestions } from '../questions/call-questions.js';
+import type { CompletionNotifications } from '../completion-notifications.js';
+import type { LinkedQuestions } from '../questions/linked-questions.js';
+import type { SdkRequestExtra, SdkServerLike } from '../sdk/sdk.types.js';
+import type { UrlElicitationAsk, UrlElicitationRequest } from '../tool-elicitation.js';
 
 /** What the pages of a 2025-11-25 call need. */
 export interface PushPagesDeps {

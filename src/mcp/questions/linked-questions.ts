@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import { ElicitationService } from '../lifecycle/elicitation.service.js';
-import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../core/elicitation.types.js';
-import { displayText } from '../security/display-text.js';
-import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
-import { digestOf } from './request-state.codec.js';
-import type { UrlElicitationAsk } from './tool-elicitation.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
+import { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../../core/elicitation.types.js';
+import { displayText } from '../../security/display-text.js';
+import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
+import type { ElicitationCounterStore } from '../../stores/elicitation-store.js';
+import { digestOf } from '../input-required/request-state.codec.js';
+import type { UrlElicitationAsk } from '../tool-elicitation.js';
 
 /** The `_meta` key of a result that stands for a question still open (link and model rungs). */
 export const PENDING_QUESTION_META_KEY = 'nestjs-mcp-elicitation/pending';

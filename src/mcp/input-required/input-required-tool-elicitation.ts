@@ -1,17 +1,17 @@
-import type { ElicitationService } from '../lifecycle/elicitation.service.js';
-import type { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../core/elicitation.types.js';
-import type { FormDefinition } from '../forms/define-form.js';
-import type { FormSchema } from '../forms/form-schema.js';
-import { descend, type FallbackRung, type PageFallbackRung } from '../options/client-ladder.js';
-import { answerOf, CallQuestions } from './call-questions.js';
-import type { MechanismTelemetry } from './form-telemetry.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../../core/elicitation.types.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import type { FormSchema } from '../../forms/form-schema.js';
+import { descend, type FallbackRung, type PageFallbackRung } from '../../options/client-ladder.js';
+import { answerOf, CallQuestions } from '../questions/call-questions.js';
+import type { MechanismTelemetry } from '../questions/form-telemetry.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import { InputRequiredReplies } from './input-required-replies.js';
 import { bridgeRequest, emptyFormRequest, formRequests, UNDECLARED_ID, urlRequest, type Page } from './input-required-requests.js';
 import { InputRequiredRounds, type Slot } from './input-required-rounds.js';
-import { mayStartTask, TaskStartSignal } from './task-start.js';
-import type { CallScope, LinkedQuestions } from './linked-questions.js';
+import { mayStartTask, TaskStartSignal } from '../tasks/task-start.js';
+import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import type { RequestState } from './request-state.codec.js';
 import type { RequestStates } from './request-states.js';
 import {
@@ -28,8 +28,8 @@ import {
   type PageOutcome,
   type ToolElicitation,
   type UrlElicitationAsk,
-} from './tool-elicitation.js';
-import { typeOfAsk } from '../lifecycle/create-input.validation.js';
+} from '../tool-elicitation.js';
+import { typeOfAsk } from '../../lifecycle/create-input.validation.js';
 
 /** What a 2026-07-28 tool call brings: everything comes from this one request. */
 export interface InputRequiredCall {

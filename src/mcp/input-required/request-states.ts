@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
-import { KeyIdWarnings } from '../security/key-ids.js';
-import { ElicitationAudit } from '../observability/elicitation-audit.js';
-import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import type { ElicitationCounterStore } from '../stores/elicitation-store.js';
-import { RequestStateError } from '../errors/request-state.error.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
+import { ElicitationKeyError } from '../../errors/elicitation-key.error.js';
+import { KeyIdWarnings } from '../../security/key-ids.js';
+import { ElicitationAudit } from '../../observability/elicitation-audit.js';
+import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
+import type { ElicitationCounterStore } from '../../stores/elicitation-store.js';
+import { RequestStateError } from '../../errors/request-state.error.js';
 import { digestOf, RequestStateCodec, type AnsweredQuestion, type PendingQuestion, type RequestState } from './request-state.codec.js';
 
 /** The call a state is minted for. */

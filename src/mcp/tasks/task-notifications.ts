@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { TaskProtocolError } from '../errors/task-protocol.error.js';
-import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
+import { TaskProtocolError } from './task-protocol.error.js';
+import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
 import { McpTasks } from './mcp-tasks.js';
-import { CLIENT_CAPABILITIES_META_KEY, type SdkRequestExtra } from './sdk.types.js';
+import { CLIENT_CAPABILITIES_META_KEY, type SdkRequestExtra } from '../sdk/sdk.types.js';
 import { TASKS_EXTENSION } from './task-body.js';
 
 /** A fetch-shaped MCP handler: SDK 2.x `createMcpHandler`'s (or any `{ fetch }` that `toNodeHandler` takes). */

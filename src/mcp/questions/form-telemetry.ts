@@ -1,7 +1,7 @@
-import type { FinalStatus } from '../core/elicitation.types.js';
-import { ElicitationValidationError } from '../errors/elicitation-validation.error.js';
-import type { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
-import type { LadderStep } from '../options/client-ladder.js';
+import type { FinalStatus } from '../../core/elicitation.types.js';
+import { ElicitationValidationError } from '../../errors/elicitation-validation.error.js';
+import type { ElicitationTelemetry } from '../../observability/elicitation-telemetry.js';
+import type { LadderStep } from '../../options/client-ladder.js';
 
 /** What the two mechanisms report to the metrics: form-mode questions and the ladder's fallbacks. */
 export type MechanismTelemetry = Pick<ElicitationTelemetry, 'created' | 'finished' | 'fallback'>;
