@@ -587,7 +587,15 @@ async function measureWaitingTasks(): Promise<TaskFigures> {
   ]);
   const runner = new TaskRunner({
     store,
-    questions: { service: {} as never, maxFormAttempts: 3 },
+    questions: {
+      service: {} as never,
+      records: {} as never,
+      linked: { earlier: () => Promise.resolve(undefined) } as never,
+      telemetry: { created: () => undefined, finished: () => undefined, fallback: () => undefined },
+      fallback: { page: ['url', 'form-bridge', 'link'], form: ['form', 'url', 'link'] },
+      maxFormAttempts: 3,
+      instantDeclineMs: 0,
+    },
     settings: { ttlMs: 86_400_000, pollIntervalMs: 2_000, maxOpenPerUser: WAITING_TASKS, leaseMs: 30_000 },
     tools,
   });

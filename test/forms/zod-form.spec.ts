@@ -17,7 +17,7 @@ import { ElicitationValidationError } from '../../src/errors/elicitation-validat
 import { FormSchemaError } from '../../src/errors/form-schema.error.js';
 import { defineForm, isFormDefinition, type FormDefinition } from '../../src/forms/define-form.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import { toFormDefinition } from '../../src/mcp/tool-elicitation.js';
+import { toFormDefinition } from '../../src/mcp/questions/question-rules.js';
 import { startPageApp } from '../../e2e/support/page-app.js';
 import { csrfFor } from '../../e2e/support/page-form.js';
 import { linked } from '../support/linked-mcp.js';

@@ -282,6 +282,24 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(text(again)).toBe('Deployed shop via link');
   });
 
+  it('callWaitMs bounds a form question too: at the deadline the call ends with the hosted form page, whose answer the next call takes', async () => {
+    const nameForm = defineForm({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    const greet: Handler = async ({ app }, el) => {
+      const answer = await el.elicit('Your name?', nameForm);
+      return answer.action === 'accept' ? `${app} for ${answer.content.name} via ${answer.via}` : answer.action;
+    };
+    const { service, connect } = await setup({ form: {} }, greet, { callWaitMs: 300 });
+    const client = await connect(() => new Promise<ElicitResult>(() => undefined)); // the form dialog is never answered
+    const first = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(text(first).split('\n')[0]).toBe(`Open this page to continue: ${pageUrl(text(first))}`);
+    const [page] = await service.list({ userId: 'alice' });
+    expect(page).toMatchObject({ kind: 'form', status: 'pending' });
+    // The person answers on the hosted form page after the call ended; the tool called again takes that answer.
+    expect((await service.complete(page.elicitationId, { name: 'Ada' })).ok).toBe(true);
+    const again = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    expect(text(again)).toBe('shop for Ada via link');
+  });
+
   it('callWaitMs does not bound a call with a progress token (progress keeps it alive): it waits for the page', async () => {
     const { service, connect } = await setup({ form: {}, url: {} }, approve, { callWaitMs: 100, keepAliveMs: 50 });
     const client = await connect((params) => {

@@ -2,7 +2,7 @@ import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
 import { BRIDGE_SCHEMA, bridgeMessage } from '../../options/client-ladder.js';
 import type { InputRequest } from './input-required.js';
-import { reaskMessage } from '../tool-elicitation.js';
+import { reaskMessage } from '../questions/question-rules.js';
 
 /** A page a 2026-07-28 call asks on. */
 export interface Page {

@@ -1,16 +1,7 @@
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
+import { assertSameQuestion, type LoggedAnswer, type Slot } from '../questions/question-log.js';
 import type { AnsweredQuestion, PendingQuestion, RequestState } from './request-state.codec.js';
 import type { RequestStates, StateCall } from './request-states.js';
-
-/** A question's place in this run: answered earlier, the one the client is answering now, or new. */
-export interface Slot {
-  /** Its position in the call (0 for the first question). */
-  index: number;
-  key: string;
-  question: string;
-  answered?: AnsweredQuestion;
-  pending?: PendingQuestion;
-}
 
 /** What the rounds of a 2026-07-28 call need. */
 export interface InputRequiredRoundsDeps {
@@ -42,17 +33,14 @@ export class InputRequiredRounds {
     const state = this.deps.state;
     const earlier = state?.answered[index];
     if (earlier) {
-      if (earlier.question !== question) {
-        throw new Error(
-          'This tool asked a different question on a retry than before (protocol 2026-07-28 runs the tool again from the top: ' +
-            'the questions and their order must not depend on anything that changes between retries).',
-        );
-      }
-      return { index, key: earlier.key, question, answered: earlier };
+      assertSameQuestion(earlier.question, question, 'retry');
+      const answered = (earlier.elicitationId ? { elicitationId: earlier.elicitationId } : { response: earlier.response }) as LoggedAnswer;
+      return { index, key: earlier.key, question, answered };
     }
     const pending = state?.pending;
     if (pending && index === state.answered.length && pending.question === question) {
-      return { index, key: pending.key, question, pending: { ...pending } };
+      const { key: _key, question: _question, ...open } = pending;
+      return { index, key: pending.key, question, open };
     }
     return { index, key: key ?? `elicitation-${index + 1}`, question };
   }
@@ -63,7 +51,7 @@ export class InputRequiredRounds {
   }
 
   /** `slot` is answered in this round: by a form response, or by the elicitation whose outcome is the answer. */
-  answer(slot: Slot, answer: Pick<AnsweredQuestion, 'response'> | Pick<AnsweredQuestion, 'elicitationId'>): void {
+  answer(slot: Slot, answer: LoggedAnswer): void {
     this.answered.push({ key: slot.key, question: slot.question, ...answer });
   }
 

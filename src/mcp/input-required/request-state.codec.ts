@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
+import { digestOf } from '../questions/question-digest.js';
+import type { FormResponse } from '../questions/question-log.js';
 import { ElicitationKeyError } from '../../errors/elicitation-key.error.js';
 import { RequestStateError } from '../../errors/request-state.error.js';
 import { randomPool } from '../../security/random-pool.js';
 import { isCanonicalSealed, SecretBox } from '../../security/secret-box.js';
 
 /** A form question's answer carried in a state: validated content, or the refusal. */
-export type FormResponse = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+export type { FormResponse };
 
 /** One question of a tool call that was answered in an earlier round (protocol 2026-07-28). */
 export interface AnsweredQuestion {
@@ -175,21 +176,4 @@ function fromWire(w: Partial<RequestStateWire> | null): RequestState {
     if (w.p.b === 1) state.pending.bridge = true;
   }
   return state;
-}
-
-/** A short, stable digest of a JSON value (object keys sorted, so key order does not matter). */
-export function digestOf(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 32);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

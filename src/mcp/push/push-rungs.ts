@@ -1,16 +1,12 @@
-import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
 import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
 import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
 import type { ElicitationData, WaitOutcome } from '../../core/elicitation.types.js';
 import { ElicitationCallsInFlightError } from '../../errors/elicitation-calls-in-flight.error.js';
 import { ElicitationResponseClosedError } from '../../errors/elicitation-response-closed.error.js';
 import { ElicitationShutdownError } from '../../errors/elicitation-shutdown.error.js';
-import { ElicitationValidationError, type FieldIssue } from '../../errors/elicitation-validation.error.js';
-import type { FormDefinition } from '../../forms/define-form.js';
 import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../../options/client-ladder.js';
-import type { LinkedQuestions } from '../questions/linked-questions.js';
 import { anySignal, type PushChannel } from './push-channel.js';
-import { reaskMessage, type ElicitationElicitOptions, type ElicitResult, type UrlElicitationRequest } from '../tool-elicitation.js';
+import type { UrlElicitationRequest } from '../tool-elicitation.js';
 
 /** What ends a call's wait on a page without ending the page's question. */
 const KEEP_PENDING = [ElicitationShutdownError, ElicitationResponseClosedError, ElicitationCallsInFlightError];
@@ -19,8 +15,6 @@ const KEEP_PENDING = [ElicitationShutdownError, ElicitationResponseClosedError, 
 export interface PushRungsDeps {
   service: Pick<ElicitationService, 'waitForCompletion' | 'decline' | 'cancel' | 'getResult'>;
   records: Pick<ElicitationRecords, 'read' | 'extensionOf'>;
-  /** Claims a page's outcome for this call (one call takes an answer). */
-  linked: Pick<LinkedQuestions, 'claim'>;
   /** The call's channel to its client. */
   channel: PushChannel;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
@@ -30,16 +24,15 @@ export interface PushRungsDeps {
 }
 
 /**
- * A page rung's step: the ladder's, `spent` when the page was answered but another call claimed the answer
- * (`LinkedQuestions.claim`): this call asks anew; `deadline` when the call may wait no longer (`callWaitMs`, a call
- * without a progress token): it ends with the link, the page still open.
+ * A page rung's step: the ladder's, or `leave` when the call may wait no longer (`callWaitMs`, a call without a
+ * progress token): it ends with the link, the page still open.
  */
-export type PageStep<T extends ElicitationData> = LadderStep<WaitOutcome<T>> | 'spent' | 'deadline';
+export type PageStep<T extends ElicitationData> = LadderStep<WaitOutcome<T>> | 'leave';
 
 /**
- * The rungs the push mechanism (protocol 2025-11-25) asks on itself, each waiting inside the call: `url` and
- * `form-bridge` on a hosted page, `form` in form mode. Each resolves the answer, `cannot-ask` (an instant
- * decline) or `next`; a page rung also `spent`.
+ * The page rungs the push mechanism (protocol 2025-11-25) asks on, each waiting inside the call: `url` and
+ * `form-bridge` on a hosted page. Each resolves the page's outcome, `cannot-ask` (an instant decline), `next`, or
+ * `leave` at the call's deadline.
  */
 export class PushRungs {
   constructor(private readonly deps: PushRungsDeps) {}
@@ -67,7 +60,7 @@ export class PushRungs {
       const outcome = await channel.keepingAlive(page.message, () =>
         this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs: bound(timeoutMs), signal: channel.signal }),
       );
-      if (leave && outcome.status === 'timeout' && channel.overdue()) return 'deadline';
+      if (leave && outcome.status === 'timeout' && channel.overdue()) return 'leave';
       return this.taken(page, await this.settled(page, outcome));
     });
   }
@@ -111,7 +104,7 @@ export class PushRungs {
           // Whichever way the race ended (the client's reply failing too: a cancel, a hang-up), the page's wait ends.
           stop.abort();
         }
-        if ('outcome' in first && leave && first.outcome.status === 'timeout' && channel.overdue()) return 'deadline';
+        if ('outcome' in first && leave && first.outcome.status === 'timeout' && channel.overdue()) return 'leave';
         if ('outcome' in first) return this.taken(page, await this.settled(page, first.outcome));
         const { action } = first.answer;
         if (action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
@@ -121,30 +114,10 @@ export class PushRungs {
           signal: channel.signal,
         });
         if (outcome.status !== 'timeout') return this.taken(page, outcome);
-        if (leave && channel.overdue()) return 'deadline';
+        if (leave && channel.overdue()) return 'leave';
       }
       return 'next';
     });
-  }
-
-  /** Form mode with the re-ask loop. A decline sooner than `instantDeclineMs` passes the question on. */
-  async form<T>(message: string, definition: FormDefinition<T>, options: ElicitationElicitOptions): Promise<LadderStep<ElicitResult<T>>> {
-    const channel = this.deps.channel;
-    const signal = anySignal(channel.signal, options.signal);
-    const timeout = options.timeoutMs ?? DEFAULT_FORM_TIMEOUT_MS;
-    for (let attempt = 1, issues: FieldIssue[] = []; ; attempt++) {
-      const sentAt = Date.now();
-      const result = await channel.keepingAlive(message, () =>
-        channel.elicitInput({ mode: 'form', message: reaskMessage(message, issues), requestedSchema: definition.schema }, signal, timeout),
-      );
-      if (result.action === 'decline' && attempt === 1 && channel.instant(sentAt)) return 'cannot-ask';
-      if (result.action === 'decline') return { done: { action: 'decline', via: 'form' } };
-      if (result.action !== 'accept') return { done: { action: 'cancel', via: 'form' } };
-      const checked = definition.validate(result.content);
-      if (checked.ok) return { done: { action: 'accept', content: checked.value, via: 'form' } };
-      if (attempt >= this.deps.maxFormAttempts) throw new ElicitationValidationError(checked.issues);
-      issues = checked.issues;
-    }
   }
 
   /**
@@ -154,13 +127,13 @@ export class PushRungs {
    * stream closed) or a refusal (too many calls in flight) leaves it pending: the person may still answer, another
    * instance may take the answer, and the tool's next call takes the page up again.
    */
-  private async ending<R>(page: UrlElicitationRequest, leave: boolean, run: () => Promise<R | 'deadline'>): Promise<R | 'deadline'> {
+  private async ending<R>(page: UrlElicitationRequest, leave: boolean, run: () => Promise<R | 'leave'>): Promise<R | 'leave'> {
     try {
       return await run();
     } catch (error) {
       if (KEEP_PENDING.some((type) => error instanceof type)) throw error;
       // The client's dialog timed out at the call's deadline (`callWaitMs`): the call ends with the link, the page open.
-      if (leave && this.deps.channel.overdue() && !this.deps.channel.signal?.aborted) return 'deadline';
+      if (leave && this.deps.channel.overdue() && !this.deps.channel.signal?.aborted) return 'leave';
       await this.endByBinding(page, 'cancel').catch(() => undefined);
       throw error;
     }
@@ -186,14 +159,9 @@ export class PushRungs {
     return outcome;
   }
 
-  /**
-   * A page's final outcome, claimed for this call: every call that waited on the page counts a claim (so a later
-   * call passes it over), and an answer goes to the one call that claimed it first; the others get `spent` and ask
-   * anew. A decline, cancel or expiry is no answer and reaches every call that waited.
-   */
-  private async taken<T extends ElicitationData>(page: UrlElicitationRequest, outcome: WaitOutcome<T>): Promise<PageStep<T>> {
-    const mine = await this.deps.linked.claim(page.elicitationId);
-    return outcome.status === 'completed' && !mine ? 'spent' : { done: outcome };
+  /** A page's final outcome (the engine claims it for this call: one call takes an answer). */
+  private taken<T extends ElicitationData>(_page: UrlElicitationRequest, outcome: WaitOutcome<T>): PageStep<T> {
+    return { done: outcome };
   }
 
   /**

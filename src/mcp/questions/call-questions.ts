@@ -6,7 +6,8 @@ import { ElicitationNotAnsweredError } from '../../errors/elicitation-not-answer
 import { fitFor, type FallbackRung, type ObservedLadder } from '../../options/client-ladder.js';
 import type { MechanismTelemetry } from './form-telemetry.js';
 import type { CallScope, LinkedQuestions } from './linked-questions.js';
-import { supportsMode, type DeclaredElicitation, type UrlElicitationAsk } from '../tool-elicitation.js';
+import { supportsMode } from './question-rules.js';
+import type { DeclaredElicitation, UrlElicitationAsk } from '../tool-elicitation.js';
 
 /** What the rules both mechanisms share need: the module's parts, and one tool call's user, capability and scope. */
 export interface CallQuestionsDeps {

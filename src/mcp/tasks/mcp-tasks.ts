@@ -2,6 +2,9 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { TaskProtocolError } from './task-protocol.error.js';
 import { ElicitationEvents } from '../../events/elicitation-events.js';
 import { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
+import { ElicitationTelemetry } from '../../observability/elicitation-telemetry.js';
+import { LinkedQuestions } from '../questions/linked-questions.js';
 import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
 import type { ElicitationStore } from '../../stores/elicitation-store.js';
@@ -20,7 +23,7 @@ import { applyClientPolicy, type DeclaredElicitation } from '../../options/clien
 import type { ElicitingToolHandler } from '../mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
 import { taskOfSession } from './task-elicitation.js';
-import { supportsMode } from '../tool-elicitation.js';
+import { supportsMode } from '../questions/question-rules.js';
 import { runStartable, TaskStartSignal } from './task-start.js';
 import { TaskRunner, type TaskTool } from './task-runner.js';
 
@@ -54,6 +57,9 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly service: ElicitationService,
+    private readonly records: ElicitationRecords,
+    private readonly linked: LinkedQuestions,
+    private readonly telemetry: ElicitationTelemetry,
     private readonly events: ElicitationEvents,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly sdks: McpSdkLoader,
@@ -81,7 +87,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     if (!kept.createTask || !kept.getTask || !kept.putTask) {
       throw new Error(
         'nestjs-mcp-elicitation: a tool with execution.taskSupport needs a store that keeps tasks (createTask, getTask, putTask): ' +
-          'MemoryElicitationStore and RedisElicitationStore do.',
+          'MemoryElicitationStore, RedisElicitationStore and PostgresElicitationStore do.',
       );
     }
     const store: ElicitationTaskStore = {
@@ -91,7 +97,15 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     };
     this.runner = new TaskRunner({
       store,
-      questions: { service: this.service, maxFormAttempts: this.options.limits.maxFormAttempts },
+      questions: {
+        service: this.service,
+        records: this.records,
+        linked: this.linked,
+        telemetry: this.telemetry,
+        fallback: this.options.fallback,
+        maxFormAttempts: this.options.limits.maxFormAttempts,
+        instantDeclineMs: this.options.instantDeclineMs,
+      },
       settings: this.options.tasks,
       tools: this.tools,
       changed: (taskId) => this.changes.forEach((listener) => listener(taskId)),

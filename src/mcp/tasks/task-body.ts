@@ -1,5 +1,7 @@
+import type { WaitOutcome } from '../../core/elicitation.types.js';
 import type { StoredTask, TaskStatus } from '../../stores/task-store.js';
 import type { InputRequest } from '../input-required/input-required.js';
+import type { FormResponse, OpenQuestionState } from '../questions/question-log.js';
 
 /** The extension's identifier: in capabilities, and in the -32021 error's `requiredCapabilities`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -8,23 +10,23 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export interface TaskAnswer {
   /** What was asked (a digest): a re-run asking something else at this position is a broken tool. */
   question: string;
-  /** A form question's `ElicitResult`, or a page question's outcome. */
-  answer: unknown;
+  /** A form question's result, as `elicit` resolved it. */
+  response?: FormResponse;
+  /** A page question (or a form asked on the hosted page): the elicitation whose outcome is the answer. */
+  elicitationId?: string;
+  /** That elicitation's outcome, kept with the task (the record may be purged before the task ends). */
+  outcome?: WaitOutcome;
 }
 
-/** A question the task waits on. */
-export interface OpenQuestion {
+/** A question the task waits on (the question engine's open state, with its place and the client's reply). */
+export interface OpenQuestion extends OpenQuestionState {
   /** Its position in the body. */
   index: number;
   question: string;
   /** The embedded request under its key, while the client has not answered it (absent once it did). */
   request?: InputRequest;
-  /** A page question: the elicitation whose outcome is the answer. */
-  elicitationId?: string;
-  /** A form question: the answer the client sent (`tasks/update`), checked at the next run. */
+  /** The client's reply to the request (`tasks/update`), read at the next run. */
   response?: unknown;
-  /** A form question: how many answers it got that did not validate. */
-  invalid?: number;
 }
 
 /** What the binding keeps of a task in `StoredTask.body` (a store outside the process seals it). */

@@ -5,6 +5,7 @@ import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type 
 import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
 import { TaskElicitation, TaskSuspended, type TaskQuestionDeps } from './task-elicitation.js';
 import type { AnsweredQuestion } from '../input-required/request-state.codec.js';
+import { isPendingQuestionSignal } from '../questions/linked-questions.js';
 import type { ToolElicitation } from '../tool-elicitation.js';
 
 /** A tool that may run as a task: its body, as registered (the same on every instance). */
@@ -85,8 +86,7 @@ export class TaskRunner {
     // The answers of the input_required rounds before the task (`continueAsTask`), by position: a form's as it is,
     // a page's by its elicitation (the run reads its outcome).
     answered.forEach(({ question, response, elicitationId }, index) => {
-      if (elicitationId) body.open[`${index}.${body.nextKey++}`] = { index, question, elicitationId, response: { action: 'accept' } };
-      else body.answers[index] = { question, answer: response };
+      body.answers[index] = elicitationId ? { question, elicitationId } : { question, response };
     });
     const task: StoredTask = {
       id: randomUUID(),
@@ -219,6 +219,9 @@ export class TaskRunner {
     } catch (error) {
       await elicitation.settled();
       if (error instanceof TaskSuspended) return { status: 'waiting' };
+      // The ladder reached the link (the client shows no elicitation): the task ends with the link result, as a
+      // plain call does, and the next call of the tool takes the answer up.
+      if (isPendingQuestionSignal(error)) return { status: 'completed', result: error.result };
       if (isJsonRpcError(error))
         return {
           status: 'failed',

@@ -4,15 +4,30 @@
  * expiry, the cap on open tasks, a lease taken over).
  */
 import { describe, expect, it } from '@jest/globals';
-import { defineForm } from '../../src/forms/define-form.js';
-import { decodeBody, detailedTask } from '../../src/mcp/tasks/task-body.js';
-import { TaskRunner, type TaskTool } from '../../src/mcp/tasks/task-runner.js';
-import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
-import { MemoryTasks } from '../../src/stores/memory-tasks.js';
+import { defineForm } from '../../../src/forms/define-form.js';
+import { decodeBody, detailedTask } from '../../../src/mcp/tasks/task-body.js';
+import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
+import type { ToolElicitation } from '../../../src/mcp/tool-elicitation.js';
+import { MemoryTasks } from '../../../src/stores/memory-tasks.js';
 
 const T0 = 1_800_000_000_000;
 const form = (field: string) =>
   defineForm({ type: 'object', properties: { [field]: { type: 'string', minLength: 2 } }, required: [field] });
+
+/**
+ * The parts a task's questions share with a plain call's, as far as these runs reach them: no earlier call asked
+ * anything (no kept answer, no question found by its askKey), and each page's outcome is this task's to claim.
+ */
+function questionParts() {
+  return {
+    records: { keptAnswer: () => Promise.resolve(undefined), urlFor: (id: string) => `http://app.test/elicit/${id}/confirm` } as never,
+    linked: { earlier: () => Promise.resolve(undefined), claim: () => Promise.resolve(true) } as never,
+    telemetry: { created: () => undefined, finished: () => undefined, fallback: () => undefined },
+    fallback: { page: ['url', 'form-bridge', 'link'] as const, form: ['form', 'url', 'link'] as const },
+    maxFormAttempts: 2,
+    instantDeclineMs: 0,
+  } as const;
+}
 
 /** Lets the runner's scheduled runs (setImmediate) and their store calls finish. */
 const settle = async () => {
@@ -29,6 +44,7 @@ function setUp(
   const runner = new TaskRunner({
     store,
     questions: {
+      ...questionParts(),
       service: {
         createUrlElicitation: () =>
           Promise.resolve({ elicitationId: 'e1', url: 'http://app.test/elicit/e1/confirm', expiresAt: new Date(T0) }),
@@ -36,7 +52,6 @@ function setUp(
         decline: () => Promise.reject(new Error('unused')),
         cancel: (id: string) => (service.cancelled.push(id), Promise.resolve({ ok: true }) as never),
       },
-      maxFormAttempts: 2,
     },
     settings: {
       ttlMs: settings.ttlMs ?? 60_000,
@@ -89,7 +104,7 @@ describe('TaskRunner', () => {
     expect(runs).toBe(2);
   });
 
-  it('asks an invalid answer again under a new key, and declines after limits.maxFormAttempts invalid answers', async () => {
+  it('asks an invalid answer again under a new key, and throws ElicitationValidationError at limits.maxFormAttempts (the tool error, as in both eras)', async () => {
     const { runner, view } = setUp({
       one: async (_args, elicitation: ToolElicitation) => (await elicitation.elicit('Name?', form('name'))).action,
     });
@@ -108,7 +123,11 @@ describe('TaskRunner', () => {
     // The answered keys are ignored from now on.
     await runner.update(task.id, 'u1', { [keys[0]]: { action: 'accept', content: { name: 'good' } } });
     await settle();
-    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'decline' }] } });
+    // Never a decline the person did not give: the tool's own error result, naming the field (as a plain call's).
+    expect(await view(task.id)).toMatchObject({
+      status: 'completed',
+      result: { isError: true, content: [{ text: expect.stringContaining('name') }] },
+    });
   });
 
   it('waits on a page without running again (no run while nothing changed), and runs when the page is finished', async () => {
@@ -203,7 +222,7 @@ describe('TaskRunner', () => {
     // The other instance: the same store, no tool registered (a server not built there yet).
     const bare = new TaskRunner({
       store,
-      questions: { service: {} as never, maxFormAttempts: 2 },
+      questions: { ...questionParts(), service: {} as never },
       settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000 },
       tools: new Map(),
       now: () => clock.now,

@@ -1,8 +1,8 @@
 /** `McpTaskNotifications.handler`: what it leaves to the SDK's handler, and what it serves itself. */
 import { describe, expect, it } from '@jest/globals';
-import type { McpTasks } from '../../src/mcp/tasks/mcp-tasks.js';
-import { McpTaskNotifications, type FetchMcpHandler } from '../../src/mcp/tasks/task-notifications.js';
-import type { ElicitationMcpOptions } from '../../src/options/mcp-options.js';
+import type { McpTasks } from '../../../src/mcp/tasks/mcp-tasks.js';
+import { McpTaskNotifications, type FetchMcpHandler } from '../../../src/mcp/tasks/task-notifications.js';
+import type { ElicitationMcpOptions } from '../../../src/options/mcp-options.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 

@@ -1,0 +1,100 @@
+import type { ElicitationData, ElicitationRecord } from '../../core/elicitation.types.js';
+import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
+import type { CallQuestions } from '../questions/call-questions.js';
+import type { OpenQuestionState, Slot } from '../questions/question-log.js';
+import type { FormReplyIn, Page, PageAsking, PageStep, QuestionRoom } from '../questions/question-room.js';
+import { reaskMessage } from '../questions/question-rules.js';
+import type { ElicitationElicitOptions, UrlElicitationAsk, UrlElicitationRequest } from '../tool-elicitation.js';
+import { anySignal, type PushChannel } from './push-channel.js';
+import type { PushPages } from './push-pages.js';
+import type { PushRungs } from './push-rungs.js';
+
+/** What the 2025-11-25 transport needs: the call's channel, its page rungs and pages. */
+export interface PushRoomDeps {
+  channel: PushChannel;
+  rungs: Pick<PushRungs, 'url' | 'bridge'>;
+  pages: Pick<PushPages, 'createKeyed' | 'reopen' | 'ofEarlier' | 'track'>;
+  questions: Pick<CallQuestions, 'isSupported'>;
+  /** Ends the call with -32042 for this page (`requireAnswer` on the `url` rung). */
+  throwRequired(page: UrlElicitationRequest): never;
+}
+
+/**
+ * The 2025-11-25 transport: questions are pushed to the client as `elicitation/create` on the call's own stream and
+ * awaited inside the call, so nothing is logged between runs (a retry is a new call: the engine finds its question
+ * again by its `askKey`). `requireAnswer` on the `url` rung ends the call with -32042 instead of waiting. A call
+ * without a progress token waits `callWaitMs` at most (`leave`: the engine ends it with the link).
+ */
+export class PushRoom implements QuestionRoom {
+  readonly waits = true;
+  /** How many questions this call has asked so far (a question's position keys the link rung). */
+  private asked = 0;
+
+  constructor(private readonly deps: PushRoomDeps) {}
+
+  place(question: string): Slot {
+    return { index: this.asked++, key: '', question };
+  }
+
+  /** The call holds its answers itself: nothing to log. */
+  record(): void {}
+
+  formReply(): undefined {
+    return undefined;
+  }
+
+  async askForm(
+    _slot: Slot,
+    message: string,
+    definition: FormDefinition<unknown>,
+    how: { issues: readonly FieldIssue[]; state: OpenQuestionState; options: ElicitationElicitOptions; canLeave: boolean },
+  ): Promise<FormReplyIn | 'leave'> {
+    const { channel } = this.deps;
+    const signal = anySignal(channel.signal, how.options.signal);
+    const timeout = how.options.timeoutMs ?? DEFAULT_FORM_TIMEOUT_MS;
+    const params = { mode: 'form', message: reaskMessage(message, how.issues), requestedSchema: definition.schema };
+    const sentAt = Date.now();
+    try {
+      const result = await channel.keepingAlive(message, () =>
+        channel.elicitInput(params, signal, how.canLeave ? channel.within(timeout) : timeout),
+      );
+      const reply = result.action === 'accept' || result.action === 'decline' ? result : { action: 'cancel' };
+      return { reply, instant: channel.instant(sentAt) };
+    } catch (error) {
+      // The client's dialog ran out at the call's deadline (`callWaitMs`): the call ends with the link instead.
+      if (how.canLeave && channel.overdue() && !channel.signal?.aborted) return 'leave';
+      throw error;
+    }
+  }
+
+  async page(ask: UrlElicitationAsk, slot: Slot, rung: 'url' | 'form-bridge', suspend?: boolean): Promise<Page> {
+    const { pages, channel } = this.deps;
+    if (suspend && rung === 'url') return (await pages.reopen(ask)) ?? pages.createKeyed(ask, slot.index, slot.question, true);
+    // From here the call waits on a person: its place among the calls in flight first, before any page is made.
+    channel.waiting();
+    return pages.createKeyed(ask, slot.index, slot.question, rung === 'url');
+  }
+
+  reuse(earlier: ElicitationRecord, ask: UrlElicitationAsk): Page {
+    const page = this.deps.pages.ofEarlier(earlier, ask.message);
+    // A page shown in URL mode is paired with this session for the completion notification.
+    if (this.deps.questions.isSupported('url')) this.deps.pages.track(page.elicitationId);
+    return page;
+  }
+
+  askOnPage<T extends ElicitationData>(_slot: Slot, rung: 'url' | 'form-bridge', page: Page, how: PageAsking): Promise<PageStep<T>> {
+    if (rung === 'url' && how.suspend) this.deps.throwRequired(page);
+    const { rungs } = this.deps;
+    return rung === 'url' ? rungs.url<T>(page, how.timeoutMs, how.canLeave) : rungs.bridge<T>(page, how.timeoutMs, how.canLeave);
+  }
+
+  /** Nothing stays open between calls here. */
+  resume(): Promise<PageStep<never>> {
+    return Promise.resolve('next');
+  }
+
+  /** The engine's readable error is this era's `error` rung. */
+  unsupported(): void {}
+}

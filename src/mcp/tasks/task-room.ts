@@ -1,0 +1,180 @@
+import type { ElicitationData, WaitOutcome } from '../../core/elicitation.types.js';
+import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
+import type { FormDefinition } from '../../forms/define-form.js';
+import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
+import type { InputRequest } from '../input-required/input-required.js';
+import { bridgeRequest, formRequests, urlRequest } from '../input-required/input-required-requests.js';
+import { assertSameQuestion, type LoggedAnswer, type OpenQuestionState, type Slot } from '../questions/question-log.js';
+import type { FormReplyIn, Page, PageStep, QuestionRoom } from '../questions/question-room.js';
+import type { UrlElicitationAsk } from '../tool-elicitation.js';
+import type { OpenQuestion, TaskBody } from './task-body.js';
+
+/**
+ * Thrown by a task's question that has no answer yet: the run ends there and the task waits (its body says on
+ * what). Tool code that catches errors must rethrow it, as it does `InputRequiredSignal`.
+ */
+export class TaskSuspended extends Error {
+  override readonly name = 'TaskSuspended';
+
+  constructor() {
+    super('The task waits for an answer; rethrow this signal.');
+  }
+}
+
+/** Whether an error is a task's suspension (rethrow it from your own `catch`, as `InputRequiredSignal`). */
+export function isTaskSuspended(error: unknown): error is TaskSuspended {
+  return error instanceof TaskSuspended;
+}
+
+/** What the task transport needs: the run's task and body, and the lifecycle for its pages. */
+export interface TaskRoomDeps {
+  service: Pick<ElicitationService, 'createUrlElicitation' | 'getResult' | 'decline' | 'cancel'>;
+  taskId: string;
+  userId: string;
+  /** The task's body, changed in place (the runner writes it back). */
+  body: TaskBody;
+  /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
+  instantDeclineMs: number;
+  /** "Finished" answers on the form bridge the page did not confirm before the question moves on. */
+  maxFormAttempts: number;
+  /** Routes the outcome of a page the task asked on to the task (see `TaskRunner.pageFinished`). */
+  pageOwner: (taskId: string) => string;
+}
+
+/**
+ * The tasks transport: the answers so far live in the task's stored body; a question not answered yet is left open
+ * in the body (an input request `tasks/get` lists, or a page the person answers) and the run ends (`TaskSuspended`).
+ * The next run (after `tasks/update` or the page's outcome) finds the reply there. Nothing waits in a run.
+ */
+export class TaskRoom implements QuestionRoom {
+  readonly waits = false;
+  /** How many questions this run has asked so far. */
+  private asked = 0;
+
+  constructor(private readonly deps: TaskRoomDeps) {}
+
+  place(question: string): Slot {
+    const index = this.asked++;
+    const answer = this.deps.body.answers[index];
+    if (answer) {
+      assertSameQuestion(answer.question, question, 'task run');
+      const answered = (answer.elicitationId ? { elicitationId: answer.elicitationId } : { response: answer.response }) as LoggedAnswer;
+      return { index, key: String(index), question, answered };
+    }
+    const [key, open] = this.openAt(index);
+    if (!open) return { index, key: String(index), question };
+    assertSameQuestion(open.question, question, 'task run');
+    const { index: _index, question: _question, request: _request, response: _response, ...state } = open;
+    return { index, key: key ?? String(index), question, open: state };
+  }
+
+  record(slot: Slot, answer: LoggedAnswer, outcome?: WaitOutcome): void {
+    this.close(slot.index);
+    this.deps.body.answers[slot.index] = { question: slot.question, ...answer, ...(outcome && { outcome }) };
+  }
+
+  loggedOutcome(slot: Slot): WaitOutcome | undefined {
+    return this.deps.body.answers[slot.index]?.outcome;
+  }
+
+  formReply(slot: Slot): FormReplyIn | undefined {
+    const [, open] = this.openAt(slot.index);
+    if (!open || open.elicitationId || open.response === undefined) return undefined;
+    // Taken: the question is asked again under a new key, or answered.
+    this.close(slot.index);
+    return { reply: open.response, instant: this.instant(open) };
+  }
+
+  askForm(
+    slot: Slot,
+    message: string,
+    definition: FormDefinition<unknown>,
+    how: { issues: readonly FieldIssue[]; state: OpenQuestionState },
+  ): Promise<never> {
+    // Still waiting for the client's reply to the question as asked: the task keeps waiting.
+    if (this.openAt(slot.index)[1]) throw new TaskSuspended();
+    const request = formRequests('x', message, definition, [...how.issues]).x;
+    this.suspend(slot, request, { invalidAnswers: how.state.invalidAnswers });
+  }
+
+  async page(ask: UrlElicitationAsk, slot: Slot): Promise<Page> {
+    const { fallback: _ladder, ...rest } = ask;
+    const { taskId, userId } = this.deps;
+    const created = await this.deps.service.createUrlElicitation({
+      ...rest,
+      userId,
+      askKey: `task:${taskId}:${slot.index}`,
+      // Routes the page's outcome to the task: a task has no MCP session to notify.
+      session: this.deps.pageOwner(taskId),
+    });
+    return { ...created, message: ask.message };
+  }
+
+  /**
+   * A page an earlier call asked on is not taken up by a task: its outcome would not reach the task. The link rung
+   * still finds it (the call ends with its link again).
+   */
+  reuse(): undefined {
+    return undefined;
+  }
+
+  askOnPage<T extends ElicitationData>(slot: Slot, rung: 'url' | 'form-bridge', page: Page): Promise<PageStep<T>> {
+    const request =
+      rung === 'url'
+        ? urlRequest(page.message, page.url)
+        : bridgeRequest({ id: page.elicitationId, url: page.url, message: page.message }, false);
+    this.suspend(slot, request, { elicitationId: page.elicitationId, ...(rung === 'form-bridge' && { bridge: true }) });
+  }
+
+  /**
+   * The task's page question: the client refused to open it (decline: the question ends so; an instant decline: the
+   * client cannot ask), the person finished (its outcome), or it is still open: the task waits (the form bridge's
+   * "finished" without an answer on the page asks again, up to `limits.maxFormAttempts`, then the next rung).
+   */
+  async resume<T extends ElicitationData>(slot: Slot, page: Page, rung: 'url' | 'form-bridge'): Promise<PageStep<T>> {
+    const { service } = this.deps;
+    const [, open] = this.openAt(slot.index);
+    const response = open?.response as { action?: unknown } | undefined;
+    if (response?.action === 'decline' && open && this.instant(open)) {
+      this.close(slot.index);
+      return 'cannot-ask';
+    }
+    if (response?.action === 'decline') await service.decline(page.elicitationId);
+    else if (response && response.action !== 'accept') await service.cancel(page.elicitationId);
+    const outcome = await service.getResult<T>(page.elicitationId);
+    if (!outcome || outcome.status !== 'pending') return { done: outcome ?? { status: 'expired' } };
+    if (rung === 'form-bridge' && response?.action === 'accept') {
+      const unconfirmed = (open?.invalidAnswers ?? 0) + 1;
+      if (unconfirmed >= this.deps.maxFormAttempts) return 'next';
+      this.close(slot.index);
+      const request = bridgeRequest({ id: page.elicitationId, url: page.url, message: page.message }, true);
+      this.suspend(slot, request, { elicitationId: page.elicitationId, bridge: true, invalidAnswers: unconfirmed });
+    }
+    throw new TaskSuspended();
+  }
+
+  /** The engine's readable error is a task's `error` rung (the tool's error result). */
+  unsupported(): void {}
+
+  /** Leaves the question open under a new key (keys are never reused within a task) and ends the run. */
+  private suspend(slot: Slot, request: InputRequest, state: OpenQuestionState): never {
+    const body = this.deps.body;
+    body.open[`${slot.index}.${body.nextKey++}`] = { index: slot.index, question: slot.question, request, ...state, askedAt: Date.now() };
+    throw new TaskSuspended();
+  }
+
+  private close(index: number): void {
+    const [key] = this.openAt(index);
+    if (key !== undefined) delete this.deps.body.open[key];
+  }
+
+  private openAt(index: number): [string | undefined, OpenQuestion | undefined] {
+    for (const [key, open] of Object.entries(this.deps.body.open)) if (open.index === index) return [key, open];
+    return [undefined, undefined];
+  }
+
+  private instant(open: OpenQuestion): boolean {
+    const { instantDeclineMs } = this.deps;
+    return instantDeclineMs > 0 && open.askedAt !== undefined && Date.now() - open.askedAt < instantDeclineMs;
+  }
+}

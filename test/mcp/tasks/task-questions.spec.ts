@@ -1,0 +1,158 @@
+/**
+ * A task's questions go through the same question engine as a plain call's, with the module's real parts (the
+ * lifecycle, the records, the claims of `LinkedQuestions`, the memory store): the kept answer of `requireAnswer` and
+ * its claim, the ladder through the modes the task's client declared (the link for a client without elicitation,
+ * never a request it did not declare), and the form attempts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { TestingModule } from '@nestjs/testing';
+import { defineForm } from '../../../src/forms/define-form.js';
+import { ElicitationRecords } from '../../../src/lifecycle/elicitation-records.js';
+import { ElicitationService } from '../../../src/lifecycle/elicitation.service.js';
+import { ElicitationTelemetry } from '../../../src/observability/elicitation-telemetry.js';
+import { ELICITATION_RESOLVED_OPTIONS } from '../../../src/options/elicitation.constants.js';
+import type { ResolvedElicitationOptions } from '../../../src/options/elicitation-options.interface.js';
+import { LinkedQuestions, PENDING_QUESTION_META_KEY } from '../../../src/mcp/questions/linked-questions.js';
+import { detailedTask } from '../../../src/mcp/tasks/task-body.js';
+import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
+import { ElicitationStore } from '../../../src/stores/elicitation-store.js';
+import { MemoryTasks } from '../../../src/stores/memory-tasks.js';
+import { compileElicitation } from '../../support/testing-module.js';
+
+const settle = async () => {
+  for (let i = 0; i < 30; i++) await new Promise((r) => setImmediate(r));
+};
+
+interface TaskView {
+  status: string;
+  inputRequests?: Record<string, { params: Record<string, unknown> }>;
+  result?: { content: Array<{ text: string }>; isError?: boolean; _meta?: Record<string, unknown> };
+}
+
+describe("a task's questions (the question engine, with the module's parts)", () => {
+  let ref: TestingModule;
+  let options: ResolvedElicitationOptions;
+
+  beforeEach(async () => {
+    ref = await compileElicitation({ limits: { createPerMinute: 100_000, maxPendingPerUser: 100_000, maxFormAttempts: 2 } });
+    options = ref.get<ResolvedElicitationOptions>(ELICITATION_RESOLVED_OPTIONS);
+  });
+  afterEach(async () => {
+    await ref.close();
+  });
+
+  function runner(tools: Record<string, TaskTool['body']>) {
+    const tasks = new TaskRunner({
+      store: new MemoryTasks(),
+      questions: {
+        service: ref.get(ElicitationService),
+        records: ref.get(ElicitationRecords),
+        linked: ref.get(LinkedQuestions),
+        telemetry: ref.get(ElicitationTelemetry),
+        fallback: options.fallback,
+        maxFormAttempts: options.limits.maxFormAttempts,
+        instantDeclineMs: options.instantDeclineMs,
+      },
+      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 10, leaseMs: 10_000 },
+      tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
+    });
+    const view = async (id: string) => {
+      const { task, body } = await tasks.read(id, 'alice');
+      return detailedTask(task, body) as unknown as TaskView;
+    };
+    return { tasks, view };
+  }
+
+  it('requireAnswer takes the kept answer without asking, and claims it as a plain call does', async () => {
+    const service = ref.get(ElicitationService);
+    const { elicitationId } = await service.createUrlElicitation({ kind: 'api-key', message: 'Key?', userId: 'alice', type: 'api-key-gh' });
+    expect((await service.complete(elicitationId, { apiKey: 'k-123' })).ok).toBe(true);
+    const { tasks, view } = runner({
+      connect: async (_args, el) => {
+        const { apiKey } = await el.requireAnswer<{ apiKey: string }>({ kind: 'api-key', type: 'api-key-gh', message: 'Key?' });
+        return `connected with ${apiKey.length} characters`;
+      },
+    });
+    const { task } = await tasks.start('connect', {}, 'alice', ['form', 'url']);
+    await settle();
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'connected with 5 characters' }] } });
+    // No new question was asked, and the kept answer carries this call's claim.
+    expect((await service.list({ userId: 'alice' })).map((e) => e.elicitationId)).toEqual([elicitationId]);
+    const record = (await ref.get(ElicitationStore).get(elicitationId, Date.now()))!;
+    const window = [options.ttlMs + options.retentionMs, record.expiresAt + options.retentionMs] as const;
+    expect(await ref.get(ElicitationStore).peekHits!(`asked-spent:${elicitationId}`, ...window)).toBe(1);
+  });
+
+  it('a client without elicitation gets the link: the task completes with the link result, and the next task takes the answer', async () => {
+    const service = ref.get(ElicitationService);
+    const body: TaskTool['body'] = async (args, el) => {
+      const outcome = await el.requestUrl({ kind: 'confirm', message: `Deploy ${(args as { app: string }).app}?` });
+      return `${outcome.status} via ${outcome.via}`;
+    };
+    const { tasks, view } = runner({ deploy: body });
+    const first = await tasks.start('deploy', { app: 'shop' }, 'alice', []);
+    await settle();
+    const linked = await view(first.task.id);
+    expect(linked.status).toBe('completed');
+    expect(linked.result?.isError).toBeUndefined();
+    expect(linked.result?.content[0].text).toMatch(
+      /^Open this page to continue: https:\/\/mcp\.example\.com\/elicit\/[0-9a-f-]{36}\/confirm/,
+    );
+    const info = linked.result?._meta?.[PENDING_QUESTION_META_KEY] as { elicitationId: string };
+    // The person confirms on the page; the tool called again (a new task) takes that answer.
+    expect((await service.complete(info.elicitationId, { confirmed: true })).ok).toBe(true);
+    const second = await tasks.start('deploy', { app: 'shop' }, 'alice', []);
+    await settle();
+    expect(await view(second.task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'completed via link' }] } });
+  });
+
+  it('never sends a request the client did not declare: a form-only client with fallback [url, link] gets the link, not the bridge', async () => {
+    const { tasks, view } = runner({
+      deploy: async (_args, el) => (await el.requestUrl({ kind: 'confirm', message: 'Deploy?', fallback: ['url', 'link'] })).status,
+    });
+    const { task } = await tasks.start('deploy', { app: 'shop' }, 'alice', ['form']);
+    await settle();
+    const done = await view(task.id);
+    expect(done.status).toBe('completed');
+    expect(done.inputRequests).toBeUndefined();
+    expect(done.result?.content[0].text).toMatch(/^Open this page to continue: /);
+  });
+
+  it('a form-only client with the default ladder gets the form bridge, which it declared', async () => {
+    const { tasks, view } = runner({ deploy: async (_args, el) => (await el.requestUrl({ kind: 'confirm', message: 'Deploy?' })).status });
+    const { task } = await tasks.start('deploy', { app: 'shop' }, 'alice', ['form']);
+    await settle();
+    const asking = await view(task.id);
+    expect(asking.status).toBe('input_required');
+    const [request] = Object.values(asking.inputRequests ?? {});
+    expect(request.params).toMatchObject({ mode: 'form', requestedSchema: { properties: { finished: { type: 'boolean' } } } });
+    expect(String(request.params.message)).toContain('https://mcp.example.com/elicit/');
+  });
+
+  it('past limits.maxFormAttempts invalid answers the tool gets ElicitationValidationError, as in both eras', async () => {
+    const form = defineForm({
+      type: 'object',
+      properties: { version: { type: 'string', minLength: 5 } },
+      required: ['version'],
+    });
+    const { tasks, view } = runner({
+      release: async (_args, el) => {
+        try {
+          return (await el.elicit('Version?', form)).action;
+        } catch (error) {
+          if ((error as Error).name === 'TaskSuspended') throw error;
+          return `threw ${(error as Error).name}`;
+        }
+      },
+    });
+    const { task } = await tasks.start('release', {}, 'alice', ['form']);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await settle();
+      const asking = await view(task.id);
+      const [key] = Object.keys(asking.inputRequests ?? {});
+      await tasks.update(task.id, 'alice', { [key]: { action: 'accept', content: { version: 'soon' } } });
+    }
+    await settle();
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'threw ElicitationValidationError' }] } });
+  });
+});
