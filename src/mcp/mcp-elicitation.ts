@@ -6,7 +6,7 @@ import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js'
 import { guardToolCalls } from './call-refusals.js';
 import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
 import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './questions/chat-answers.js';
-import { applyClientPolicy, type McpClientProfile } from '../options/client-ladder.js';
+import { McpCallers } from './sdk/mcp-callers.js';
 import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required/input-required-tool-elicitation.js';
 import { InputRequiredSignal } from './input-required/input-required.js';
@@ -18,8 +18,6 @@ import { RequestStates } from './input-required/request-states.js';
 import { McpSdkLoader, type SdkLine } from './sdk/sdk-loader.js';
 import { anySignal } from './push/push-channel.js';
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   callbackParams,
   extraOf,
   isSdkV2Context,
@@ -29,7 +27,7 @@ import {
   type SdkServerOrMcpServer,
   type SdkV2Context,
 } from './sdk/sdk.types.js';
-import type { DeclaredElicitation, PushToolElicitation, ToolElicitation } from './tool-elicitation.js';
+import type { PushToolElicitation, ToolElicitation } from './tool-elicitation.js';
 import type {
   ElicitationServerOptions,
   ElicitingToolConfig,
@@ -86,6 +84,7 @@ export class McpElicitation {
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
     private readonly tasks: McpTasks,
+    private readonly callers: McpCallers,
   ) {
     this.inFlight = new CallsInFlight(options.limits);
   }
@@ -136,7 +135,7 @@ export class McpElicitation {
     if (options.user !== undefined && context && typeof context === 'object') this.callUsers.set(context, options.user);
     const low = lowLevelServer(server);
     guardToolCalls(low);
-    const { release, ...waits } = this.inFlight.forCall(context, low, user ?? (() => this.userOf(context)));
+    const { release, ...waits } = this.inFlight.forCall(context, low, user ?? (() => this.callers.userOf(context)));
     try {
       let elicitation: ToolElicitation;
       if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user, waits);
@@ -188,7 +187,7 @@ export class McpElicitation {
       action: z.enum(['accept', 'decline', 'cancel']).describe('accept with content; decline if the user refuses; cancel to stop'),
       content: z.record(z.string(), z.unknown()).optional().describe('The fields the user gave (action "accept")'),
     });
-    const callback = async (answer: ChatAnswer, context: unknown) => this.chatAnswers.submit(this.userOf(context), answer);
+    const callback = async (answer: ChatAnswer, context: unknown) => this.chatAnswers.submit(this.callers.userOf(context), answer);
     server.registerTool(SUBMIT_ANSWER_TOOL, { description: ChatAnswers.description, inputSchema } as never, callback as never);
     this.answering.add(low);
   }
@@ -246,11 +245,10 @@ export class McpElicitation {
     extra: SdkRequestExtra,
     line: SdkLine,
     scope: CallScope,
-    user: () => string | undefined = () => this.options.resolveMcpUser(extra) ?? undefined,
+    user: () => string | undefined = () => this.callers.userOf(extra),
     waits: CallWaits = {},
   ): PushElicitation {
     const low = lowLevelServer(server);
-    const info = low.getClientVersion?.();
     return new PushElicitation(
       {
         service: this.service,
@@ -270,26 +268,11 @@ export class McpElicitation {
         server: low,
         extra,
         user,
-        elicitation: this.policy({
-          name: info?.name,
-          version: info?.version,
-          era: '2025-11-25',
-          declared: low.getClientCapabilities()?.elicitation,
-        }),
+        elicitation: this.callers.sessionElicitation(low),
         scope,
         ...waits,
       },
     );
-  }
-
-  /** The capabilities to act on: the declared ones through the module's `clientPolicy`. */
-  private policy(client: McpClientProfile): DeclaredElicitation {
-    return applyClientPolicy(this.options.clientPolicy, client);
-  }
-
-  /** The verified user of a tool call from either SDK line's context. */
-  private userOf(context: unknown): string | undefined {
-    return this.options.resolveMcpUser(isSdkV2Context(context) ? extraOf(context) : context) ?? undefined;
   }
 
   /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
@@ -311,8 +294,6 @@ export class McpElicitation {
         ? await this.states.verify(raw, { user: who, method: ctx.mcpReq.method, toolHeader: ctx.http?.req?.headers?.get('mcp-name') })
         : (raw as RequestState | undefined);
     if (state !== undefined) await this.states.redeem(state, name, args);
-    const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
-    const info = ctx.mcpReq.envelope?.[CLIENT_INFO_META_KEY] as { name?: string; version?: string } | undefined;
     return new InputRequiredElicitation(
       {
         service: this.service,
@@ -328,7 +309,7 @@ export class McpElicitation {
       },
       {
         user: who,
-        elicitation: this.policy({ name: info?.name, version: info?.version, era: '2026-07-28', declared: capabilities?.elicitation }),
+        elicitation: this.callers.requestElicitation(ctx.mcpReq.envelope),
         scope,
         inputResponses: ctx.mcpReq.inputResponses,
         state,
@@ -344,6 +325,6 @@ export class McpElicitation {
   private mcpUser(ctx: SdkV2Context): string | undefined {
     const given = this.callUsers.get(ctx);
     if (given !== undefined) return given ?? undefined;
-    return this.options.resolveMcpUser(extraOf(ctx)) ?? undefined;
+    return this.callers.userOf(ctx);
   }
 }

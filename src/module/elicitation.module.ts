@@ -21,6 +21,7 @@ import { CompletionNotifications } from '../mcp/completion-notifications.js';
 import { LinkedQuestions } from '../mcp/questions/linked-questions.js';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
 import { McpTasks } from '../mcp/tasks/mcp-tasks.js';
+import { McpCallers } from '../mcp/sdk/mcp-callers.js';
 import { McpTaskNotifications } from '../mcp/tasks/task-notifications.js';
 import { RequestStates } from '../mcp/input-required/request-states.js';
 import { McpSdkLoader } from '../mcp/sdk/sdk-loader.js';
@@ -76,6 +77,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     LinkedQuestions,
     ChatAnswers,
     McpTasks,
+    McpCallers,
     McpTaskNotifications,
     McpElicitation,
   ],

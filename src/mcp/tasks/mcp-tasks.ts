@@ -11,15 +11,9 @@ import type { ElicitationStore } from '../../stores/elicitation-store.js';
 import { isTerminalTaskStatus, type ElicitationTaskStore } from '../../stores/task-store.js';
 import { refuse } from '../call-refusals.js';
 import { McpSdkLoader } from '../sdk/sdk-loader.js';
-import {
-  callbackParams,
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  extraOf,
-  type SdkServerOrMcpServer,
-  type SdkV2Context,
-} from '../sdk/sdk.types.js';
-import { applyClientPolicy, type DeclaredElicitation } from '../../options/client-ladder.js';
+import { McpCallers } from '../sdk/mcp-callers.js';
+import { callbackParams, type SdkServerOrMcpServer, type SdkV2Context } from '../sdk/sdk.types.js';
+
 import type { ElicitingToolHandler } from '../mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
 import { taskOfSession } from './task-elicitation.js';
@@ -63,6 +57,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     private readonly events: ElicitationEvents,
     @Inject(ELICITATION_OBSERVED_STORE) private readonly store: ElicitationStore,
     private readonly sdks: McpSdkLoader,
+    private readonly callers: McpCallers,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
   ) {}
 
@@ -177,15 +172,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
 
   /** The elicitation modes a 2026-07-28 request declared, through the module's `clientPolicy` (`{}` alone: form). */
   private modesOf(ctx: unknown): Array<'form' | 'url'> {
-    const envelope = (ctx as SdkV2Context).mcpReq.envelope ?? {};
-    const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: DeclaredElicitation } | undefined;
-    const info = envelope[CLIENT_INFO_META_KEY] as { name?: string; version?: string } | undefined;
-    const declared = applyClientPolicy(this.options.clientPolicy, {
-      name: info?.name,
-      version: info?.version,
-      era: '2026-07-28',
-      declared: capabilities?.elicitation,
-    });
+    const declared = this.callers.requestElicitation((ctx as SdkV2Context).mcpReq.envelope);
     return (['form', 'url'] as const).filter((mode) => supportsMode(declared, mode));
   }
 
@@ -203,14 +190,12 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
 
   /** The verified user of a request, by the module's `resolveMcpUser` (for servers whose routes name no user of their own). */
   verifiedUser(ctx: SdkV2Context): string | undefined {
-    return this.options.resolveMcpUser(extraOf(ctx)) ?? undefined;
+    return this.callers.userOf(ctx);
   }
 
   /** Whether a request declared the extension (per request, on protocol 2026-07-28). */
   declares(ctx: unknown): boolean {
-    const envelope = (ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope;
-    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-    return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+    return this.callers.declaresExtension((ctx as Partial<SdkV2Context> | undefined)?.mcpReq?.envelope, TASKS_EXTENSION);
   }
 
   /** Registers a task tool's body by name (the same on every instance: any instance may run any task). */

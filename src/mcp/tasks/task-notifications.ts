@@ -2,7 +2,8 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { TaskProtocolError } from './task-protocol.error.js';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
 import { McpTasks } from './mcp-tasks.js';
-import { CLIENT_CAPABILITIES_META_KEY, type SdkRequestExtra } from '../sdk/sdk.types.js';
+import type { SdkRequestExtra } from '../sdk/sdk.types.js';
+import { McpCallers } from '../sdk/mcp-callers.js';
 import { TASKS_EXTENSION } from './task-body.js';
 
 /** A fetch-shaped MCP handler: SDK 2.x `createMcpHandler`'s (or any `{ fetch }` that `toNodeHandler` takes). */
@@ -50,6 +51,7 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly tasks: McpTasks,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
+    private readonly callers: McpCallers,
   ) {}
 
   onModuleInit(): void {
@@ -101,14 +103,13 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
       return rpcError(id, 200, -32602, `Invalid params: notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task ids`);
     }
     const meta = body?.params?._meta;
-    const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-    if (capabilities?.extensions?.[TASKS_EXTENSION] === undefined) {
+    if (!this.callers.declaresExtension(meta, TASKS_EXTENSION)) {
       const refusal = TaskProtocolError.missingExtension('subscriptions/listen for task notifications');
       return rpcError(id, 400, refusal.code, refusal.message, refusal.data);
     }
     if (this.streams.size >= MAX_STREAMS) return rpcError(id, 200, -32603, 'Subscription limit reached');
     const extra = { requestId: id, signal: request.signal, authInfo: options?.authInfo, _meta: meta } as unknown as SdkRequestExtra;
-    const user = this.options.resolveMcpUser(extra) ?? '';
+    const user = this.callers.userOf(extra) ?? '';
     // The tasks this user may follow: others are left out of the acknowledgement, as unknown ones are.
     const followed = new Map<string, string>();
     for (const taskId of new Set(taskIds as string[])) {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { McpTasks } from '../../../src/mcp/tasks/mcp-tasks.js';
 import { McpTaskNotifications, type FetchMcpHandler } from '../../../src/mcp/tasks/task-notifications.js';
+import { McpCallers } from '../../../src/mcp/sdk/mcp-callers.js';
 import type { ElicitationMcpOptions } from '../../../src/options/mcp-options.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -29,7 +30,7 @@ describe('McpTaskNotifications.handler', () => {
     },
   } as unknown as McpTasks;
   const options = { resolveMcpUser: () => 'alice', tasks: { pollIntervalMs: 1000 } } as unknown as ElicitationMcpOptions;
-  const notifications = new McpTaskNotifications(tasks, options);
+  const notifications = new McpTaskNotifications(tasks, options, new McpCallers(options));
   const handler = notifications.handler(inner);
 
   it('keeps the rest of the handler (close) and passes every other request through untouched', async () => {
