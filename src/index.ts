@@ -125,7 +125,7 @@ export {
   type PendingQuestionInfo,
   type PendingQuestionResult,
 } from './mcp/questions/linked-questions.js';
-export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/questions/chat-answers.js';
+export { SUBMIT_ANSWER_TOOL, type ChatAnswer } from './mcp/questions/submit-answer-tool.js';
 export type { RequestState } from './mcp/input-required/request-state.codec.js';
 export { RequestStateError, type RequestStateRejection } from './errors/request-state.error.js';
 

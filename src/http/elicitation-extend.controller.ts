@@ -9,7 +9,7 @@ import type { PageMessages } from '../messages/page-messages.js';
 import { PageRoutes } from './elicitation-routes.decorator.js';
 import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
-import { PageAnswers } from './page-answers.js';
+import { PageResponder } from './page-responder.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 
@@ -27,7 +27,7 @@ export class ElicitationExtendController {
   constructor(
     private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
-    private readonly answers: PageAnswers,
+    private readonly answers: PageResponder,
     private readonly security: PageSecurity,
   ) {}
 

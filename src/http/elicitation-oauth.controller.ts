@@ -11,7 +11,7 @@ import { OAuthGrants } from '../oauth/oauth-grants.js';
 import { PageRoutes } from './elicitation-routes.decorator.js';
 import { InRouteContext } from './elicitation-route-observer.js';
 import { ElicitationPageAccess, type FormBody } from './page-access.js';
-import { PageAnswers } from './page-answers.js';
+import { PageResponder } from './page-responder.js';
 import { raw, type NodeRequestPart, type PageRequest, type PageResponse } from './page-http.js';
 import { PageSecurity } from './page-security.js';
 
@@ -26,7 +26,7 @@ export class ElicitationOAuthController {
   constructor(
     private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
-    private readonly answers: PageAnswers,
+    private readonly answers: PageResponder,
     private readonly security: PageSecurity,
     private readonly flow: OAuthFlow,
     private readonly grants: OAuthGrants,

@@ -16,7 +16,7 @@ import type { PageMessages } from '../messages/page-messages.js';
 import { PageSecurity } from './page-security.js';
 import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
-import { PageAnswers } from './page-answers.js';
+import { PageResponder } from './page-responder.js';
 import type { PageContexts } from './template-renderer.js';
 
 /**
@@ -30,7 +30,7 @@ export class ElicitationPagesController {
   constructor(
     private readonly records: ElicitationRecords,
     private readonly access: ElicitationPageAccess,
-    private readonly answers: PageAnswers,
+    private readonly answers: PageResponder,
     private readonly security: PageSecurity,
     @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}

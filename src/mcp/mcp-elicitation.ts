@@ -5,7 +5,7 @@ import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { guardToolCalls } from './call-refusals.js';
 import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
-import { ChatAnswers, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './questions/chat-answers.js';
+import { SubmitAnswerTool, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './questions/submit-answer-tool.js';
 import { McpCallers } from './sdk/mcp-callers.js';
 import { CompletionNotifications } from './completion-notifications.js';
 import { InputRequiredElicitation } from './input-required/input-required-tool-elicitation.js';
@@ -80,7 +80,7 @@ export class McpElicitation {
     private readonly states: RequestStates,
     private readonly sdks: McpSdkLoader,
     private readonly linked: LinkedQuestions,
-    private readonly chatAnswers: ChatAnswers,
+    private readonly submitAnswerTool: SubmitAnswerTool,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
     private readonly tasks: McpTasks,
@@ -187,8 +187,8 @@ export class McpElicitation {
       action: z.enum(['accept', 'decline', 'cancel']).describe('accept with content; decline if the user refuses; cancel to stop'),
       content: z.record(z.string(), z.unknown()).optional().describe('The fields the user gave (action "accept")'),
     });
-    const callback = async (answer: ChatAnswer, context: unknown) => this.chatAnswers.submit(this.callers.userOf(context), answer);
-    server.registerTool(SUBMIT_ANSWER_TOOL, { description: ChatAnswers.description, inputSchema } as never, callback as never);
+    const callback = async (answer: ChatAnswer, context: unknown) => this.submitAnswerTool.submit(this.callers.userOf(context), answer);
+    server.registerTool(SUBMIT_ANSWER_TOOL, { description: SubmitAnswerTool.description, inputSchema } as never, callback as never);
     this.answering.add(low);
   }
 

@@ -11,12 +11,12 @@ import { ElicitationDrainingGuard } from '../http/elicitation-draining.guard.js'
 import { ElicitationRouteObserver } from '../http/elicitation-route-observer.js';
 import { ElicitationThrottlerGuard } from '../http/elicitation-throttler.guard.js';
 import { ElicitationPageAccess } from '../http/page-access.js';
-import { PageAnswers } from '../http/page-answers.js';
+import { PageResponder } from '../http/page-responder.js';
 import { PageLocales } from '../http/page-locales.js';
 import { PageAssets } from '../http/page-assets.js';
 import { PageSecurity } from '../http/page-security.js';
 import { TemplateRenderer } from '../http/template-renderer.js';
-import { ChatAnswers } from '../mcp/questions/chat-answers.js';
+import { SubmitAnswerTool } from '../mcp/questions/submit-answer-tool.js';
 import { CompletionNotifications } from '../mcp/completion-notifications.js';
 import { LinkedQuestions } from '../mcp/questions/linked-questions.js';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
@@ -70,12 +70,12 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     ElicitationPageAccess,
     BaseUrlPortCheck,
     PageLocales,
-    PageAnswers,
+    PageResponder,
     McpSdkLoader,
     CompletionNotifications,
     RequestStates,
     LinkedQuestions,
-    ChatAnswers,
+    SubmitAnswerTool,
     McpTasks,
     McpCallers,
     McpTaskNotifications,

@@ -19,7 +19,7 @@ import { isHttpUrl } from '../../src/forms/form-validator.js';
 import { formPlanOf } from '../../src/http/form-plan.js';
 import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import type { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
-import { ChatAnswers } from '../../src/mcp/questions/chat-answers.js';
+import { SubmitAnswerTool } from '../../src/mcp/questions/submit-answer-tool.js';
 import { ANSWER_IN_CHAT } from '../../src/mcp/questions/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { AR_MESSAGES } from '../../src/messages/catalogs/ar.js';
@@ -212,7 +212,7 @@ describe('the hosted form page', () => {
       userId: 'alice',
       metadata: { [ANSWER_IN_CHAT]: true },
     });
-    const chat = app.get(ChatAnswers);
+    const chat = app.get(SubmitAnswerTool);
     const refused = await chat.submit('alice', {
       elicitationId: created.elicitationId,
       action: 'accept',

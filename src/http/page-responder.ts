@@ -26,7 +26,7 @@ const KEPT_EXPIRY_LINES = 1_000;
  * pending request, when it expires), the done page of a transition, or a redirect.
  */
 @Injectable()
-export class PageAnswers {
+export class PageResponder {
   private readonly formats = new Map<string, { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat }>();
   /** The expiry lines formatted last (`expiryLine`), oldest first. */
   private readonly lines = new Map<string, ExpiryLine>();

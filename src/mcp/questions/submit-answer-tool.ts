@@ -31,7 +31,7 @@ const NOT_WAITING = 'No question with this elicitationId is waiting for an answe
  * tool error and changes nothing stored; unknown and foreign ids get the same error.
  */
 @Injectable()
-export class ChatAnswers {
+export class SubmitAnswerTool {
   constructor(private readonly records: ElicitationRecords) {}
 
   /** The tool's description, for the model. */

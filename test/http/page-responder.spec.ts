@@ -1,5 +1,5 @@
 /**
- * `PageAnswers`: a page in the request's language with its headers and, for a pending request, the expiry line and
+ * `PageResponder`: a page in the request's language with its headers and, for a pending request, the expiry line and
  * "Need more time?"; the done page of a transition (or the page of why it did not happen); a redirect. Records come
  * from a real `ElicitationService` over the memory store; the answers are read off real HTTP.
  */
@@ -8,7 +8,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { parseElicitationId } from '../../src/core/elicitation-id.js';
 import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationFinishedException } from '../../src/http/exceptions/elicitation-finished.exception.js';
-import { PageAnswers } from '../../src/http/page-answers.js';
+import { PageResponder } from '../../src/http/page-responder.js';
 import type { PageContexts } from '../../src/http/template-renderer.js';
 import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
@@ -26,15 +26,15 @@ const apiKeyPage = (csrf: string, labels = PAGE_MESSAGES.labels): PageContexts['
   labels,
 });
 
-describe('PageAnswers', () => {
+describe('PageResponder', () => {
   let moduleRef: TestingModule;
-  let answers: PageAnswers;
+  let answers: PageResponder;
   let service: ElicitationService;
   let records: ElicitationRecords;
 
   beforeAll(async () => {
     moduleRef = await compileElicitation();
-    answers = moduleRef.get(PageAnswers);
+    answers = moduleRef.get(PageResponder);
     service = moduleRef.get(ElicitationService);
     records = moduleRef.get(ElicitationRecords);
   });
