@@ -1,22 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../options/mcp-options.js';
-import { ElicitationService } from '../lifecycle/elicitation.service.js';
-import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
-import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { guardToolCalls } from './call-refusals.js';
-import { CallsInFlight, type CallWaits } from './calls-in-flight.js';
+import { CallsInFlight } from './calls-in-flight.js';
 import { SubmitAnswerTool, SUBMIT_ANSWER_TOOL, type ChatAnswer } from './questions/submit-answer-tool.js';
 import { McpCallers } from './sdk/mcp-callers.js';
+import { CallElicitations } from './call-elicitations.js';
 import { CompletionNotifications } from './completion-notifications.js';
-import { InputRequiredElicitation } from './input-required/input-required-tool-elicitation.js';
 import { InputRequiredSignal } from './input-required/input-required.js';
-import { LinkedQuestions, PendingQuestionSignal, type CallScope } from './questions/linked-questions.js';
+import { PendingQuestionSignal, type CallScope } from './questions/linked-questions.js';
 import { McpTasks } from './tasks/mcp-tasks.js';
-import { PushElicitation } from './push/push-tool-elicitation.js';
 import type { RequestState } from './input-required/request-state.codec.js';
 import { RequestStates } from './input-required/request-states.js';
-import { McpSdkLoader, type SdkLine } from './sdk/sdk-loader.js';
-import { anySignal } from './push/push-channel.js';
+import { McpSdkLoader } from './sdk/sdk-loader.js';
 import {
   callbackParams,
   extraOf,
@@ -74,17 +69,14 @@ export class McpElicitation {
   private readonly inFlight: CallsInFlight;
 
   constructor(
-    private readonly service: ElicitationService,
-    private readonly records: ElicitationRecords,
     private readonly notifications: CompletionNotifications,
     private readonly states: RequestStates,
     private readonly sdks: McpSdkLoader,
-    private readonly linked: LinkedQuestions,
     private readonly submitAnswerTool: SubmitAnswerTool,
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
-    private readonly telemetry: ElicitationTelemetry,
     private readonly tasks: McpTasks,
     private readonly callers: McpCallers,
+    private readonly calls: CallElicitations,
   ) {
     this.inFlight = new CallsInFlight(options.limits);
   }
@@ -138,9 +130,18 @@ export class McpElicitation {
     const { release, ...waits } = this.inFlight.forCall(context, low, user ?? (() => this.callers.userOf(context)));
     try {
       let elicitation: ToolElicitation;
-      if (!isSdkV2Context(context)) elicitation = this.push(server, context as SdkRequestExtra, '1.x', scope, user, waits);
-      else if (!context.mcpReq.envelope) elicitation = this.push(server, extraOf(context), '2.x', scope, user, waits);
-      else elicitation = await this.inputRequired(context, name, args, scope, user, waits);
+      if (!isSdkV2Context(context))
+        elicitation = this.calls.push(
+          server,
+          context as SdkRequestExtra,
+          '1.x',
+          scope,
+          user ?? (() => this.callers.userOf(context)),
+          waits,
+        );
+      else if (!context.mcpReq.envelope)
+        elicitation = this.calls.push(server, extraOf(context), '2.x', scope, user ?? (() => this.callers.userOf(context)), waits);
+      else elicitation = await this.calls.inputRequired(context, name, args, scope, user ?? (() => this.mcpUser(context)), waits);
       return await body(elicitation);
     } catch (error) {
       if (error instanceof InputRequiredSignal || error instanceof PendingQuestionSignal) return error.result;
@@ -232,94 +233,12 @@ export class McpElicitation {
    * call's tool is unknown, so the `link` and `model` rungs do not fit.
    */
   forRequest(server: SdkServerOrMcpServer, extra: SdkRequestExtra): PushToolElicitation {
-    return this.push(server, extra, '1.x', {});
+    return this.calls.push(server, extra, '1.x', {}, () => this.callers.userOf(extra));
   }
 
   /** Forgets every completion pairing of this session (called automatically when the SDK server closes). */
   forgetSession(server: SdkServerOrMcpServer): void {
     this.notifications.forgetSession(lowLevelServer(server));
-  }
-
-  private push(
-    server: SdkServerOrMcpServer,
-    extra: SdkRequestExtra,
-    line: SdkLine,
-    scope: CallScope,
-    user: () => string | undefined = () => this.callers.userOf(extra),
-    waits: CallWaits = {},
-  ): PushElicitation {
-    const low = lowLevelServer(server);
-    return new PushElicitation(
-      {
-        service: this.service,
-        records: this.records,
-        notifications: this.notifications,
-        linked: this.linked,
-        urlRequiredError: this.sdks.copyFor(low, line).UrlElicitationRequiredError,
-        maxFormAttempts: this.options.limits.maxFormAttempts,
-        fallback: this.options.fallback,
-        instantDeclineMs: this.options.instantDeclineMs,
-        keepAliveMs: this.options.keepAliveMs,
-        callWaitMs: this.options.callWaitMs,
-        pendingRetryWaitMs: this.options.pendingRetryWaitMs,
-        telemetry: this.telemetry,
-      },
-      {
-        server: low,
-        extra,
-        user,
-        elicitation: this.callers.sessionElicitation(low),
-        scope,
-        ...waits,
-      },
-    );
-  }
-
-  /** A 2026-07-28 call: everything from this request's `_meta`, `inputResponses` and verified state. */
-  private async inputRequired(
-    ctx: SdkV2Context,
-    name: string,
-    args: unknown,
-    scope: CallScope,
-    user: () => string | undefined = () => this.mcpUser(ctx),
-    waits: CallWaits = {},
-  ): Promise<InputRequiredElicitation> {
-    const raw = ctx.mcpReq.requestState();
-    // With serverOptions() the SDK already verified the state; without it, it is verified here. Any other
-    // value (another hook's result) is refused on redemption. The SDK turns errors thrown here into a tool
-    // error result (isError); the text stays generic.
-    const who = user();
-    const state =
-      typeof raw === 'string'
-        ? await this.states.verify(raw, { user: who, method: ctx.mcpReq.method, toolHeader: ctx.http?.req?.headers?.get('mcp-name') })
-        : (raw as RequestState | undefined);
-    if (state !== undefined) await this.states.redeem(state, name, args);
-    return new InputRequiredElicitation(
-      {
-        service: this.service,
-        records: this.records,
-        states: this.states,
-        linked: this.linked,
-        pendingRetryWaitMs: this.options.pendingRetryWaitMs,
-        pendingRetryRounds: this.options.pendingRetryRounds,
-        maxFormAttempts: this.options.limits.maxFormAttempts,
-        fallback: this.options.fallback,
-        instantDeclineMs: this.options.instantDeclineMs,
-        telemetry: this.telemetry,
-      },
-      {
-        user: who,
-        elicitation: this.callers.requestElicitation(ctx.mcpReq.envelope),
-        scope,
-        inputResponses: ctx.mcpReq.inputResponses,
-        state,
-        method: ctx.mcpReq.method,
-        name,
-        args,
-        signal: anySignal(ctx.mcpReq.signal, waits.hangUp),
-        waiting: waits.waiting,
-      },
-    );
   }
 
   private mcpUser(ctx: SdkV2Context): string | undefined {

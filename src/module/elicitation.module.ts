@@ -22,6 +22,7 @@ import { LinkedQuestions } from '../mcp/questions/linked-questions.js';
 import { McpElicitation } from '../mcp/mcp-elicitation.js';
 import { McpTasks } from '../mcp/tasks/mcp-tasks.js';
 import { McpCallers } from '../mcp/sdk/mcp-callers.js';
+import { CallElicitations } from '../mcp/call-elicitations.js';
 import { McpTaskNotifications } from '../mcp/tasks/task-notifications.js';
 import { RequestStates } from '../mcp/input-required/request-states.js';
 import { McpSdkLoader } from '../mcp/sdk/sdk-loader.js';
@@ -78,6 +79,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     SubmitAnswerTool,
     McpTasks,
     McpCallers,
+    CallElicitations,
     McpTaskNotifications,
     McpElicitation,
   ],
