@@ -8,7 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
 import { submitPage } from '../../src/testing/submit-page.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
-import { callTask, cancelTask, getTask, listenTasks, refusal, TASKS, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
+import {
+  callTask,
+  cancelTask,
+  getTask,
+  listenTasks,
+  refusal,
+  TASKS,
+  updateTask,
+  waitForTask,
+  type DetailedTask,
+} from '../support/mcp-tasks-client.js';
 
 describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2.x client', () => {
   let demo: DemoApp;
@@ -184,6 +194,42 @@ describe('Tasks (io.modelcontextprotocol/tasks) on 2026-07-28, with a real SDK 2
     await bad.ended;
     expect(bad.messages[0]?.error).toMatchObject({ code: -32602, message: expect.stringContaining('notifications.taskIds') });
   });
+
+  it.each([
+    ['as tasks', 'modern', true],
+    ['as plain calls on 2026-07-28', 'modern', false],
+    ['as plain calls on 2025-11-25', 'legacy', false],
+  ] as const)(
+    'reaches a client without elicitation by the link %s: each call ends with the next page, and no answer is asked twice',
+    async (_, era, asTask) => {
+      const user = `linked-${era}-${String(asTask)}`;
+      const c = await connectV2Client(demo.mcpUrl, { user, era, elicitation: null, ...(asTask && { extensions: { [TASKS]: {} } }) });
+      open.push(c);
+      const cookie = `demo_user=${user}`;
+      const call = async () => {
+        if (!asTask) return (await c.client.callTool({ name: 'plan-release', arguments: { app: 'shop' } })) as DetailedTask['result'];
+        const created = await callTask(c, 'plan-release', { app: 'shop' });
+        const done = await waitForTask(c, String(created.taskId), (t) => t.status === 'completed');
+        // No input request the client never declared.
+        expect(done.inputRequests).toBeUndefined();
+        return done.result;
+      };
+      const linkOf = async (kind: string) => {
+        const result = await call();
+        // Not an error: the link result, whose first line a person can act on.
+        expect(result?.isError).toBeFalsy();
+        const url = new RegExp(`^Open this page to continue: (\\S+/${kind})$`, 'm').exec(result?.content[0]?.text ?? '')?.[1];
+        expect(url).toBeDefined();
+        return url!;
+      };
+      // The version, asked on its hosted form page; the person answers in the browser.
+      expect((await submitPage(await linkOf('form'), { version: '1.4.0' }, { cookie })).status).toBe(200);
+      // Called again: the version is taken up, and the approval is the next page.
+      expect((await submitPage(await linkOf('confirm'), { action: 'confirm' }, { cookie })).status).toBe(200);
+      // Called again: both answers are taken up (the version is not asked again), and the tool runs.
+      expect((await call())?.content[0]?.text).toBe('Released shop 1.4.0');
+    },
+  );
 
   it('cancels a task: tasks/cancel acknowledges, tasks/get says cancelled, its page is cancelled too', async () => {
     const c = await client('tasks-cancel');

@@ -14,6 +14,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
+import { LinkedQuestions } from '../../src/mcp/questions/linked-questions.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
@@ -146,5 +147,23 @@ describeRedis('one approval runs a tool once, across instances on Redis', () => 
     expect([...one.deploys, ...two.deploys]).toEqual(['prod']);
     // The four others were given a link to a new question, never the approved one.
     for (const r of results.filter((x) => textOf(x) !== 'Deployed prod')) expect(idOf(r)).not.toBe(page);
+  });
+});
+
+describe('an answer handed on to the continuation (LinkedQuestions.handOver)', () => {
+  it('allows exactly one more claim per hand-over, however many calls race for it', async () => {
+    const ref = await compileElicitation({ resolveMcpUser: () => 'alice' });
+    modules.push(ref);
+    const service = ref.get(ElicitationService);
+    const linked = ref.get(LinkedQuestions);
+    const { elicitationId } = await service.createUrlElicitation({ kind: 'confirm', message: 'Go?', userId: 'alice' });
+    expect((await service.complete(elicitationId, { confirmed: true })).ok).toBe(true);
+    // The call that took it first.
+    expect(await linked.claim(elicitationId)).toBe(true);
+    expect(await linked.claim(elicitationId)).toBe(false);
+    // That call ended at a later question's link: the tool's next call may take it once more, one call only.
+    await linked.handOver([elicitationId]);
+    const racing = await Promise.all(Array.from({ length: 5 }, () => linked.claim(elicitationId)));
+    expect(racing.filter(Boolean)).toHaveLength(1);
   });
 });

@@ -78,7 +78,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
   });
 
   it('no source file of mcp/ refers to the whole resolved options’ token', () => {
-    const files = readdirSync('src/mcp').filter((name) => name.endsWith('.ts'));
+    const files = (readdirSync('src/mcp', { recursive: true }) as string[]).filter((name) => name.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(10);
     const holders = files.filter((name) => readFileSync(`src/mcp/${name}`, 'utf8').includes('ELICITATION_RESOLVED_OPTIONS'));
     expect(holders).toEqual([]);

@@ -117,6 +117,11 @@ export class InputRequiredRoom implements QuestionRoom {
     return { done: outcome ?? { status: 'expired' } };
   }
 
+  /** The state carries this call's answers to its retry: nothing to hand on. */
+  endsCall(): boolean {
+    return false;
+  }
+
   /**
    * The `error` rung: the mode the question needed, embedded without a state, so the SDK answers -32021 (missing
    * client capability) naming it. Nothing is created.

@@ -31,6 +31,8 @@ export class PushRoom implements QuestionRoom {
   readonly waits = true;
   /** How many questions this call has asked so far (a question's position keys the link rung). */
   private asked = 0;
+  /** The -32042 this call ended with (`requireAnswer` on the `url` rung). */
+  private required: unknown;
 
   constructor(private readonly deps: PushRoomDeps) {}
 
@@ -85,7 +87,14 @@ export class PushRoom implements QuestionRoom {
   }
 
   askOnPage<T extends ElicitationData>(_slot: Slot, rung: 'url' | 'form-bridge', page: Page, how: PageAsking): Promise<PageStep<T>> {
-    if (rung === 'url' && how.suspend) this.deps.throwRequired(page);
+    if (rung === 'url' && how.suspend) {
+      try {
+        this.deps.throwRequired(page);
+      } catch (error) {
+        this.required = error;
+        throw error;
+      }
+    }
     const { rungs } = this.deps;
     return rung === 'url' ? rungs.url<T>(page, how.timeoutMs, how.canLeave) : rungs.bridge<T>(page, how.timeoutMs, how.canLeave);
   }
@@ -93,6 +102,11 @@ export class PushRoom implements QuestionRoom {
   /** Nothing stays open between calls here. */
   resume(): Promise<PageStep<never>> {
     return Promise.resolve('next');
+  }
+
+  /** -32042 ends the call before the tool ran; the client's retry is the tool's next call. */
+  endsCall(error: unknown): boolean {
+    return error !== undefined && error === this.required;
   }
 
   /** The engine's readable error is this era's `error` rung. */

@@ -89,7 +89,9 @@ export interface LinkedQuestion {
  *
  * The claim (`claim`): a call takes a finished outcome only after counting one hit on the elicitation's
  * counter in the store (`hit`, atomic on every store and, on a shared store, across instances) and getting
- * the first; every other call, overlapping or later, finds it claimed and asks anew. The optional `peekHits`
+ * the first; every other call, overlapping or later, finds it claimed and asks anew. A call that took answers and
+ * ended at a later question's link (or -32042) before the tool ran hands them on (`handOver`): the tool's next call,
+ * its continuation, takes them once more, so the person is never asked again. The optional `peekHits`
  * only spares a lookup the claims it would lose; the rule never depends on it.
  */
 @Injectable()
@@ -178,7 +180,7 @@ export class LinkedQuestions {
   async find(userId: string, askKey: string): Promise<ElicitationRecord | undefined> {
     const asked = await this.records.findAsked(userId, askKey);
     for (const record of asked) {
-      if (await this.store.peekHits?.(this.spentKey(record), ...this.spentWindow(record))) continue;
+      if (await this.spent(record)) continue;
       if (record.status === 'pending' || (await this.claim(record))) return record;
     }
     return undefined;
@@ -192,12 +194,41 @@ export class LinkedQuestions {
   async claim(record: Pick<ElicitationRecord, 'id' | 'expiresAt'> | string): Promise<boolean> {
     const finished = typeof record === 'string' ? await this.records.read(record) : record;
     if (!finished) return false;
-    const { count } = await this.store.hit(this.spentKey(finished), ...this.spentWindow(finished));
+    const { count } = await this.store.hit(this.spentKey(finished, await this.handed(finished)), ...this.spentWindow(finished));
     return count === 1;
   }
 
-  private spentKey(record: Pick<ElicitationRecord, 'id'>): string {
-    return `asked-spent:${record.id}`;
+  /**
+   * Hands finished answers this call claimed on to the tool's next call: the call ends with a question's link (or
+   * -32042) before the tool ran, so the next call of the tool (its continuation, same user and arguments) takes them
+   * again instead of asking the person once more. Each hand-over opens one more claim (a counter of its own), which
+   * one call takes.
+   */
+  async handOver(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      const record = await this.records.read(id);
+      if (record) await this.store.hit(this.handedKey(record), ...this.spentWindow(record));
+    }
+  }
+
+  /** Whether the claim a finished question allows now is taken (known without a claim only where the store peeks). */
+  private async spent(record: ElicitationRecord): Promise<boolean> {
+    if (!this.store.peekHits) return false;
+    return (await this.store.peekHits(this.spentKey(record, await this.handed(record)), ...this.spentWindow(record))) > 0;
+  }
+
+  /** How often a finished question was handed on (0 where the store cannot peek: then it is claimed once). */
+  private async handed(record: Pick<ElicitationRecord, 'id' | 'expiresAt'>): Promise<number> {
+    return (await this.store.peekHits?.(this.handedKey(record), ...this.spentWindow(record))) ?? 0;
+  }
+
+  private handedKey(record: Pick<ElicitationRecord, 'id'>): string {
+    return `asked-handed:${record.id}`;
+  }
+
+  /** The claim counter of a finished question: one per hand-over (`generation`), each taken by one call. */
+  private spentKey(record: Pick<ElicitationRecord, 'id'>, generation: number): string {
+    return generation === 0 ? `asked-spent:${record.id}` : `asked-spent:${record.id}:${generation}`;
   }
 
   /**

@@ -10,7 +10,7 @@ import type { ElicitationElicitOptions, ElicitResult, PageOutcome, UrlElicitatio
 import { answerOf, type CallQuestions } from './call-questions.js';
 import { statusOfAction, statusOfError, type MechanismTelemetry } from './form-telemetry.js';
 import { judgeFormReply, type FormVerdict } from './form-replies.js';
-import type { CallScope, LinkedQuestion, LinkedQuestions } from './linked-questions.js';
+import { isPendingQuestionSignal, type CallScope, type LinkedQuestion, type LinkedQuestions } from './linked-questions.js';
 import type { FormResponse, OpenQuestionState, Slot } from './question-log.js';
 import type { FormReplyIn, Page, PageStep, QuestionRoom } from './question-room.js';
 import {
@@ -27,7 +27,7 @@ import {
 export interface QuestionEngineDeps {
   /** The call's user, modes, ladder, earlier questions, pages and kept answers. */
   questions: CallQuestions;
-  linked: Pick<LinkedQuestions, 'round' | 'claim' | 'outcomeOf' | 'viaOf'>;
+  linked: Pick<LinkedQuestions, 'round' | 'claim' | 'handOver' | 'outcomeOf' | 'viaOf'>;
   records: Pick<ElicitationRecords, 'urlFor' | 'read'>;
   /** The link and model rungs' view of the call. */
   scope: CallScope;
@@ -57,6 +57,9 @@ interface PageQuestionHow {
  * outcome for this call. The room (`QuestionRoom`) only keeps the log and puts the question to the client.
  */
 export class QuestionEngine {
+  /** Earlier calls' finished questions this call claimed (handed on if it ends at a later question's link). */
+  private readonly took: string[] = [];
+
   constructor(
     private readonly deps: QuestionEngineDeps,
     private readonly room: QuestionRoom,
@@ -188,7 +191,8 @@ export class QuestionEngine {
         const pageRung = rung as 'url' | 'form-bridge';
         const asking = { timeoutMs: how.timeoutMs, suspend: how.kept, canLeave: canLeave(list) };
         page ??= await this.room.page(ask, slot, pageRung, how.kept);
-        let step = await this.claimed<T>(page, await this.room.askOnPage<T>(slot, pageRung, page, asking));
+        const shown = page;
+        let step = await this.claimed<T>(page, await this.ending(() => this.room.askOnPage<T>(slot, pageRung, shown, asking)));
         // Another call claimed the page's answer (one answer runs a tool once): this call asks anew, on a page of its own.
         while (step === 'spent') {
           page = await this.room.page(ask, slot, pageRung);
@@ -225,6 +229,7 @@ export class QuestionEngine {
 
   /** A finished question (an earlier call's), taken as this slot's answer. */
   private async taken<T extends ElicitationData>(slot: Slot, record: ElicitationRecord): Promise<ElicitationOutcome<T>> {
+    this.took.push(record.id);
     const outcome = await this.deps.linked.outcomeOf<T>(record);
     this.room.record(slot, { elicitationId: record.id }, outcome);
     return outcome;
@@ -241,9 +246,25 @@ export class QuestionEngine {
     model?: LinkedQuestion['model'],
   ): Promise<ElicitationOutcome<T>> {
     const question = { user: this.deps.questions.userId, position: slot.index, digest: slot.question, ask, model };
-    const asked = await this.deps.linked.round<T>(this.deps.scope, question, found);
+    const asked = await this.ending(() => this.deps.linked.round<T>(this.deps.scope, question, found));
+    this.took.push(asked.elicitationId);
     this.room.record(slot, { elicitationId: asked.elicitationId }, asked.outcome);
     return asked.outcome;
+  }
+
+  /**
+   * Runs a step that may end the call before the tool ran (the link, -32042): the answers this call took from
+   * earlier calls are handed on to the tool's next call, which continues where this one stopped.
+   */
+  private async ending<R>(step: () => Promise<R>): Promise<R> {
+    try {
+      return await step();
+    } catch (error) {
+      if (this.took.length > 0 && (isPendingQuestionSignal(error) || this.room.endsCall(error))) {
+        await this.deps.linked.handOver(this.took);
+      }
+      throw error;
+    }
   }
 }
 

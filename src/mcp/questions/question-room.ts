@@ -67,6 +67,11 @@ export interface QuestionRoom {
   askOnPage<T extends ElicitationData>(slot: Slot, rung: 'url' | 'form-bridge', page: Page, how: PageAsking): Promise<PageStep<T>>;
   /** Continues the slot's open page question, asked on `rung` (the client's reply, the person's progress). */
   resume<T extends ElicitationData>(slot: Slot, page: Page, rung: 'url' | 'form-bridge', canLeave: boolean): Promise<PageStep<T>>;
+  /**
+   * Whether `error` ends the call before the tool ran, for the tool's next call to continue (2025-11-25: the -32042 of
+   * `requireAnswer`); the link rung's signal is the engine's own. A room whose log carries the answers says no.
+   */
+  endsCall(error: unknown): boolean;
   /** The `error` rung in this transport's terms, where it has its own (2026-07-28: -32021 naming the mode); else returns. */
   unsupported(slot: Slot, mode: 'form' | 'url', message: string, kind: UrlElicitationAsk['kind']): void;
 }

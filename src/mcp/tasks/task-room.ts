@@ -153,6 +153,11 @@ export class TaskRoom implements QuestionRoom {
     throw new TaskSuspended();
   }
 
+  /** The task's body keeps its answers for its next run: nothing to hand on. */
+  endsCall(): boolean {
+    return false;
+  }
+
   /** The engine's readable error is a task's `error` rung (the tool's error result). */
   unsupported(): void {}
 
