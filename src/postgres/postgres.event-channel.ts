@@ -10,7 +10,7 @@ import {
   eventMessageHead,
   sendableTrace,
   type EventSealing,
-} from '../redis/redis.event-wire.js';
+} from '../stores/event-wire.js';
 
 /** What a channel needs of its store. */
 export interface PostgresEventChannelDeps {

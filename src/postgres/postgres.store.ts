@@ -2,10 +2,10 @@ import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
-import { eventMessageEnd, eventMessageStart } from '../redis/redis.event-wire.js';
+import { eventMessageEnd, eventMessageStart } from '../stores/event-wire.js';
 import { checkKeyRingEntry } from '../redis/redis.key-ring.js';
-import { decodeData, encodeImmutableFields } from '../redis/redis.row-codec.js';
-import { COLUMNS, recordOf, recordOfJson } from './postgres.rows.js';
+import { decodeData, sealRecord } from '../stores/sealed-record.codec.js';
+import { COLUMNS, recordOf, recordOfJson, type RecordRow } from './postgres.rows.js';
 import {
   ElicitationStore,
   type CounterHit,
@@ -116,18 +116,18 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
 
   async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport> {
     const keys = this.require();
-    const { v, j } = encodeImmutableFields(record, keys);
+    const { eventPart, sealed } = sealRecord(record, keys);
     const users = keys.names('user', record.userId);
     const channel = this.eventChannel();
-    const event = channel && eventMessageStart(channel.head, 'created') + v + eventMessageEnd(record.createdAt, channel.traceNow());
+    const event = channel && eventMessageStart(channel.head, 'created') + eventPart + eventMessageEnd(record.createdAt, channel.traceNow());
     const window = quota && (Math.floor(record.createdAt / quota.windowMs) + 1) * quota.windowMs;
     const { rows } = await this.call('create', () =>
       this.pool.query<{ result: CreateResult }>(
         `SELECT ${this.t('create')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS result`,
         [
           record.id,
-          v,
-          j,
+          eventPart,
+          sealed,
           users[0],
           users,
           keys.names('completed', record.userId, record.type)[0],
@@ -151,9 +151,9 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
     const keys = this.require();
     const { rows } = await this.call('get', () =>
-      this.pool.query(`SELECT ${COLUMNS} FROM ${this.t('records')} WHERE id = $1 AND purge_at > $2`, [id, now]),
+      this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM ${this.t('records')} WHERE id = $1 AND purge_at > $2`, [id, now]),
     );
-    return rows[0] ? recordOf(rows[0] as object, keys) : undefined;
+    return rows[0] ? recordOf(rows[0], keys) : undefined;
   }
 
   async finish(id: string, change: FinishChange): Promise<TransitionResult & EventSentReport> {
@@ -205,7 +205,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     );
     const taken = rows[0]?.taken;
     if (!taken) return undefined;
-    const { row, data } = JSON.parse(taken) as { row: object; data: string | null };
+    const { row, data } = JSON.parse(taken) as { row: RecordRow; data: string | null };
     const record = recordOf(row, keys);
     if (data !== null) record.data = decodeData(data);
     return record;
@@ -214,13 +214,13 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
     const keys = this.require();
     const { rows } = await this.call('findLatestCompleted', () =>
-      this.pool.query(
+      this.pool.query<RecordRow>(
         `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE type_name = ANY($1) AND status = 'completed' AND consumed_at IS NULL
          AND purge_at > $2 ORDER BY finished_at DESC, created_at DESC LIMIT 1`,
         [keys.names('completed', userId, type), now],
       ),
     );
-    return rows[0] ? recordOf(rows[0] as object, keys) : undefined;
+    return rows[0] ? recordOf(rows[0], keys) : undefined;
   }
 
   async listByUser(userId: string, now: number): Promise<ElicitationRecord[]> {
@@ -320,12 +320,12 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private async list(operation: string, column: string, names: readonly string[], now: number, order: 'ASC' | 'DESC') {
     const keys = this.require();
     const { rows } = await this.call(operation, () =>
-      this.pool.query(
+      this.pool.query<RecordRow>(
         `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE ${column} = ANY($1) AND purge_at > $2 ORDER BY created_at ${order}`,
         [names, now],
       ),
     );
-    return rows.map((row) => recordOf(row as object, keys));
+    return rows.map((row) => recordOf(row, keys));
   }
 
   /** The channel the functions append events for: the only one open on this store (as in Redis). */

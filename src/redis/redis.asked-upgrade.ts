@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import type { RedisClient } from './redis.client.js';
 import type { RedisKeySpace, RedisNames } from './redis.key-space.js';
-import { askedPartsOf, type RecordSealing } from './redis.row-codec.js';
+import { askedPartsOf, type RecordSealing } from '../stores/sealed-record.codec.js';
 import type { Scripts } from './redis.scripts.js';
 
 /** Records one step reads (ZSCAN's COUNT, a hint: Redis may hand a few more or fewer). */

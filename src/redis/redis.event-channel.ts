@@ -7,14 +7,14 @@ import { RecentIds } from './redis.event-repeats.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
-  EVENT_FIELD,
   eventId,
   eventMessageEnd,
   eventMessageHead,
   eventMessageStart,
   sendableTrace,
   type EventSealing,
-} from './redis.event-wire.js';
+} from '../stores/event-wire.js';
+import { EVENT_FIELD } from './redis.lua-parts.js';
 import type { Scripts } from './redis.scripts.js';
 import {
   compareStreamIds,
@@ -73,7 +73,7 @@ export type EventScriptArgs = [stream: string, maxLength: number, maxAgeMs: numb
  * - Messages carry the channel's own random origin, so it skips what it sent itself; an event that arrives
  *   twice (an append ioredis sent again after a dropped connection: see `RecentIds`) is delivered once, by its id
  *   (`eventId`).
- * - A message arrives with its user, kind, type and session sealed (redis.event-wire.ts); the channel opens
+ * - A message arrives with its user, kind, type and session sealed (stores/event-wire.ts); the channel opens
  *   them, so listeners get the whole event, and drops what it cannot open (another key ring). The sender's
  *   trace context arrives beside the event (`ElicitationEventContext.trace`).
  */

@@ -46,7 +46,7 @@ export interface RedisKeySpace {
    */
   readonly keyRings: string;
   /**
-   * The stream of lifecycle events (entries: redis.event-wire.ts), capped by length and age and with a TTL
+   * The stream of lifecycle events (entries: stores/event-wire.ts), capped by length and age and with a TTL
    * of its age cap, so it outlives no event it keeps.
    */
   readonly events: string;

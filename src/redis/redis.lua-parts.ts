@@ -1,6 +1,7 @@
-import { EVENT_FIELD } from './redis.event-wire.js';
-
 /* The Lua functions several scripts of the Redis store (redis.scripts.ts, redis.asked-scripts.ts) begin with. */
+
+/** The one field of an event stream entry: the message (stores/event-wire.ts). */
+export const EVENT_FIELD = 'message';
 
 /**
  * Keeps a key for at least `ms` more (never shortens its TTL). The TTL is set with some slack (up to a minute
@@ -13,7 +14,7 @@ end
 `;
 
 /**
- * Appends one lifecycle event (a message of redis.event-wire.ts) to the event stream and trims the stream to
+ * Appends one lifecycle event (a message of stores/event-wire.ts) to the event stream and trims the stream to
  * about its last maxLen events (XADD MAXLEN ~, every event) and to those of about the last maxAgeMs (XTRIM MINID ~,
  * from the time in the id Redis just gave, so app clocks do not matter). "About": Redis trims whole stream nodes
  * (stream-node-max-entries, 100 by default), which keeps trimming cheap. The stream's TTL follows the age cap, so

@@ -11,7 +11,7 @@ import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
  * == 1.0, guard it). Keys are the store's key space (redis.key-space.ts); records are hashes of the fields
  * in redis.row-codec.ts. CREATE, FINISH, EXTEND_EXPIRY and SWEEP append the lifecycle event of each record they
  * create, finish, extend or expire to the event stream themselves (APPEND_EVENT, with the pieces of
- * redis.event-wire.ts).
+ * stores/event-wire.ts).
  *
  * Names of users, completed indexes and counters come one per key of the `encryptionKey` ring, the first
  * key's first (RedisNames): writes use the first, reads and counts all of them, so a rotation neither loses
@@ -60,7 +60,7 @@ return 1
 
 /**
  * The compare-and-set out of `pending`. With an event channel open it also appends the lifecycle event to the
- * event stream, as eventMessageStart .. v .. eventMessageEnd (redis.event-wire.ts): the record's part is stored
+ * event stream, as eventMessageStart .. v .. eventMessageEnd (stores/event-wire.ts): the record's part is stored
  * ready-made in `v`, so the script needs no cjson, and the event is written in the same step as the change (no
  * second round trip; guarded by the redis.bench rows "redis round trips per finish", "redis store finish
  * (complete), 32 callers" and "redis cross-instance completion latency p99").

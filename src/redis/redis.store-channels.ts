@@ -1,7 +1,7 @@
 import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import { RedisEventChannel, type RedisEventChannelDeps } from './redis.event-channel.js';
-import type { EventSealing } from './redis.event-wire.js';
+import type { EventSealing } from '../stores/event-wire.js';
 
 /** The CREATE script's event arguments when it appends no event (see EventScriptArgs). */
 export const NO_EVENT = ['', '', '', '', ''] as const;

@@ -23,7 +23,8 @@ import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
 import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
-import { decodeData, encodeImmutableFields, FIELDS, fromParts, liveRecords, toRecord } from './redis.row-codec.js';
+import { decodeData, openRecord } from '../stores/sealed-record.codec.js';
+import { encodeImmutableFields, FIELDS, liveRecords, toRecord } from './redis.row-codec.js';
 import { RedisTasks } from './redis.tasks.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
@@ -191,7 +192,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     if (reply === 0) return { ok: false, reason: 'not-found' };
     if (reply.length === 3) {
       // Finished now: the reply carries only what the store does not know already.
-      const record = fromParts(reply[1]!, reply[2]!, change.status, reply[0]!, keys);
+      const record = openRecord(reply[1]!, reply[2]!, change.status, Number(reply[0]), keys);
       record.finishedAt = change.now;
       record.purgeAt = change.purgeAt;
       if (data) record.data = decodeData(data);

@@ -16,7 +16,7 @@ import type { ElicitationEvent } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { lifecycleEvent } from '../../src/events/elicitation-events.js';
 import { compareStreamIds } from '../../src/redis/redis.event-channel.js';
-import { EVENT_FIELD } from '../../src/redis/redis.event-wire.js';
+import { EVENT_FIELD } from '../../src/redis/redis.lua-parts.js';
 import { keySpace } from '../../src/redis/redis.key-space.js';
 import { RedisElicitationStore, type RedisElicitationStoreOptions } from '../../src/redis/redis.store.js';
 import type { ElicitationEventChannel, ElicitationEventContext } from '../../src/stores/elicitation-store.js';

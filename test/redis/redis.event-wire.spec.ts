@@ -1,29 +1,27 @@
 /**
- * The event wire contract: the messages the CREATE and FINISH scripts append to the event stream (pieces
- * concatenated in Lua) and the one the TypeScript side encodes for the same event decode to the same event,
- * with the same members in the same order, and none carries the user, kind, type or session in clear. All are
- * read off a real Redis stream by a raw ioredis client.
+ * The event wire (stores/event-wire.ts) on Redis: the messages the CREATE and FINISH scripts append to the event
+ * stream (pieces concatenated in Lua) and the one the TypeScript side encodes for the same event decode to the same
+ * event, with the same members in the same order, and none carries the user, kind, type or session in clear. All are
+ * read off a real Redis stream by a raw ioredis client. The wire's shape itself: test/stores/event-wire.spec.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, FinalStatus } from '../../src/core/elicitation.types.js';
 import { lifecycleEvent } from '../../src/events/elicitation-events.js';
+import { keySpace } from '../../src/redis/redis.key-space.js';
+import { EVENT_FIELD } from '../../src/redis/redis.lua-parts.js';
+import { RedisElicitationStore } from '../../src/redis/redis.store.js';
+import type { ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
 import {
   decodeEventMessage,
   encodeEventMessage,
-  EVENT_FIELD,
-  eventId,
   eventMessageEnd,
   eventMessageHead,
   eventMessageStart,
   MAX_TRACE_LENGTH,
   type EventWireMessage,
-} from '../../src/redis/redis.event-wire.js';
-import { keySpace } from '../../src/redis/redis.key-space.js';
-import { RedisElicitationStore } from '../../src/redis/redis.store.js';
-import { StoreKeyRing } from '../../src/security/store-key-ring.js';
-import type { ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
+} from '../../src/stores/event-wire.js';
 import { pendingRecord } from '../../src/testing/store-contract.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed, TEST_STORE_KEYS } from '../support/store-keys.js';
@@ -231,30 +229,5 @@ describeRedis('Redis event wire: the scripts and TypeScript append the same mess
     } finally {
       await deletePrefix(client, prefix);
     }
-  });
-
-  it('names an event by its elicitation and transition (a record makes each at most once)', () => {
-    const record = pendingRecord();
-    expect(eventId(eventOf(record, 'completed', 1))).toBe(eventId(eventOf(record, 'completed', 2)));
-    expect(eventId(eventOf(record, 'completed', 1))).not.toBe(eventId(eventOf(record, 'created', 1)));
-    expect(eventId(eventOf(record, 'completed', 1))).not.toBe(eventId(eventOf(pendingRecord(), 'completed', 1)));
-  });
-
-  it('ignores what is not an event message', () => {
-    expect(decodeEventMessage('not json', TEST_STORE_KEYS)).toBeUndefined();
-    expect(decodeEventMessage('null', TEST_STORE_KEYS)).toBeUndefined();
-    expect(decodeEventMessage('{"origin":"x"}', TEST_STORE_KEYS)).toBeUndefined();
-    expect(decodeEventMessage('{"origin":"x","event":{"type":"created"}}', TEST_STORE_KEYS)).toBeUndefined();
-    // The event of an earlier layout, with the user in clear, is not one.
-    const clear = { type: 'created', elicitationId: randomUUID(), userId: 'u', kind: 'api-key', elicitationType: 't', at: 1 };
-    expect(decodeEventMessage(JSON.stringify({ origin: 'x', event: clear }), TEST_STORE_KEYS)).toBeUndefined();
-  });
-
-  it('drops an event sealed under other keys, or moved to another elicitation id', () => {
-    const event = eventOf(pendingRecord(), 'declined', 5);
-    const message = encodeEventMessage(eventMessageHead('x'), event, TEST_STORE_KEYS);
-    expect(decodeEventMessage(message, TEST_STORE_KEYS)?.event).toEqual(event);
-    expect(decodeEventMessage(message, new StoreKeyRing([Buffer.alloc(32, 9)]))).toBeUndefined();
-    expect(decodeEventMessage(message.replace(event.elicitationId, randomUUID()), TEST_STORE_KEYS)).toBeUndefined();
   });
 });

@@ -1,9 +1,10 @@
 import type { ElicitationEvent } from '../core/elicitation.types.js';
-import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import type { ElicitationStoreKeys } from './elicitation-store.js';
 
 /**
- * The one definition of a lifecycle event on the Redis event stream. Each event is one stream entry with one
- * field, `EVENT_FIELD`, holding the message:
+ * The one definition of a lifecycle event as it travels between instances on a shared store, whichever store carries
+ * it: one entry of the Redis event stream (its field `message`, redis.lua-parts.ts) or one row of the PostgreSQL
+ * events table (its column `message`, postgres.schema.ts). The message:
  *
  *   {"origin":…,"event":{"type":…,"elicitationId":…,"sealed":…,"at":…,"expiresAt":…},"trace":…}
  *
@@ -15,15 +16,13 @@ import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
  * `trace`, optional, is the sender's W3C `traceparent` (opaque here, at most `MAX_TRACE_LENGTH` characters),
  * delivered beside the event, never inside it.
  *
- * A message is built from three pieces so that the scripts that create and finish records
- * (redis.scripts.ts) can append one by concatenation alone, without cjson: `eventMessageStart` (head and
- * type), the record's part (stored in the record's `v` field at creation, from `encodeEventRecordPart`) and
- * `eventMessageEnd` (the time and the trace). `encodeEventMessage` joins the same pieces in TypeScript
- * (sealing the record's part anew, so its bytes differ from the script's; the event they open to does not).
+ * A message is built from three pieces so that what creates and finishes records (the Redis scripts, the PostgreSQL
+ * functions) can add one by concatenation alone, without a JSON library: `eventMessageStart` (head and type), the
+ * record's part (stored with the record at creation, from `encodeEventRecordPart`: sealed-record.codec.ts) and
+ * `eventMessageEnd` (the time and the trace). `encodeEventMessage` joins the same pieces in TypeScript (sealing the
+ * record's part anew, so its bytes differ from a script's; the event they open to does not).
+ * test/stores/event-wire.spec.ts holds the shape.
  */
-
-/** The stream entry's one field: the message. */
-export const EVENT_FIELD = 'message';
 
 /** The longest `trace` sent or accepted (a W3C `traceparent` is 55 characters). */
 export const MAX_TRACE_LENGTH = 256;
@@ -34,7 +33,7 @@ export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicit
 /** What sealing and opening the record's part needs of the store's keys. */
 export type EventSealing = Pick<ElicitationStoreKeys, 'seal' | 'open'>;
 
-/** A decoded message of the event stream. */
+/** A decoded message. */
 export interface EventWireMessage {
   /** The sending channel; absent only in a message none of our channels sent. */
   origin?: string;
@@ -103,7 +102,7 @@ export function encodeEventMessage(head: string, event: ElicitationEvent, keys: 
 }
 
 /**
- * A message read from the stream, its record's part opened, or `undefined` when it is not one (not JSON,
+ * A message as read, its record's part opened, or `undefined` when it is not one (not JSON,
  * not an event, or sealed under keys this instance does not have). A `trace` that is not a string of at most
  * MAX_TRACE_LENGTH characters is left out; the event still arrives.
  */
