@@ -121,7 +121,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
     const postgres = new PostgresElicitationStore(options.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
       tablePrefix: options.postgresPrefix,
     });
-    // DEMO ONLY: an app runs sql/postgres/0001_elicitation.sql with its migration tool instead.
+    // DEMO ONLY: an app runs the files of sql/postgres/ with its migration tool instead.
     await postgres.createSchema();
     store = postgres;
   }

@@ -1,2 +1,4 @@
 export { PostgresElicitationStore, type PostgresElicitationStoreOptions } from './postgres.store.js';
-export { schemaSql, SCHEMA_VERSION, DEFAULT_POSTGRES_NAMES, type PostgresNames } from './postgres.schema.js';
+export { schemaSql } from './postgres.schema.js';
+export { SCHEMA_VERSION } from './postgres.schema-version.js';
+export { DEFAULT_POSTGRES_NAMES, type PostgresNames } from './postgres.names.js';

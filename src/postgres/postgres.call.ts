@@ -1,7 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
-import { MISSING_SCHEMA_STATES, schemaError, type PostgresNames } from './postgres.schema.js';
+import type { PostgresNames } from './postgres.names.js';
+import { MISSING_SCHEMA_STATES, schemaError } from './postgres.schema-version.js';
 
 /**
  * Runs one operation of the PostgreSQL store: a failure to reach PostgreSQL is the store being unavailable

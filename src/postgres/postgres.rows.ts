@@ -3,20 +3,20 @@ import { decodeData, openRecord, type RecordSealing } from '../stores/sealed-rec
 
 /*
  * A record row of the PostgreSQL store, read by column name: the two texts of the store-neutral sealed record
- * (stores/sealed-record.codec.ts) in `v` and `j`, and the fields that change in the record's life in columns of
- * their own.
+ * (stores/sealed-record.codec.ts) in `event_part` and `sealed`, and the fields that change in the record's life in
+ * columns of their own.
  */
 
 /** The columns a record is read from. */
-export const COLUMNS = 'v, j, status, expires_at, purge_at, finished_at, data, consumed_at, extended_at, extended_from';
+export const COLUMNS = 'event_part, sealed, status, expires_at, purge_at, finished_at, data, consumed_at, extended_at, extended_from';
 
 /** A bigint column: text from a `SELECT` (pg's default for int8), a number from `row_to_json`. */
 type Bigint = string | number;
 
 /** A record row: `COLUMNS` of a `SELECT`, or the object of `row_to_json`. */
 export interface RecordRow {
-  v: string;
-  j: string;
+  event_part: string;
+  sealed: string;
   status: ElicitationRecord['status'];
   expires_at: Bigint;
   purge_at: Bigint;
@@ -29,7 +29,7 @@ export interface RecordRow {
 
 /** A record from its row. */
 export function recordOf(row: RecordRow, keys: RecordSealing): ElicitationRecord {
-  const record = openRecord(row.v, row.j, row.status, Number(row.expires_at), keys);
+  const record = openRecord(row.event_part, row.sealed, row.status, Number(row.expires_at), keys);
   record.purgeAt = Number(row.purge_at);
   if (row.finished_at !== null) record.finishedAt = Number(row.finished_at);
   if (row.data !== null) record.data = decodeData(row.data);

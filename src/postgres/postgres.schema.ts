@@ -1,72 +1,45 @@
 /**
  * The PostgreSQL store's tables and functions, as one SQL text (`schemaSql`): what `createSchema()` runs, and what
- * `sql/postgres/0001_elicitation.sql` ships for apps that run migrations with their own tool (the file is this text
- * for the default names; test/postgres/postgres.schema.spec.ts checks they agree). Every name is under one schema
- * and one table prefix (`PostgresNames`).
+ * the newest file of sql/postgres/ ships for apps that run migrations with their own tool (the file is this text for
+ * the default names; test/postgres/postgres.schema.spec.ts checks they agree). It brings a schema of an earlier
+ * version forward and refuses a newer one (postgres.schema-version.ts). Every name is under one schema and one table
+ * prefix (`PostgresNames`).
  *
  * What is in clear: ids, statuses, times, counts, and keyed hashes (HMAC, `ElicitationStoreKeys.names`) of user ids,
- * types, askKeys and counter keys. A record's user, type, message and metadata are sealed (`j`, `v`), as in Redis; an
- * answer is sealed by the service before it reaches the store; a task's user and body are sealed together.
+ * types, askKeys and counter keys. A record's user, type, message and metadata are sealed (`event_part`, `sealed`:
+ * stores/sealed-record.codec.ts), as in Redis; an answer is sealed by the service before it reaches the store; a
+ * task's user and body are sealed together.
  *
  * Each store operation is one statement: a function here for each move (a transition and its event in one
  * transaction), a plain `SELECT` for each read. Events are rows of `events`, announced by `NOTIFY` with their id only.
  */
 
 import type pg from 'pg';
-import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
-import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { channelOf, DEFAULT_POSTGRES_NAMES, qualified, type PostgresNames } from './postgres.names.js';
+import { isNewerSchema, newerSchemaError, readSchemaVersion, SCHEMA_VERSION, versionStepsSql } from './postgres.schema-version.js';
 
-/** The version `createSchema()` writes and the store requires (the `meta` row `schema_version`). */
-export const SCHEMA_VERSION = 1;
-
-/** Where the store's objects live: a schema and a prefix for every table and function. */
-export interface PostgresNames {
-  schema: string;
-  prefix: string;
-}
-
-/** The default names: tables `public.elicitation_records`, …; functions `public.elicitation_create`, …. */
-export const DEFAULT_POSTGRES_NAMES: PostgresNames = { schema: 'public', prefix: 'elicitation_' };
-
-/** A schema or prefix the store accepts: lower-case letters, digits and `_` (no quoting needed anywhere). */
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
-const PREFIX = /^[a-z0-9_]{0,30}$/;
-
-/** Whether `names` are usable identifiers; the message names the option and the value otherwise. */
-export function namesProblem(names: PostgresNames): string | undefined {
-  if (!IDENTIFIER.test(names.schema))
-    return `schema must be lower-case letters, digits and _ (at most 40), got ${JSON.stringify(names.schema)}`;
-  if (!PREFIX.test(names.prefix))
-    return `tablePrefix must be lower-case letters, digits and _ (at most 30), got ${JSON.stringify(names.prefix)}`;
-  return undefined;
-}
-
-/** The qualified name of a table or function. */
-export function qualified(names: PostgresNames, object: string): string {
-  return `${names.schema}.${names.prefix}${object}`;
-}
-
-/** The notification channel of a schema and prefix (a channel name is an identifier: at most 63 bytes). */
-export function channelOf(names: PostgresNames): string {
-  return `${names.schema}_${names.prefix}events`.slice(0, 63);
-}
-
-/** The whole schema, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), ending with the version row. */
+/**
+ * The whole schema, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), ending with the version row; a schema of an
+ * earlier version is brought forward, one of a later version refused and left as it is (`versionStepsSql`).
+ */
 export function schemaSql(names: PostgresNames = DEFAULT_POSTGRES_NAMES): string {
   const t = (object: string) => qualified(names, object);
   const lock = `hashtext('${t('create')}')`;
   return `-- nestjs-mcp-elicitation: the PostgreSQL store's schema, version ${SCHEMA_VERSION}
--- One text, one transaction: instances that start together create it one after the other.
+-- One text, one transaction: instances that start together create it one after the other. A schema of an earlier
+-- version is brought forward; one of a later version (a newer release's) is refused, and nothing is changed.
 SELECT pg_advisory_xact_lock(hashtext('${t('schema')}'));
 CREATE SCHEMA IF NOT EXISTS ${names.schema};
 
 CREATE TABLE IF NOT EXISTS ${t('meta')} (name text PRIMARY KEY, value text NOT NULL);
 
--- One row per elicitation: v, j sealed at creation; the rest changes with the record's life.
+${versionStepsSql(names)}
+-- One row per elicitation: its part of its events and the sealed record, written at creation; the rest changes with
+-- the record's life.
 CREATE TABLE IF NOT EXISTS ${t('records')} (
   id text PRIMARY KEY,
-  v text NOT NULL,
-  j text NOT NULL,
+  event_part text NOT NULL,
+  sealed text NOT NULL,
   user_name text NOT NULL,
   type_name text NOT NULL,
   ask_name text,
@@ -131,7 +104,7 @@ $$;
 
 -- A new pending record, unless a limit refuses it: creations with a quota take one lock, so the counts hold across instances.
 CREATE OR REPLACE FUNCTION ${t('create')}(
-  p_id text, p_v text, p_j text, p_user text, p_users text[], p_type text, p_ask text,
+  p_id text, p_event_part text, p_sealed text, p_user text, p_users text[], p_type text, p_ask text,
   p_created bigint, p_expires bigint, p_purge bigint,
   p_rate text, p_rate_reset bigint, p_rate_limit integer, p_max_user integer, p_max_all integer, p_event text
 ) RETURNS text LANGUAGE plpgsql AS $$
@@ -145,8 +118,8 @@ BEGIN
     SELECT count(*) INTO n FROM ${t('records')} WHERE status = 'pending';
     IF n >= p_max_all THEN RETURN 'pending-limit'; END IF;
   END IF;
-  INSERT INTO ${t('records')} (id, v, j, user_name, type_name, ask_name, status, created_at, expires_at, purge_at)
-    VALUES (p_id, p_v, p_j, p_user, p_type, p_ask, 'pending', p_created, p_expires, p_purge);
+  INSERT INTO ${t('records')} (id, event_part, sealed, user_name, type_name, ask_name, status, created_at, expires_at, purge_at)
+    VALUES (p_id, p_event_part, p_sealed, p_user, p_type, p_ask, 'pending', p_created, p_expires, p_purge);
   IF p_event IS NOT NULL THEN PERFORM ${t('emit')}(p_created, p_event); END IF;
   RETURN 'created';
 END $$;
@@ -165,7 +138,7 @@ BEGIN
   END IF;
   UPDATE ${t('records')} SET status = p_status, data = p_data, finished_at = p_now, purge_at = p_purge
     WHERE id = p_id RETURNING * INTO r;
-  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.event_part || p_event_end); END IF;
   RETURN QUERY SELECT true, row_to_json(r)::text;
 END $$;
 
@@ -183,7 +156,7 @@ BEGIN
   END IF;
   UPDATE ${t('records')} SET expires_at = p_expires, purge_at = p_purge, extended_at = p_now, extended_from = r.expires_at
     WHERE id = p_id RETURNING * INTO r;
-  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+  IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.event_part || p_event_end); END IF;
   RETURN QUERY SELECT true, row_to_json(r)::text;
 END $$;
 
@@ -215,7 +188,7 @@ BEGIN
     UPDATE ${t('records')} x SET status = 'expired', finished_at = p_now, purge_at = p_now + p_retention
     FROM due WHERE x.id = due.id RETURNING x.*
   LOOP
-    IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.v || p_event_end); END IF;
+    IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.event_part || p_event_end); END IF;
     RETURN NEXT row_to_json(r)::text;
   END LOOP;
   -- Finished records past their time, ended counters and expired tasks: in batches until none is left.
@@ -276,27 +249,24 @@ INSERT INTO ${t('meta')} (name, value) VALUES ('schema_version', '${SCHEMA_VERSI
 `;
 }
 
-/** Reads the schema's version: a config error naming the fix when it is missing or another (`42P01`: no such table). */
-export async function checkSchemaVersion(pool: pg.Pool, names: PostgresNames): Promise<void> {
-  let version: string | undefined;
-  try {
-    const { rows } = await pool.query<{ value: string }>(`SELECT value FROM ${qualified(names, 'meta')} WHERE name = 'schema_version'`);
-    version = rows[0]?.value;
-  } catch (error) {
-    if ((error as { code?: string }).code !== '42P01') throw new ElicitationStoreUnavailableError('schema check', error);
-  }
-  if (version !== String(SCHEMA_VERSION)) throw schemaError(names, version);
-}
-
-/** SQLSTATEs of a statement that met no schema: no such table (`42P01`), no such function (`42883`). */
-export const MISSING_SCHEMA_STATES: ReadonlySet<string> = new Set(['42P01', '42883']);
-
-/** The store's schema is missing (`version` undefined) or another: a config error that names the fix. */
-export function schemaError(names: PostgresNames, version?: string): ElicitationConfigError {
-  return new ElicitationConfigError(
-    'store',
-    `PostgresElicitationStore needs schema version ${SCHEMA_VERSION} in ${names.schema} (tables ${names.prefix}*), ` +
-      `found ${version === undefined ? 'none' : `version ${version}`}: run sql/postgres/0001_elicitation.sql with your ` +
-      `migration tool, or await store.createSchema() before the app starts`,
+/**
+ * What `PostgresElicitationStore.createSchema()` does: nothing for a schema at `SCHEMA_VERSION` (no DDL, so no lock on a
+ * live database's tables); a config error naming both versions, and nothing changed, for a schema at a later version;
+ * else `schemaSql` in one transaction (`run` maps a failure to reach PostgreSQL).
+ */
+export async function createSchema(
+  pool: pg.Pool,
+  names: PostgresNames,
+  run: (query: () => Promise<unknown>) => Promise<unknown>,
+): Promise<void> {
+  const found = await readSchemaVersion(pool, names).catch(() => undefined);
+  if (found === String(SCHEMA_VERSION)) return;
+  if (isNewerSchema(found)) throw newerSchemaError(names, found);
+  await run(() =>
+    pool.query(schemaSql(names)).catch(async (error: unknown) => {
+      // A newer release moved the schema on meanwhile: the text refused it, and its transaction changed nothing.
+      const now = await readSchemaVersion(pool, names).catch(() => undefined);
+      throw isNewerSchema(now) ? newerSchemaError(names, now) : error;
+    }),
   );
 }

@@ -1,5 +1,5 @@
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
-import { DEFAULT_POSTGRES_NAMES, namesProblem } from './postgres.schema.js';
+import { DEFAULT_POSTGRES_NAMES, namesProblem } from './postgres.names.js';
 
 /** Options of `PostgresElicitationStore`. */
 export interface PostgresElicitationStoreOptions {

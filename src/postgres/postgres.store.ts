@@ -25,7 +25,9 @@ import {
 import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
 import { PostgresEventChannel } from './postgres.event-channel.js';
 import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
-import { channelOf, checkSchemaVersion, qualified, schemaSql, type PostgresNames } from './postgres.schema.js';
+import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
+import { createSchema } from './postgres.schema.js';
+import { checkSchemaVersion } from './postgres.schema-version.js';
 import { PostgresCounters } from './postgres.counters.js';
 import { callPostgres } from './postgres.call.js';
 import { PostgresTasks } from './postgres.tasks.js';
@@ -40,7 +42,7 @@ export type { PostgresElicitationStoreOptions } from './postgres.store-options.j
  * their id only (see `PostgresEventChannel`). Nothing names a user, type or IP address in clear: index columns hold
  * keyed hashes, records and tasks are sealed, under the keys `ElicitationModule` hands the store (`useKeys`).
  *
- * The schema: `createSchema()`, or `sql/postgres/0001_elicitation.sql` run by your migration tool. At start-up the
+ * The schema: `createSchema()`, or the files of `sql/postgres/` run in order by your migration tool. At start-up the
  * store reads its version and refuses to start, naming the fix, when it is missing or another.
  */
 export class PostgresElicitationStore extends ElicitationStore implements OnModuleInit, OnModuleDestroy {
@@ -79,18 +81,19 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   }
 
   /**
-   * Creates the tables and functions (idempotent): for apps without migrations. Resolves once they exist. A schema at
-   * this version is left as it is (no DDL, so no lock on a live database's tables).
+   * Creates the tables and functions (idempotent), or brings a schema of an earlier version forward, in one transaction
+   * under an advisory lock: for apps without migrations. Resolves once they are at `SCHEMA_VERSION`. A schema at this
+   * version is left as it is (no DDL, so no lock on a live database's tables); one at a later version, a newer
+   * release's, is refused (`ElicitationConfigError` naming both versions) and left as it is.
    */
   async createSchema(): Promise<void> {
-    const current = await checkSchemaVersion(this.pool, this.names).then(
-      () => true,
-      () => false,
-    );
-    if (!current) await this.call('createSchema', () => this.pool.query(schemaSql(this.names)));
+    await createSchema(this.pool, this.names, (query) => this.call('createSchema', query));
   }
 
-  /** Checks the schema's version before the module starts: refuses, naming the fix, when it is missing or another. */
+  /**
+   * Checks the schema's version before the module starts: refuses, naming the fix, when it is missing or older, and
+   * when it is newer (never downgraded).
+   */
   async onModuleInit(): Promise<void> {
     await checkSchemaVersion(this.pool, this.names);
   }

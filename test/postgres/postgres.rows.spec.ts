@@ -43,14 +43,15 @@ describePostgres('PostgreSQL rows and events', () => {
     return rows.map((r) => r.message);
   }
 
-  it('keeps the sealed record in v and j, and its functions append wire messages around the stored part', async () => {
+  it('keeps the sealed record in event_part and sealed, and its functions append wire messages around the stored part', async () => {
     const record = pendingRecord({ userId: 'alice@example.com', type: 'github-token', sessionId: 'session-1' });
     await store.create(record);
-    const { rows } = await pool.query<{ v: string; j: string }>(`SELECT v, j FROM ${SCHEMA}.elicitation_records WHERE id = $1`, [
-      record.id,
-    ]);
+    const { rows } = await pool.query<{ event_part: string; sealed: string }>(
+      `SELECT event_part, sealed FROM ${SCHEMA}.elicitation_records WHERE id = $1`,
+      [record.id],
+    );
     const [row] = rows;
-    expect(openRecord(row.v, row.j, 'pending', record.expiresAt, TEST_STORE_KEYS)).toMatchObject({
+    expect(openRecord(row.event_part, row.sealed, 'pending', record.expiresAt, TEST_STORE_KEYS)).toMatchObject({
       id: record.id,
       userId: record.userId,
       type: record.type,
@@ -62,9 +63,9 @@ describePostgres('PostgreSQL rows and events', () => {
     const [created, extended, declined] = await messages();
     const origin = decodeEventMessage(created, TEST_STORE_KEYS)!.origin!;
     const head = eventMessageHead(origin);
-    expect(created).toBe(eventMessageStart(head, 'created') + row.v + eventMessageEnd(record.createdAt));
-    expect(extended).toBe(eventMessageStart(head, 'extended') + row.v + eventMessageEnd(now, undefined, record.expiresAt + 1_000));
-    expect(declined).toBe(eventMessageStart(head, 'declined') + row.v + eventMessageEnd(now + 1));
+    expect(created).toBe(eventMessageStart(head, 'created') + row.event_part + eventMessageEnd(record.createdAt));
+    expect(extended).toBe(eventMessageStart(head, 'extended') + row.event_part + eventMessageEnd(now, undefined, record.expiresAt + 1_000));
+    expect(declined).toBe(eventMessageStart(head, 'declined') + row.event_part + eventMessageEnd(now + 1));
     const events: ElicitationEvent[] = [
       lifecycleEvent('created', record, record.createdAt),
       lifecycleEvent('extended', { ...record, expiresAt: record.expiresAt + 1_000 }, now),

@@ -1,17 +1,35 @@
 /**
- * The shipped migration, sql/postgres/0001_elicitation.sql, is `schemaSql()` for the default names: one text, written
- * here when it changes (`UPDATE_SQL=1 npx jest test/postgres/postgres.schema.spec.ts`).
+ * The shipped migrations, the files of sql/postgres/: the newest is `schemaSql()` for the default names, one text,
+ * written here when it changes (`UPDATE_SQL=1 npx jest test/postgres/postgres.schema.spec.ts`); an older one never
+ * changes once shipped (a migration tool has run it). On a real PostgreSQL: test/postgres/postgres.schema-upgrade.spec.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { qualified, schemaSql, SCHEMA_VERSION } from '../../src/postgres/postgres.schema.js';
+import { qualified } from '../../src/postgres/postgres.names.js';
+import { SCHEMA_FILES, SCHEMA_VERSION } from '../../src/postgres/postgres.schema-version.js';
+import { schemaSql } from '../../src/postgres/postgres.schema.js';
 
-const FILE = 'sql/postgres/0001_elicitation.sql';
+const NEWEST = SCHEMA_FILES[SCHEMA_FILES.length - 1];
+
+/** The SHA-256 of each shipped file but the newest, as shipped. */
+const SHIPPED: Record<string, string> = {
+  'sql/postgres/0001_elicitation.sql': '3e3ab28d2c072c431e3ab5f7e829e2d1b7365faec61152d2a62821f80ea2d3f4',
+};
 
 describe('the PostgreSQL schema', () => {
-  it(`ships as ${FILE}, equal to schemaSql() for the default names`, () => {
-    if (process.env.UPDATE_SQL === '1') writeFileSync(FILE, schemaSql());
-    expect(readFileSync(FILE, 'utf8')).toBe(schemaSql());
+  it(`ships as ${NEWEST}, equal to schemaSql() for the default names`, () => {
+    if (process.env.UPDATE_SQL === '1') writeFileSync(NEWEST, schemaSql());
+    expect(readFileSync(NEWEST, 'utf8')).toBe(schemaSql());
+  });
+
+  it('ships one file per version, oldest first, and never changes one it shipped before', () => {
+    expect(SCHEMA_FILES).toHaveLength(SCHEMA_VERSION);
+    expect(readdirSync('sql/postgres').map((file) => `sql/postgres/${file}`)).toEqual(SCHEMA_FILES);
+    SCHEMA_FILES.forEach((file, i) => expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^-- .*schema, version ${i + 1}\n`)));
+    for (const file of SCHEMA_FILES.slice(0, -1)) {
+      expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(SHIPPED[file]);
+    }
   });
 
   it('puts every table and function under the schema and prefix given, and records its version', () => {
