@@ -3,7 +3,8 @@ import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { eventMessageEnd, eventMessageStart } from '../stores/event-wire.js';
-import { checkKeyRingEntry } from '../redis/redis.key-ring.js';
+import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
+import { StoreKeyHolder } from '../stores/store-keys.js';
 import { decodeData, sealRecord } from '../stores/sealed-record.codec.js';
 import { COLUMNS, recordOf, recordOfJson, type RecordRow } from './postgres.rows.js';
 import {
@@ -57,8 +58,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private readonly tasks: PostgresTasks;
   private readonly counters: PostgresCounters;
   private readonly logger = new Logger('PostgresElicitationStore');
-  private keys: ElicitationStoreKeys | undefined;
-  private ringName: string | undefined;
+  private readonly keyHolder = new StoreKeyHolder('PostgresElicitationStore', () => ({}));
   private closed = false;
 
   constructor(pool: pg.Pool | string, options: PostgresElicitationStoreOptions = {}) {
@@ -105,16 +105,9 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     if (this.ownsPool) await this.pool.end().catch(() => undefined);
   }
 
+  /** Takes the module's keys; a config error when the store already has other keys: a store serves one key ring. */
   override useKeys(keys: ElicitationStoreKeys): void {
-    const ring = keys.names('ring').join(',');
-    if (this.ringName !== undefined && this.ringName !== ring) {
-      throw new ElicitationConfigError(
-        'store',
-        'is already used with another encryptionKey: a PostgresElicitationStore names and seals its data with one key ring, so give each module its own store or the same encryptionKey',
-      );
-    }
-    this.keys ??= keys;
-    this.ringName = ring;
+    this.keyHolder.use(keys);
   }
 
   async create(record: ElicitationRecord, quota?: CreateQuota): Promise<CreateResult | CreatedReport> {
@@ -287,7 +280,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   }
 
   override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
-    checkKeyRingEntry(entry);
+    checkAnnouncedKeyRing(entry);
     const { rows } = await this.call('announceKeyRing', () =>
       this.pool.query<{ instance_id: string; key_ids: string }>(`SELECT instance_id, key_ids FROM ${this.t('announce')}($1, $2, $3, $4)`, [
         entry.instanceId,
@@ -337,11 +330,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   }
 
   private require(): ElicitationStoreKeys {
-    if (this.keys) return this.keys;
-    throw new ElicitationConfigError(
-      'store',
-      'has no keys yet: a PostgresElicitationStore names and seals its data with keys derived from encryptionKey, which ElicitationModule hands it when it starts (pass the store as its store option; outside the module, call useKeys)',
-    );
+    return this.keyHolder.require().keys;
   }
 
   private call<T>(operation: string, run: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { ElicitationRecord } from '../core/elicitation.types.js';
-import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import type { ElicitationStoreKeys, FinishChange } from '../stores/elicitation-store.js';
 import { decodeData, openRecord, sealRecord, type RecordSealing } from '../stores/sealed-record.codec.js';
 
 /*
@@ -49,6 +49,18 @@ export function toRecord(row: Row, keys: RecordSealing): ElicitationRecord {
   if (row[7] !== null) record.consumedAt = Number(row[7]);
   if (row[8] !== null) record.extendedAt = Number(row[8]);
   if (row[9] !== null) record.extendedFrom = Number(row[9]);
+  return record;
+}
+
+/**
+ * The record the FINISH script has just moved out of `pending`, from its short reply (`{expiresAt, v, j}`: only what
+ * the store does not know already), the change it made and the answer's JSON (`''` for none).
+ */
+export function finishedRecord(reply: Row, change: FinishChange, data: string, keys: RecordSealing): ElicitationRecord {
+  const record = openRecord(reply[1]!, reply[2]!, change.status, Number(reply[0]), keys);
+  record.finishedAt = change.now;
+  record.purgeAt = change.purgeAt;
+  if (data) record.data = decodeData(data);
   return record;
 }
 

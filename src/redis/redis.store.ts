@@ -19,12 +19,12 @@ import {
   type SweepReport,
 } from '../stores/elicitation-store.js';
 import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
-import { checkKeyRingEntry, keyRingEntryOf, RedisStoreKeys } from './redis.key-ring.js';
+import { keyRingEntryOf, redisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
-import { decodeData, openRecord } from '../stores/sealed-record.codec.js';
-import { encodeImmutableFields, FIELDS, liveRecords, toRecord } from './redis.row-codec.js';
+import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } from './redis.row-codec.js';
 import { RedisTasks } from './redis.tasks.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
@@ -64,7 +64,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   /** Set by the first `onModuleDestroy`. */
   private closed: Promise<void> | undefined;
   /** The module's keys and the names they give, once `useKeys` was called. */
-  private readonly keyRing = new RedisStoreKeys();
+  private readonly keyRing = redisStoreKeys();
   /** Set by the first `onModuleInit`: the asked index's upgrade started on this instance. */
   private upgradeStarted = false;
   /** The asked index's upgrade while it runs here: `findByAskKey` waits for it (then unset, so it costs nothing). */
@@ -191,11 +191,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     );
     if (reply === 0) return { ok: false, reason: 'not-found' };
     if (reply.length === 3) {
-      // Finished now: the reply carries only what the store does not know already.
-      const record = openRecord(reply[1]!, reply[2]!, change.status, Number(reply[0]), keys);
-      record.finishedAt = change.now;
-      record.purgeAt = change.purgeAt;
-      if (data) record.data = decodeData(data);
+      const record = finishedRecord(reply, change, data, keys);
       return channel ? { ok: true, record, eventSent: true } : { ok: true, record };
     }
     const record = toRecord(reply, keys);
@@ -312,7 +308,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
    * (see `ElicitationRecordStore.announceKeyRing`): one script, one round trip. Key ids only, never keys.
    */
   override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
-    checkKeyRingEntry(entry);
+    checkAnnouncedKeyRing(entry);
     const members = await callRedis('announceKeyRing', () =>
       this.scripts.elicitKeyRings(this.keys.keyRings, now, entry.instanceId, entry.keyIds.join(','), ttlMs > 0 ? now + ttlMs : '', ttlMs),
     );

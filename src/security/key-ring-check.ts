@@ -1,3 +1,5 @@
+import { KEY_ID_SHAPE } from './key-ids.js';
+
 /**
  * How this instance's `encryptionKey` ring compares with the rings the other live instances on a shared store
  * announced (`ElicitationStore.announceKeyRing`). Key ids only (`keyIdOf`: fingerprints, never keys).
@@ -17,6 +19,20 @@
 export interface AnnouncedKeyRing {
   instanceId: string;
   keyIds: readonly string[];
+}
+
+/** An instance id in an announced ring: letters, digits and `-` (no `:` or `,`, which a store may separate parts with). */
+const INSTANCE_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * Refuses a ring a store is asked to record (`ElicitationStore.announceKeyRing`) unless its instance id and key ids
+ * have their shapes (so that they read back from any store's encoding of them): a `TypeError`. Key ids only, never
+ * keys.
+ */
+export function checkAnnouncedKeyRing(entry: AnnouncedKeyRing): void {
+  if (!INSTANCE_ID.test(entry.instanceId) || entry.keyIds.length === 0 || !entry.keyIds.every((id) => KEY_ID_SHAPE.test(id))) {
+    throw new TypeError('announceKeyRing takes an instanceId of letters, digits and "-" and at least one key id of 8 hex characters');
+  }
 }
 
 /** The live instances with one ring, found to disagree with this one. */
