@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import { openTask, sealTask } from '../stores/sealed-task.codec.js';
 import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit, TaskStatus } from '../stores/task-store.js';
 
 /** A task row. */
@@ -15,11 +16,9 @@ interface TaskRow {
   sealed: string;
 }
 
-/** The additional data a task's user and body are sealed with: they open as this task's only. */
-const context = (id: string) => `task:${id}`;
-
 /**
- * The task half of the PostgreSQL store: one row per task, its user and body sealed together, its user's name (a
+ * The task half of the PostgreSQL store: one row per task, its user and body sealed together (`sealed`:
+ * stores/sealed-task.codec.ts), its user's name (a
  * keyed hash) for the cap on open tasks. `create` is a function of the schema (the cap and the insert under one
  * lock per user); `put` one compare-and-set statement on `version`.
  */
@@ -46,7 +45,7 @@ export class PostgresTasks {
         task.version,
         task.lease?.owner ?? null,
         task.lease?.until ?? null,
-        this.seal(keys, task),
+        sealTask(task, keys),
         limit.maxOpenPerUser,
       ],
     );
@@ -57,7 +56,7 @@ export class PostgresTasks {
     const { rows } = await this.pool.query<TaskRow>(`SELECT * FROM ${this.t('tasks')} WHERE id = $1 AND expires_at > $2`, [id, now]);
     const row = rows[0];
     if (!row) return undefined;
-    const { userId, body } = JSON.parse(this.keys().open(row.sealed, context(row.id))) as { userId: string; body: string };
+    const { userId, body } = openTask(row.id, row.sealed, this.keys());
     return {
       id: row.id,
       userId,
@@ -90,14 +89,10 @@ export class PostgresTasks {
         task.expiresAt,
         task.lease?.owner ?? null,
         task.lease?.until ?? null,
-        this.seal(this.keys(), task),
+        sealTask(task, this.keys()),
         now,
       ],
     );
     return rows[0].result;
-  }
-
-  private seal(keys: ElicitationStoreKeys, task: StoredTask): string {
-    return keys.seal(JSON.stringify({ userId: task.userId, body: task.body }), context(task.id));
   }
 }

@@ -1,4 +1,5 @@
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
+import { openTask, sealTask, type SealedTaskParts } from '../stores/sealed-task.codec.js';
 import { callRedis, type RedisClient } from './redis.client.js';
 import type { RedisStoreKeys } from './redis.key-ring.js';
 import { EXTEND_TTL } from './redis.lua-parts.js';
@@ -15,7 +16,8 @@ import {
  * open tasks scored by expiresAt, under the store's key space:
  *   {prefix}:v2:t:<id>             s status, c createdAt, m updatedAt, e expiresAt, n version, o/l the lease's owner
  *                                  and until, u the user's name (keyed hash), b the user id and the binding's body,
- *                                  sealed together; its TTL runs to expiresAt plus graceMs
+ *                                  sealed together (stores/sealed-task.codec.ts); its TTL runs to expiresAt plus
+ *                                  graceMs
  *   {prefix}:v2:to:<user name>     the user's open tasks, scored by expiresAt (one per name of the key ring)
  * Each operation is one script, so one round trip; the write is a compare-and-set on `n`.
  */
@@ -112,7 +114,7 @@ export class RedisTasks implements ElicitationTaskStore {
     const { keys } = this.keyRing.require();
     const [s, c, m, e, n, o, l, b] = await callRedis('getTask', () => this.redis.hmget(this.key(id), ...TASK_FIELDS));
     if (s === null || e === null || b === null || Number(e) <= now) return undefined;
-    const [userId, body] = JSON.parse(keys.open(b, taskContext(id))) as [string, string];
+    const { userId, body } = openTask(id, b, keys, sealedAsArray);
     return {
       id,
       userId,
@@ -140,11 +142,16 @@ export class RedisTasks implements ElicitationTaskStore {
 
 /** The arguments both scripts begin with: what a write sets (the user id and the body sealed together). */
 function changeArgs(task: StoredTask, keys: ElicitationStoreKeys): Array<string | number> {
-  const sealed = keys.seal(JSON.stringify([task.userId, task.body]), taskContext(task.id));
+  const sealed = sealTask(task, keys);
   return [task.id, task.status, task.updatedAt, task.expiresAt, task.version, task.lease?.owner ?? '', task.lease?.until ?? '', sealed];
 }
 
-/** What a task's sealed body is bound to: its id, so that a body moved to another task does not open. */
-function taskContext(id: string): string {
-  return `task:${id}`;
+/**
+ * A task this store sealed before the shape was one for every store (#40): `[userId, body]`. Read while such a task
+ * may live (`tasks.ttlMs`, a day by default; its next write seals it in the one shape), then to be dropped.
+ */
+function sealedAsArray(opened: unknown): SealedTaskParts | undefined {
+  if (!Array.isArray(opened) || opened.length !== 2) return undefined;
+  const [userId, body] = opened as unknown[];
+  return typeof userId === 'string' && typeof body === 'string' ? { userId, body } : undefined;
 }

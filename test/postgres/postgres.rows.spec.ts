@@ -1,7 +1,8 @@
 /**
  * What the PostgreSQL store writes, read back by a raw pg client: a record's row holds the two texts of the
- * store-neutral sealed record (stores/sealed-record.codec.ts) in columns named for them, and the events its functions
- * append are messages of the event wire (stores/event-wire.ts), the pieces joined around the row's event part.
+ * store-neutral sealed record (stores/sealed-record.codec.ts) in columns named for them, the events its functions
+ * append are messages of the event wire (stores/event-wire.ts), the pieces joined around the row's event part, and a
+ * task's user and body are sealed in the one shape of every shared store (stores/sealed-task.codec.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -12,7 +13,9 @@ import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
 import type { ElicitationEventChannel } from '../../src/stores/elicitation-store.js';
 import { decodeEventMessage, eventMessageEnd, eventMessageHead, eventMessageStart } from '../../src/stores/event-wire.js';
 import { openRecord } from '../../src/stores/sealed-record.codec.js';
+import { openTask } from '../../src/stores/sealed-task.codec.js';
 import { pendingRecord } from '../../src/testing/store-contract.js';
+import { workingTask } from '../../src/testing/store-contract.tasks.js';
 import { DATABASE_URL, describePostgres, dropSchema } from '../support/postgres.js';
 import { keyed, TEST_STORE_KEYS } from '../support/store-keys.js';
 
@@ -72,5 +75,12 @@ describePostgres('PostgreSQL rows and events', () => {
       lifecycleEvent('declined', record, now + 1),
     ];
     expect([created, extended, declined].map((m) => decodeEventMessage(m, TEST_STORE_KEYS)?.event)).toEqual(events);
+  });
+
+  it('seals a task’s user and body as every shared store does', async () => {
+    const task = workingTask({ userId: 'alice@example.com' });
+    expect(await store.createTask(task, { maxOpenPerUser: 5 })).toBe('created');
+    const { rows } = await pool.query<{ sealed: string }>(`SELECT sealed FROM ${SCHEMA}.elicitation_tasks WHERE id = $1`, [task.id]);
+    expect(openTask(task.id, rows[0].sealed, TEST_STORE_KEYS)).toEqual({ userId: task.userId, body: task.body });
   });
 });
