@@ -16,6 +16,7 @@
 
 import type pg from 'pg';
 import { channelOf, DEFAULT_POSTGRES_NAMES, qualified, type PostgresNames } from './postgres.names.js';
+import { OPEN_TASK_STATUSES } from '../stores/task-store.js';
 import { isNewerSchema, newerSchemaError, readSchemaVersion, SCHEMA_VERSION, versionStepsSql } from './postgres.schema-version.js';
 
 /**
@@ -25,6 +26,8 @@ import { isNewerSchema, newerSchemaError, readSchemaVersion, SCHEMA_VERSION, ver
 export function schemaSql(names: PostgresNames = DEFAULT_POSTGRES_NAMES): string {
   const t = (object: string) => qualified(names, object);
   const lock = `hashtext('${t('create')}')`;
+  // The statuses of an open task: the one definition (stores/task-store.ts).
+  const openTasks = OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ');
   return `-- nestjs-mcp-elicitation: the PostgreSQL store's schema, version ${SCHEMA_VERSION}
 -- One text, one transaction: instances that start together create it one after the other. A schema of an earlier
 -- version is brought forward; one of a later version (a newer release's) is refused, and nothing is changed.
@@ -84,7 +87,7 @@ CREATE TABLE IF NOT EXISTS ${t('tasks')} (
   lease_until bigint,
   sealed text NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_open ON ${t('tasks')} (user_name) WHERE status IN ('working', 'input_required');
+CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_open ON ${t('tasks')} (user_name) WHERE status IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_expiry ON ${t('tasks')} (expires_at);
 
 -- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit).
@@ -235,7 +238,7 @@ DECLARE n bigint;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('${t('tasks')}:' || p_user));
   SELECT count(*) INTO n FROM ${t('tasks')}
-    WHERE user_name = ANY(p_users) AND status IN ('working', 'input_required') AND expires_at > p_created;
+    WHERE user_name = ANY(p_users) AND status IN (${openTasks}) AND expires_at > p_created;
   IF n >= p_max_open THEN RETURN 'user-task-limit'; END IF;
   INSERT INTO ${t('tasks')} (id, user_name, status, created_at, updated_at, expires_at, version, lease_owner, lease_until, sealed)
     VALUES (p_id, p_user, p_status, p_created, p_updated, p_expires, p_version, p_lease_owner, p_lease_until, p_sealed)

@@ -4,6 +4,7 @@ import { callRedis, type RedisClient } from './redis.client.js';
 import type { RedisStoreKeys } from './redis.key-ring.js';
 import { EXTEND_TTL } from './redis.lua-parts.js';
 import {
+  OPEN_TASK_STATUSES,
   type CreateTaskResult,
   type ElicitationTaskStore,
   type PutTaskResult,
@@ -22,9 +23,10 @@ import {
  * Each operation is one script, so one round trip; the write is a compare-and-set on `n`.
  */
 
-const TERMINAL = `local terminal = { completed = true, failed = true, cancelled = true }\n`;
+/** The statuses of an open task (`OPEN_TASK_STATUSES`, the one definition) as a Lua set: `is_open[status]`. */
+export const LUA_IS_OPEN = `local is_open = { ${OPEN_TASK_STATUSES.map((status) => `[${JSON.stringify(status)}] = true`).join(', ')} }\n`;
 
-const CREATE_TASK = `${EXTEND_TTL}${TERMINAL}
+const CREATE_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}
 -- KEYS: the task, then the user's open sets (one per name of the ring, the first first).
 -- ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body (as PUT_TASK's), then
 -- createdAt, user name (first), maxOpenPerUser, graceMs.
@@ -39,14 +41,14 @@ redis.call('HSET', KEYS[1], 's', ARGV[2], 'c', ARGV[9], 'm', ARGV[3], 'e', ARGV[
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', ARGV[7]) end
 local keep = tonumber(ARGV[4]) - tonumber(ARGV[9]) + tonumber(ARGV[12])
 redis.call('PEXPIRE', KEYS[1], keep)
-if not terminal[ARGV[2]] then
+if is_open[ARGV[2]] then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
   extend(KEYS[2], keep)
 end
 return 'created'
 `;
 
-const PUT_TASK = `${EXTEND_TTL}${TERMINAL}
+const PUT_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}
 -- KEYS: the task. ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body, now,
 -- base, graceMs. Written only over version - 1, before the stored expiresAt.
 local h = redis.call('HMGET', KEYS[1], 'n', 'e', 'u')
@@ -59,12 +61,12 @@ local open = ARGV[10] .. ':to:' .. h[3]
 if ARGV[4] ~= h[2] then
   local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[11])
   redis.call('PEXPIRE', KEYS[1], keep)
-  if not terminal[ARGV[2]] then
+  if is_open[ARGV[2]] then
     redis.call('ZADD', open, ARGV[4], ARGV[1])
     extend(open, keep)
   end
 end
-if terminal[ARGV[2]] then redis.call('ZREM', open, ARGV[1]) end
+if not is_open[ARGV[2]] then redis.call('ZREM', open, ARGV[1]) end
 return 'written'
 `;
 

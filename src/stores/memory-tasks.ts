@@ -1,6 +1,6 @@
 import { DeadlineWheel } from './deadline-wheel.js';
 import {
-  isTerminalTaskStatus,
+  isOpenTaskStatus,
   type CreateTaskResult,
   type ElicitationTaskStore,
   type PutTaskResult,
@@ -28,7 +28,7 @@ export class MemoryTasks implements ElicitationTaskStore {
     const open = this.openOf(task.userId, task.createdAt);
     if (open.size >= limit.maxOpenPerUser) return Promise.resolve('user-task-limit');
     this.tasks.set(task.id, { ...task });
-    if (!isTerminalTaskStatus(task.status)) open.add(task.id);
+    if (isOpenTaskStatus(task.status)) open.add(task.id);
     else this.dropEmpty(task.userId, open);
     this.deadlines.add(task.expiresAt, task.id);
     return Promise.resolve('created');
@@ -46,7 +46,7 @@ export class MemoryTasks implements ElicitationTaskStore {
     const kept: StoredTask = { ...task, userId: stored.userId, createdAt: stored.createdAt };
     this.tasks.set(task.id, kept);
     if (kept.expiresAt !== stored.expiresAt) this.deadlines.add(kept.expiresAt, kept.id);
-    if (isTerminalTaskStatus(kept.status)) {
+    if (!isOpenTaskStatus(kept.status)) {
       const open = this.open.get(kept.userId);
       if (open?.delete(kept.id)) this.dropEmpty(kept.userId, open);
     }

@@ -9,13 +9,30 @@
  * and two instances never both move the same task on.
  */
 
-/** A task's status, as the extension names them. */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** Every status of a task, as the extension names them. */
+export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
-/** The statuses a task never leaves. */
-export const TERMINAL_TASK_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+/** A task's status. */
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
-/** Whether a task in `status` is over (completed, failed or cancelled). */
+/**
+ * The statuses of an open task, the one definition every store uses: an open task counts against its user's
+ * `maxOpenPerUser` until it expires. The memory store reads it; the Redis scripts (redis.tasks.ts) and the PostgreSQL
+ * schema (postgres.schema.ts) are written from it, and test/stores/open-task.spec.ts holds them to it.
+ */
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['working', 'input_required'];
+
+/** The statuses a task never leaves: all but the open ones. */
+export const TERMINAL_TASK_STATUSES: ReadonlySet<TaskStatus> = new Set(
+  TASK_STATUSES.filter((status) => !OPEN_TASK_STATUSES.includes(status)),
+);
+
+/** Whether a task in `status` is open (working, or waiting for input): see `OPEN_TASK_STATUSES`. */
+export function isOpenTaskStatus(status: TaskStatus): boolean {
+  return OPEN_TASK_STATUSES.includes(status);
+}
+
+/** Whether a task in `status` is over (completed, failed or cancelled): not open. */
 export function isTerminalTaskStatus(status: TaskStatus): boolean {
   return TERMINAL_TASK_STATUSES.has(status);
 }
@@ -55,7 +72,7 @@ export type PutTaskResult = 'written' | 'conflict' | 'not-found';
 
 /** The limit `createTask` checks atomically with the write. */
 export interface TaskLimit {
-  /** Tasks one user may have open (not completed, failed or cancelled, and not expired). */
+  /** Tasks one user may have open (in an `OPEN_TASK_STATUSES` status, and not expired). */
   readonly maxOpenPerUser: number;
 }
 

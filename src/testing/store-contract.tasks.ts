@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
-import type { ElicitationTaskStore, StoredTask } from '../stores/task-store.js';
+import { OPEN_TASK_STATUSES, TASK_STATUSES, type ElicitationTaskStore, type StoredTask } from '../stores/task-store.js';
 import { T0, TTL, type ContractGroupApi } from './contract-test-api.js';
 
 /** A working task of user u1 created at T0, living TTL (version 1, no lease). */
@@ -89,6 +89,27 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
       await expect(tasks.createTask(workingTask({ createdAt: T0 + 1_000 }), LIMIT)).resolves.toBe('created');
       // The completed task is still read until it expires.
       await expect(tasks.getTask(open[0].id, T0 + 1_001)).resolves.toMatchObject({ status: 'completed', body: 'done' });
+    },
+  );
+
+  itIfOffered(
+    'putTask',
+    'counts as open exactly the statuses of an open task (OPEN_TASK_STATUSES), created so or moved there',
+    async (store) => {
+      const tasks = tasksOf(store);
+      const one = { maxOpenPerUser: 1 };
+      for (const status of TASK_STATUSES) {
+        const open = OPEN_TASK_STATUSES.includes(status);
+        const created = workingTask({ userId: `created-${status}`, status });
+        await expect(tasks.createTask(created, one)).resolves.toBe('created');
+        const afterCreated = workingTask({ userId: created.userId, createdAt: T0 + 1 });
+        await expect(tasks.createTask(afterCreated, one)).resolves.toBe(open ? 'user-task-limit' : 'created');
+        const moved = workingTask({ userId: `moved-${status}` });
+        await tasks.createTask(moved, one);
+        await expect(tasks.putTask({ ...moved, version: 2, status, updatedAt: T0 + 1 }, T0 + 1)).resolves.toBe('written');
+        const afterMoved = workingTask({ userId: moved.userId, createdAt: T0 + 2 });
+        await expect(tasks.createTask(afterMoved, one)).resolves.toBe(open ? 'user-task-limit' : 'created');
+      }
     },
   );
 }
