@@ -3,6 +3,10 @@
  * that is also the injection token, and its two halves), what its methods take and return, the record types they
  * carry, the error that makes pages answer 503, and the memory store to build on. An app that only passes `store:`
  * needs none of this beyond `ElicitationStore` and `MemoryElicitationStore`, which the main entry exports too.
+ *
+ * This folder is the entry point and nothing else: named re-exports of `stores/`, where the code is. Every subpath
+ * `nestjs-mcp-elicitation/<name>` has its entry at `src/<name>/index.ts` (the package's exports map, the `tsconfig.json`
+ * paths and Jest's module mapper rely on it), so this one is named for the subpath, not for the folder it exports from.
  */
 export {
   ElicitationStore,

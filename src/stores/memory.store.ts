@@ -22,7 +22,8 @@ import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-i
  * Records are indexed by user and type for `findLatestCompleted` and `listByUser`, and by user and askKey for
  * `findByAskKey`.
  *
- * Not shared between processes: run several instances on `RedisElicitationStore`.
+ * Not shared between processes: run several instances on a shared store (`RedisElicitationStore`,
+ * `PostgresElicitationStore`).
  */
 export class MemoryElicitationStore extends ElicitationStore {
   /** Its data lives in this process alone, so each instance on it may run on a key of its own. */
@@ -251,7 +252,6 @@ export class MemoryElicitationStore extends ElicitationStore {
     return kept;
   }
 
-  /** Removes everything (for tests). */
   override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
     return this.tasks.createTask(task, limit);
   }
@@ -264,6 +264,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     return this.tasks.putTask(task, now);
   }
 
+  /** Removes every record and counter (for tests). */
   clear(): void {
     this.records.clear();
     this.index.clear();
