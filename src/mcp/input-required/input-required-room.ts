@@ -11,6 +11,7 @@ import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import { bridgeRequest, emptyFormRequest, formRequests, UNDECLARED_ID, urlRequest } from './input-required-requests.js';
 import type { InputRequiredRounds } from './input-required-rounds.js';
 import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
+import { isInstantDecline } from '../questions/question-rules.js';
 
 /** What the 2026-07-28 transport needs: the call's rounds and replies, and the module's parts. */
 export interface InputRequiredRoomDeps {
@@ -162,8 +163,7 @@ export class InputRequiredRoom implements QuestionRoom {
   }
 
   private instant(open: OpenQuestionState | undefined): boolean {
-    const askedAt = open?.askedAt;
-    return this.deps.instantDeclineMs > 0 && askedAt !== undefined && Date.now() - askedAt < this.deps.instantDeclineMs;
+    return isInstantDecline(open?.askedAt, this.deps.instantDeclineMs);
   }
 }
 

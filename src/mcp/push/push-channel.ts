@@ -1,5 +1,6 @@
 import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
 import type { SdkRequestExtra, SdkServerLike } from '../sdk/sdk.types.js';
+import { isInstantDecline } from '../questions/question-rules.js';
 
 /** What a 2025-11-25 call's channel to its client needs. */
 export interface PushChannelDeps {
@@ -106,7 +107,7 @@ export class PushChannel {
 
   /** Whether a decline of a question sent at `sentAt` came sooner than `instantDeclineMs` (the client cannot ask). */
   instant(sentAt: number): boolean {
-    return this.deps.instantDeclineMs > 0 && Date.now() - sentAt < this.deps.instantDeclineMs;
+    return isInstantDecline(sentAt, this.deps.instantDeclineMs);
   }
 }
 

@@ -94,3 +94,11 @@ export function hostedFormAsk(message: string, definition: FormDefinition<unknow
 export function isPageRung(rung: FallbackRung): rung is PageFallbackRung {
   return rung === 'url' || rung === 'form-bridge' || rung === 'link' || rung === 'error';
 }
+
+/**
+ * Whether a client's decline of a question sent at `askedAt` came sooner than `instantDeclineMs` (0: off): a client
+ * that declines before a person could have read the question shows none (`cannot-ask`), in every era and in tasks.
+ */
+export function isInstantDecline(askedAt: number | undefined, instantDeclineMs: number, now = Date.now()): boolean {
+  return instantDeclineMs > 0 && askedAt !== undefined && now - askedAt < instantDeclineMs;
+}

@@ -8,6 +8,7 @@ import { assertSameQuestion, type LoggedAnswer, type OpenQuestionState, type Slo
 import type { FormReplyIn, Page, PageStep, QuestionRoom } from '../questions/question-room.js';
 import type { UrlElicitationAsk } from '../tool-elicitation.js';
 import type { OpenQuestion, TaskBody } from './task-body.js';
+import { isInstantDecline } from '../questions/question-rules.js';
 
 /**
  * Thrown by a task's question that has no answer yet: the run ends there and the task waits (its body says on
@@ -179,7 +180,6 @@ export class TaskRoom implements QuestionRoom {
   }
 
   private instant(open: OpenQuestion): boolean {
-    const { instantDeclineMs } = this.deps;
-    return instantDeclineMs > 0 && open.askedAt !== undefined && Date.now() - open.askedAt < instantDeclineMs;
+    return isInstantDecline(open.askedAt, this.deps.instantDeclineMs);
   }
 }
