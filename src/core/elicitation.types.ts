@@ -55,6 +55,11 @@ export interface ElicitationRecord {
   /** The MCP session that asked, if any (kept for routing the completion notification). */
   sessionId?: string;
   /**
+   * The MCP task that asked, if any: a page's outcome moves that task on, on whichever instance it is answered.
+   * Absent for elicitations no task created.
+   */
+  taskId?: string;
+  /**
    * Which tool question asked (a digest of the user, the tool, its arguments and the question's position in
    * the call; never a value): a later call of the same tool finds the question here (the MCP binding's link
    * rung). Absent for elicitations created directly.
@@ -124,7 +129,10 @@ export interface ElicitationEvent {
   userId: string;
   kind: ElicitationKind;
   elicitationType: string;
+  /** The record's MCP session, when it has one. */
   sessionId?: string;
+  /** The record's MCP task, when a task asked (`ElicitationRecord.taskId`). */
+  taskId?: string;
   /** Epoch milliseconds. */
   at: number;
   /** The new expiry of an `extended` event, epoch milliseconds (only there). */

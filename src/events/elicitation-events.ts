@@ -10,7 +10,7 @@ import {
 } from '../stores/elicitation-store.js';
 
 /**
- * The lifecycle event of `record` (ids, kind, type, session, never data): the one shape every publisher sends. An
+ * The lifecycle event of `record` (ids, kind, type, session and task, never data): the one shape every publisher sends. An
  * `extended` event also carries the record's new `expiresAt`.
  */
 export function lifecycleEvent(type: ElicitationEvent['type'], record: ElicitationRecord, at: number): ElicitationEvent {
@@ -23,6 +23,7 @@ export function lifecycleEvent(type: ElicitationEvent['type'], record: Elicitati
     sessionId: record.sessionId,
     at,
   };
+  if (record.taskId !== undefined) event.taskId = record.taskId;
   if (type === 'extended') event.expiresAt = record.expiresAt;
   return event;
 }

@@ -79,6 +79,11 @@ export interface CreateUrlElicitationInput {
    * @internal set by the MCP binding
    */
   askKey?: string;
+  /**
+   * The MCP task that asks (see `ElicitationRecord.taskId`): the page's outcome moves it on.
+   * @internal set by the MCP binding
+   */
+  taskId?: string;
 }
 
 /** What the creation checks read of the lifecycle's slice of the options. */
@@ -94,7 +99,7 @@ export type KindDataOptions = Pick<ElicitationLifecycleOptions, 'externalUrlPoli
  */
 export function buildPendingRecord(input: CreateUrlElicitationInput, options: CreateInputOptions, now: number): ElicitationRecord {
   if (!input || typeof input !== 'object') throw new ElicitationInputError('input', 'must be an object');
-  const { kind, message, userId, metadata = {}, session, askKey } = input;
+  const { kind, message, userId, metadata = {}, session, askKey, taskId } = input;
   if (!isElicitationKind(kind)) throw new ElicitationInputError('kind', `must be one of ${ELICITATION_KINDS.join(', ')}`);
   const type = typeOfAsk(input);
   if (typeof message !== 'string' || !message.trim() || message.length > MAX_MESSAGE_LENGTH) {
@@ -112,6 +117,9 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
   }
   if (askKey !== undefined && (typeof askKey !== 'string' || !askKey || askKey.length > MAX_TYPE_LENGTH)) {
     throw new ElicitationInputError('askKey', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
+  }
+  if (taskId !== undefined && (typeof taskId !== 'string' || !taskId || taskId.length > MAX_TYPE_LENGTH)) {
+    throw new ElicitationInputError('taskId', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
   }
   const ttlMs = input.ttlMs ?? options.ttlMs;
   if (!Number.isInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TIMER_MS) {
@@ -136,6 +144,7 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
     purgeAt: expiresAt + options.retentionMs,
     sessionId: session,
     askKey,
+    taskId,
   };
 }
 

@@ -10,7 +10,7 @@ import type { ElicitationStoreKeys } from './elicitation-store.js';
  *
  * `origin` names the sending channel (so it can skip its own messages). In clear are only the transition
  * (`type`), the record's random id, the time and, for `extended` only, the new expiry (`expiresAt`); `sealed` holds the rest of the `ElicitationEvent`, the
- * record's part (`EventRecordPart`: user id, kind, elicitation type, session id), as JSON sealed with the
+ * record's part (`EventRecordPart`: user id, kind, elicitation type, session id, task id), as JSON sealed with the
  * store's keys (AES-256-GCM bound to the id), so that a reader without `encryptionKey` learns no user.
  * A receiving instance opens it and hands its listeners the whole `ElicitationEvent`, as the sender had it.
  * `trace`, optional, is the sender's W3C `traceparent` (opaque here, at most `MAX_TRACE_LENGTH` characters),
@@ -28,7 +28,7 @@ import type { ElicitationStoreKeys } from './elicitation-store.js';
 export const MAX_TRACE_LENGTH = 256;
 
 /** The members of an event that come from its record, sealed on the wire. */
-export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicitationType' | 'sessionId'>;
+export type EventRecordPart = Pick<ElicitationEvent, 'userId' | 'kind' | 'elicitationType' | 'sessionId' | 'taskId'>;
 
 /** What sealing and opening the record's part needs of the store's keys. */
 export type EventSealing = Pick<ElicitationStoreKeys, 'seal' | 'open'>;
@@ -83,11 +83,12 @@ function eventContext(elicitationId: string): string {
 
 /**
  * The record's part as JSON members without the braces: `"elicitationId":…,"sealed":…`, the sealed JSON
- * holding `userId`, `kind`, `elicitationType` and `sessionId` when set. Stored once at creation, then spliced
+ * holding `userId`, `kind`, `elicitationType`, and `sessionId` and `taskId` when set. Stored once at creation, then spliced
  * between the other pieces.
  */
 export function encodeEventRecordPart(elicitationId: string, part: EventRecordPart, keys: EventSealing): string {
-  const json = JSON.stringify({ userId: part.userId, kind: part.kind, elicitationType: part.elicitationType, sessionId: part.sessionId });
+  const { userId, kind, elicitationType, sessionId, taskId } = part;
+  const json = JSON.stringify({ userId, kind, elicitationType, sessionId, taskId });
   return `"elicitationId":${JSON.stringify(elicitationId)},"sealed":${JSON.stringify(keys.seal(json, eventContext(elicitationId)))}`;
 }
 
@@ -128,7 +129,7 @@ export function decodeEventMessage(text: string, keys: EventSealing): EventWireM
     return undefined;
   }
   if (!isRecordPart(part)) return undefined;
-  const { userId, kind, elicitationType, sessionId } = part;
+  const { userId, kind, elicitationType, sessionId, taskId } = part;
   const event: ElicitationEvent = {
     type,
     elicitationId,
@@ -136,6 +137,7 @@ export function decodeEventMessage(text: string, keys: EventSealing): EventWireM
     kind,
     elicitationType,
     ...(typeof sessionId === 'string' && { sessionId }),
+    ...(typeof taskId === 'string' && { taskId }),
     at,
     ...(expiresAt !== undefined && { expiresAt }),
   };

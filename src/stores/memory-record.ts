@@ -3,7 +3,7 @@ import type { ElicitationRecord } from '../core/elicitation.types.js';
 /**
  * A copy made with the fields of a pending record in one fixed order, so that pending records share one V8 hidden
  * class (about twice the cycle rate and half the heap of a spread copy). The fields a pending record does not have
- * yet (a session, an askKey, "Need more time?", the finish, a consumed answer) are added only when set: a slot each,
+ * yet (a session, an askKey, a task, "Need more time?", the finish, a consumed answer) are added only when set: a slot each,
  * kept empty from the start, would cost every pending record 8 bytes, and adding them later costs the cycle no rate
  * the bench can tell from its noise (bench rows "cycle create→complete→getResult (memory store)" and "memory store
  * heap per pending elicitation").
@@ -23,6 +23,7 @@ export function storedRecord(r: ElicitationRecord): ElicitationRecord {
   };
   if (r.sessionId !== undefined) kept.sessionId = r.sessionId;
   if (r.askKey !== undefined) kept.askKey = r.askKey;
+  if (r.taskId !== undefined) kept.taskId = r.taskId;
   if (r.finishedAt !== undefined) kept.finishedAt = r.finishedAt;
   if (r.data !== undefined) kept.data = r.data;
   if (r.consumedAt !== undefined) kept.consumedAt = r.consumedAt;

@@ -17,11 +17,11 @@ export type RecordSealing = Pick<ElicitationStoreKeys, 'seal' | 'open'>;
 export interface SealedRecord {
   /**
    * The record's part of its lifecycle events, as JSON members without the braces (`encodeEventRecordPart`: the id,
-   * and the user, kind, type and session sealed), so that a move can add its event by concatenation alone.
+   * and the user, kind, type, session and task sealed), so that a move can add its event by concatenation alone.
    */
   readonly eventPart: string;
   /**
-   * The immutable record (user, kind, type, session, message, metadata, createdAt, askKey when set) as JSON sealed
+   * The immutable record (user, kind, type, session, task, message, metadata, createdAt, askKey when set) as JSON sealed
    * with the store's keys, bound to the id: a read opens this one text.
    */
   readonly sealed: string;
@@ -37,6 +37,7 @@ interface Immutable {
   metadata: Record<string, unknown>;
   createdAt: number;
   askKey?: string;
+  taskId?: string;
 }
 
 /** The additional data `sealed` is sealed with: it opens as this record only. */
@@ -48,7 +49,7 @@ function recordContext(id: string): string {
 export function sealRecord(record: ElicitationRecord, keys: RecordSealing): SealedRecord {
   const eventPart = encodeEventRecordPart(
     record.id,
-    { userId: record.userId, kind: record.kind, elicitationType: record.type, sessionId: record.sessionId },
+    { userId: record.userId, kind: record.kind, elicitationType: record.type, sessionId: record.sessionId, taskId: record.taskId },
     keys,
   );
   const immutable: Immutable = {
@@ -60,6 +61,7 @@ export function sealRecord(record: ElicitationRecord, keys: RecordSealing): Seal
     metadata: record.metadata,
     createdAt: record.createdAt,
     askKey: record.askKey,
+    taskId: record.taskId,
   };
   return { eventPart, sealed: keys.seal(JSON.stringify(immutable), recordContext(record.id)) };
 }
@@ -94,6 +96,7 @@ export function openRecord(
     consumedAt: undefined,
     sessionId: i.sessionId,
     askKey: i.askKey,
+    taskId: i.taskId,
   };
 }
 

@@ -24,6 +24,15 @@ export function recordTests({ it, itIfOffered, expect }: ContractGroupApi<Elicit
     expect((await store.get(record.id, T0 + 2))!.askKey).toBe(record.askKey);
   });
 
+  it("keeps a record's session and task (a page's outcome finds the MCP session or task that asked) through get and finish", async (store) => {
+    const record = pendingRecord({ sessionId: 's-' + randomUUID(), taskId: 't-' + randomUUID() });
+    await store.create(record);
+    expect(await store.get(record.id, T0)).toMatchObject({ sessionId: record.sessionId, taskId: record.taskId });
+    const finished = await store.finish(record.id, { status: 'cancelled', now: T0 + 1, purgeAt: T0 + 1 + RETENTION });
+    expect(finished.ok && finished.record).toMatchObject({ sessionId: record.sessionId, taskId: record.taskId });
+    expect(await store.get(record.id, T0 + 2)).toMatchObject({ status: 'cancelled', sessionId: record.sessionId, taskId: record.taskId });
+  });
+
   it('hands out copies: mutating a returned record changes nothing stored', async (store) => {
     const record = pendingRecord();
     await store.create(record);

@@ -188,19 +188,20 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       const seen: ElicitationEvent[] = [];
       const onB = await b.openEventChannel((event) => seen.push(event));
       const onA = await a.openEventChannel(() => undefined);
-      const record = pendingRecord({ userId: 'event-user' });
+      const record = pendingRecord({ userId: 'event-user', sessionId: 'event-session', taskId: 'event-task' });
       expect(await a.create(record)).toEqual({ result: 'created', eventSent: true });
       const finished = await a.finish(record.id, { status: 'declined', now: record.createdAt + 1, purgeAt: record.createdAt + 5_000 });
       expect(finished).toMatchObject({ ok: true, eventSent: true });
       const deadline = Date.now() + 5_000;
       while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(seen.map((e) => [e.type, e.elicitationId, e.userId])).toEqual([
-        ['created', record.id, 'event-user'],
-        ['declined', record.id, 'event-user'],
+      expect(seen.map((e) => [e.type, e.elicitationId, e.userId, e.sessionId, e.taskId])).toEqual([
+        ['created', record.id, 'event-user', 'event-session', 'event-task'],
+        ['declined', record.id, 'event-user', 'event-session', 'event-task'],
       ]);
       expect(onB.isLive?.()).toBe(true);
-      // Nothing in the events table names the user in clear.
-      expect(JSON.stringify((await pool.query(`SELECT message FROM ${SCHEMA}.ev_events`)).rows)).not.toContain('event-user');
+      // Nothing in the events table names the user, the session or the task in clear.
+      const messages = JSON.stringify((await pool.query(`SELECT message FROM ${SCHEMA}.ev_events`)).rows);
+      for (const clear of ['event-user', 'event-session', 'event-task']) expect(messages).not.toContain(clear);
       await new Promise((r) => setTimeout(r, 400)); // a poll or two: nothing is delivered twice
       expect(seen).toHaveLength(2);
       await onA.close();

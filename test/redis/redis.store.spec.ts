@@ -155,7 +155,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
         await new Promise((r) => setTimeout(r, 100)); // room for a duplicate to show up
       };
       try {
-        const withSession = pendingRecord({ sessionId: 'session-1', userId: 'event-user', type: 'event-type' });
+        const withSession = pendingRecord({ sessionId: 'session-1', taskId: 'task-1', userId: 'event-user', type: 'event-type' });
         const without = pendingRecord();
         // Appended by the scripts, which say so: the module publishes nothing after them.
         expect(await a.create(withSession)).toEqual({ result: 'created', eventSent: true });
@@ -174,6 +174,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           kind: 'api-key',
           elicitationType: 'event-type',
           sessionId: 'session-1',
+          taskId: 'task-1',
           at: now,
         };
         await settle(3);

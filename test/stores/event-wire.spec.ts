@@ -29,7 +29,7 @@ const eventOf = (record: ElicitationRecord, type: ElicitationEvent['type'], at: 
 
 describe('the event wire', () => {
   it('has one shape: origin, then the event (type, id, sealed record part, time), then the trace when there is one', () => {
-    const record = pendingRecord({ userId: 'alice@example.com', type: 'github-token', sessionId: 'session-1' });
+    const record = pendingRecord({ userId: 'alice@example.com', type: 'github-token', sessionId: 'session-1', taskId: 'task-1' });
     const event = eventOf(record, 'completed', 1_700_000_000_123);
     const message = encodeEventMessage(eventMessageHead('origin-a'), event, TEST_STORE_KEYS, TRACEPARENT);
     const wire = JSON.parse(message) as { origin: string; event: Record<string, unknown>; trace: string };
@@ -38,11 +38,13 @@ describe('the event wire', () => {
     expect(wire.trace).toBe(TRACEPARENT);
     expect(Object.keys(wire.event)).toEqual(['type', 'elicitationId', 'sealed', 'at']);
     expect(wire.event).toMatchObject({ type: 'completed', elicitationId: record.id, at: event.at });
-    // The record's part, sealed for this elicitation's events: user, kind, type and session.
+    // The record's part, sealed for this elicitation's events: user, kind, type, session and task.
     const part = JSON.parse(TEST_STORE_KEYS.open(wire.event.sealed as string, `event:${record.id}`)) as object;
-    expect(part).toEqual({ userId: record.userId, kind: record.kind, elicitationType: record.type, sessionId: record.sessionId });
-    expect(Object.keys(part)).toEqual(['userId', 'kind', 'elicitationType', 'sessionId']);
-    for (const clear of [record.userId, record.type, record.sessionId!, '"userId"', '"kind"']) expect(message).not.toContain(clear);
+    const { userId, kind, type: elicitationType, sessionId, taskId } = record;
+    expect(part).toEqual({ userId, kind, elicitationType, sessionId, taskId });
+    expect(Object.keys(part)).toEqual(['userId', 'kind', 'elicitationType', 'sessionId', 'taskId']);
+    for (const clear of [userId, elicitationType, sessionId!, taskId!, '"userId"', '"kind"']) expect(message).not.toContain(clear);
+    expect(event.taskId).toBe('task-1');
     expect(decodeEventMessage(message, TEST_STORE_KEYS)).toEqual({ origin: 'origin-a', event, trace: TRACEPARENT });
   });
 

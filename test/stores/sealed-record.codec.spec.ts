@@ -13,6 +13,7 @@ describe('the sealed record', () => {
     const record = pendingRecord({
       userId: 'alice@example.com',
       sessionId: 'session-of-alice',
+      taskId: 'task-of-alice',
       askKey: 'ask-key-of-alice',
       metadata: { repo: 'alice-repository' },
     });
@@ -33,7 +34,7 @@ describe('the sealed record', () => {
       createdAt: record.createdAt,
     });
     for (const text of [eventPart, sealed]) {
-      for (const clear of [record.userId, record.message, 'ask-key-of-alice', 'alice-repository', 'session-of-alice'])
+      for (const clear of [record.userId, record.message, 'ask-key-of-alice', 'alice-repository', 'session-of-alice', 'task-of-alice'])
         expect(text).not.toContain(clear);
     }
     expect(decodeData('{"$sealed":"x"}')).toEqual({ $sealed: 'x' });

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { ElicitationEvent } from '../../core/elicitation.types.js';
 import { TaskProtocolError } from './task-protocol.error.js';
 import { ElicitationEvents } from '../../events/elicitation-events.js';
 import { ElicitationService } from '../../lifecycle/elicitation.service.js';
@@ -16,7 +17,6 @@ import { callbackParams, type SdkServerOrMcpServer, type SdkV2Context } from '..
 
 import type { ElicitingToolHandler } from '../mcp-elicitation.types.js';
 import { createTaskResult, detailedTask, TASKS_EXTENSION } from './task-body.js';
-import { taskOfSession } from './task-elicitation.js';
 import { supportsMode } from '../questions/question-rules.js';
 import { runStartable, TaskStartSignal } from './task-start.js';
 import { TaskRunner, type TaskTool } from './task-runner.js';
@@ -64,7 +64,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     // A page a task asked on, finished on any instance, moves its task on.
     this.unsubscribe = this.events.subscribe((event) => {
-      const taskId = event.type !== 'created' && event.type !== 'extended' ? taskOfSession(event.sessionId) : undefined;
+      const taskId = event.type !== 'created' && event.type !== 'extended' ? taskOfEvent(event) : undefined;
       // Even before this instance registered its task tools (servers made per request): the task is marked due, and
       // an instance that has the tool runs it (this one, or the next to read the task).
       if (taskId && this.store.putTask) this.tasks().pageFinished(taskId);
@@ -269,4 +269,13 @@ export interface TaskToolSettings {
 export function taskSupportOf(config: object): TaskSupport {
   const support = ((config as { execution?: unknown }).execution as { taskSupport?: unknown } | undefined)?.taskSupport;
   return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/**
+ * The task a page's lifecycle event moves on: its `taskId`. A page a task created before records kept their task
+ * carries it in its session instead, as `task:<id>`: read while such pages may still be waiting.
+ */
+export function taskOfEvent(event: Pick<ElicitationEvent, 'taskId' | 'sessionId'>): string | undefined {
+  if (event.taskId !== undefined) return event.taskId;
+  return event.sessionId?.startsWith('task:') ? event.sessionId.slice('task:'.length) : undefined;
 }

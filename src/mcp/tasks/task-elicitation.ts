@@ -78,7 +78,6 @@ export class TaskElicitation implements ToolElicitation {
       body,
       instantDeclineMs,
       maxFormAttempts,
-      pageOwner: taskSession,
     });
     this.engine = new QuestionEngine(
       { questions: this.questions, linked, records, scope: call, fallback, maxFormAttempts, telemetry },
@@ -127,14 +126,4 @@ export class TaskElicitation implements ToolElicitation {
 function declaredOf(modes: ReadonlyArray<'form' | 'url'>): DeclaredElicitation {
   if (modes.length === 0) return undefined;
   return { ...(modes.includes('form') && { form: {} }), ...(modes.includes('url') && { url: {} }) };
-}
-
-/** The session a task's page questions are created with: how a page's outcome finds its task. */
-export function taskSession(taskId: string): string {
-  return `task:${taskId}`;
-}
-
-/** The task a lifecycle event's session names, if it is a task's (see `taskSession`). */
-export function taskOfSession(sessionId: string | undefined): string | undefined {
-  return sessionId?.startsWith('task:') ? sessionId.slice('task:'.length) : undefined;
 }

@@ -38,8 +38,6 @@ export interface TaskRoomDeps {
   instantDeclineMs: number;
   /** "Finished" answers on the form bridge the page did not confirm before the question moves on. */
   maxFormAttempts: number;
-  /** Routes the outcome of a page the task asked on to the task (see `TaskRunner.pageFinished`). */
-  pageOwner: (taskId: string) => string;
 }
 
 /**
@@ -105,8 +103,8 @@ export class TaskRoom implements QuestionRoom {
       ...rest,
       userId,
       askKey: `task:${taskId}:${slot.index}`,
-      // Routes the page's outcome to the task: a task has no MCP session to notify.
-      session: this.deps.pageOwner(taskId),
+      // The page's outcome moves this task on (McpTasks, on whichever instance it is answered).
+      taskId,
     });
     return { ...created, message: ask.message };
   }

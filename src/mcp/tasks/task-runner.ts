@@ -57,7 +57,7 @@ const WRITE_ATTEMPTS = 8;
  * instance that holds its lease, and records what the run ended with, every change a compare-and-set on the task's
  * version. A task waiting for a person is a record in the store and nothing else here: a run is started again by
  * the client's `tasks/update` that answers the last open request, by the page that answers a page question (on any
- * instance: the lifecycle event carries the task in its session), or by a `tasks/get` that finds a run due with no
+ * instance: the lifecycle event carries the page's `taskId`), or by a `tasks/get` that finds a run due with no
  * live lease (its instance died).
  */
 export class TaskRunner {

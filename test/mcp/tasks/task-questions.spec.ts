@@ -6,6 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
+import type { ElicitationEvent } from '../../../src/core/elicitation.types.js';
+import { ElicitationEvents } from '../../../src/events/elicitation-events.js';
 import { defineForm } from '../../../src/forms/define-form.js';
 import { ElicitationRecords } from '../../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../../src/lifecycle/elicitation.service.js';
@@ -13,6 +15,7 @@ import { ElicitationTelemetry } from '../../../src/observability/elicitation-tel
 import { ELICITATION_RESOLVED_OPTIONS } from '../../../src/options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../../../src/options/elicitation-options.interface.js';
 import { LinkedQuestions, PENDING_QUESTION_META_KEY } from '../../../src/mcp/questions/linked-questions.js';
+import { taskOfEvent } from '../../../src/mcp/tasks/mcp-tasks.js';
 import { detailedTask } from '../../../src/mcp/tasks/task-body.js';
 import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
 import { ElicitationStore } from '../../../src/stores/elicitation-store.js';
@@ -127,6 +130,34 @@ describe("a task's questions (the question engine, with the module's parts)", ()
     const [request] = Object.values(asking.inputRequests ?? {});
     expect(request.params).toMatchObject({ mode: 'form', requestedSchema: { properties: { finished: { type: 'boolean' } } } });
     expect(String(request.params.message)).toContain('https://mcp.example.com/elicit/');
+  });
+
+  it("creates a task's page with the task's id, not a session: the page's events name the task, which the outcome moves on", async () => {
+    const service = ref.get(ElicitationService);
+    const events: ElicitationEvent[] = [];
+    const unsubscribe = ref.get(ElicitationEvents).subscribe((event) => events.push(event));
+    const { tasks, view } = runner({ deploy: async (_args, el) => (await el.requestUrl({ kind: 'confirm', message: 'Deploy?' })).status });
+    const { task } = await tasks.start('deploy', { app: 'shop' }, 'alice', ['url']);
+    await settle();
+    expect((await view(task.id)).status).toBe('input_required');
+    const [page] = await service.list({ userId: 'alice' });
+    const record = (await ref.get(ElicitationStore).get(page.elicitationId, Date.now()))!;
+    expect(record).toMatchObject({ taskId: task.id });
+    expect(record.sessionId).toBeUndefined();
+    expect((await service.complete(page.elicitationId, { confirmed: true })).ok).toBe(true);
+    const completed = events.find((e) => e.type === 'completed' && e.elicitationId === page.elicitationId)!;
+    expect(taskOfEvent(completed)).toBe(task.id);
+    tasks.pageFinished(taskOfEvent(completed)!);
+    await settle();
+    expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'completed' }] } });
+    unsubscribe();
+  });
+
+  it('reads the task of a page created before records kept one: its session `task:<id>`', () => {
+    expect(taskOfEvent({ sessionId: 'task:t-1' })).toBe('t-1');
+    expect(taskOfEvent({ sessionId: 'mcp-session-1' })).toBeUndefined();
+    expect(taskOfEvent({ taskId: 't-2', sessionId: 'task:t-1' })).toBe('t-2');
+    expect(taskOfEvent({})).toBeUndefined();
   });
 
   it('past limits.maxFormAttempts invalid answers the tool gets ElicitationValidationError, as in both eras', async () => {
