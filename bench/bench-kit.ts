@@ -9,10 +9,21 @@ import type { Row } from './bench-results.js';
 export { mergeResults, type Row } from './bench-results.js';
 
 /**
+ * `--smoke` (forwarded by `npm run bench:smoke`, CI's run): the smallest counts that still take every step of every
+ * measurement, to show that nothing is broken, never to measure. It implies `--quick`.
+ */
+export const SMOKE = process.argv.includes('--smoke');
+
+/**
  * `--quick` (forwarded by `npm run bench -- --quick`): fewer and shorter runs and smaller counts, for a first
  * look in a few minutes. run.json and the README mark such figures as quick.
  */
-export const QUICK = process.argv.includes('--quick');
+export const QUICK = SMOKE || process.argv.includes('--quick');
+
+/** A count or duration for this run's size: `full`, or `quick` under `--quick`, or `smoke` under `--smoke`. */
+export function bySize<T>(full: T, quick: T, smoke: T): T {
+  return SMOKE ? smoke : QUICK ? quick : full;
+}
 
 /** `global.gc`, exposed on the fly when the script was started without `--expose-gc` (e.g. under `--cpu-prof`). */
 const gc: () => void = (() => {

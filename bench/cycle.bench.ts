@@ -24,13 +24,13 @@ import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ElicitationModule, ElicitationService, ElicitationStore, MemoryElicitationStore } from '../src/index.js';
 import { SecretBox } from '../src/security/secret-box.js';
-import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
 /** Cycles per measured run (and per warm-up run). */
-const CYCLES = QUICK ? 20_000 : 100_000;
-const MEASURED_RUNS = QUICK ? 2 : 5;
+const CYCLES = bySize(100_000, 20_000, 2_000);
+const MEASURED_RUNS = bySize(5, 2, 1);
 /** Gives up after this long without a finished run (a hang; one run takes a few seconds). */
 const IDLE_LIMIT_MS = 60_000;
 

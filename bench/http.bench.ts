@@ -61,15 +61,15 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_MAX_BATCH } from '../examples/demo/bench.controller.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
-import { fmt, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 import type { FromGenerator, LoadResult, LoadSpec, ToGenerator } from './load-generator.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
 const CONNECTIONS = Number(process.env.HTTP_BENCH_CONNECTIONS) || 32;
-const RUN_SECONDS = Number(process.env.HTTP_BENCH_SECONDS) || (QUICK ? 3 : 5);
-const WARMUP_SECONDS = Number(process.env.HTTP_BENCH_WARMUP_SECONDS) || (QUICK ? 1 : 3);
-const MEASURED_RUNS = Number(process.env.HTTP_BENCH_RUNS) || (QUICK ? 1 : 5);
+const RUN_SECONDS = Number(process.env.HTTP_BENCH_SECONDS) || bySize(5, 3, 1);
+const WARMUP_SECONDS = Number(process.env.HTTP_BENCH_WARMUP_SECONDS) || bySize(3, 1, 1);
+const MEASURED_RUNS = Number(process.env.HTTP_BENCH_RUNS) || bySize(5, 1, 1);
 const ADAPTERS = ['express', 'fastify'] as const;
 type Adapter = (typeof ADAPTERS)[number];
 

@@ -44,32 +44,34 @@ import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constan
 import { TaskRunner } from '../src/mcp/tasks/task-runner.js';
 import { MemoryTasks } from '../src/stores/memory-tasks.js';
 import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
-import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
 /** Pending counts of the heap measurement, and runs at each. */
-const HEAP_SIZES: ReadonlyArray<{ pending: number; runs: number }> = QUICK
-  ? [{ pending: 100_000, runs: 1 }]
-  : [
-      { pending: 100_000, runs: 3 },
-      { pending: 1_000_000, runs: 1 },
-    ];
+const HEAP_SIZES: ReadonlyArray<{ pending: number; runs: number }> = bySize(
+  [
+    { pending: 100_000, runs: 3 },
+    { pending: 1_000_000, runs: 1 },
+  ],
+  [{ pending: 100_000, runs: 1 }],
+  [{ pending: 10_000, runs: 1 }],
+);
 /** create → complete cycles of the growth measurement, after WARMUP_CYCLES, swept every SWEEP_EVERY. */
-const CYCLES = QUICK ? 100_000 : 1_000_000;
-const WARMUP_CYCLES = 10_000;
-const SWEEP_EVERY = 10_000;
+const CYCLES = bySize(1_000_000, 100_000, 20_000);
+const WARMUP_CYCLES = bySize(10_000, 10_000, 2_000);
+const SWEEP_EVERY = bySize(10_000, 10_000, 2_000);
 /** One cycle in this many is left pending (expired by the sweep) instead of completed. */
 const EXPIRE_ONE_IN = 10;
 /** Pending records of the sweep measurement, the share of them due, and runs. */
-const SWEEP_PENDING = QUICK ? 100_000 : 1_000_000;
+const SWEEP_PENDING = bySize(1_000_000, 100_000, 10_000);
 const SWEEP_DUE_SHARE = 0.01;
 const SWEEP_RUNS = QUICK ? 1 : 3;
 /** Least pause after a full gc before a timed sweep or scan (see settle). */
 const SETTLE_MS = 200;
 /** Form validation: timed runs (after one warm-up run) of at least FORM_RUN_MS each. */
 const FORM_RUNS = QUICK ? 1 : 3;
-const FORM_RUN_MS = QUICK ? 300 : 1_000;
+const FORM_RUN_MS = bySize(1_000, 300, 100);
 /** Gives up after this long without a finished step (a hang; the longest, creating 1M pending, takes well under a minute). */
 const IDLE_LIMIT_MS = 180_000;
 
@@ -78,7 +80,7 @@ const GROWTH_TARGET = 0.05; // heap growth after CYCLES, as a share of the heap 
 const SWEEP_RATIO_TARGET = 0.05; // sweep time / full scan time, at most
 const FORM_TARGET = 200_000; // validations/s, at least
 /** Tasks made to wait on a form question at once (MCP Tasks extension): each must hold no timer. */
-const WAITING_TASKS = QUICK ? 2_000 : 10_000;
+const WAITING_TASKS = bySize(10_000, 2_000, 200);
 
 const USER_ID = 'u';
 const SERVICE = 'github';

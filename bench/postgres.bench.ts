@@ -26,7 +26,7 @@ import type { ElicitationRecord } from '../src/index.js';
 import { PostgresElicitationStore } from '../src/postgres/index.js';
 import { StoreKeyRing } from '../src/security/store-key-ring.js';
 import { DEMO_MAIN, liveChildren } from '../examples/demo/demo-process.js';
-import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 import { DEMO_LIMITS_ENV, type Latency, measureCrossInstance } from './cross-instance.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -35,12 +35,12 @@ const PREFIX = `bench_pg_${RUN_ID}_`;
 const DEMO_PREFIX = `bench_pgdemo_${RUN_ID}_`;
 
 const MEASURED_RUNS = QUICK ? 1 : 3;
-const OPS: Record<number, number> = QUICK ? { 1: 500, 32: 3_000 } : { 1: 2_000, 32: 12_000 };
+const OPS: Record<number, number> = bySize({ 1: 2_000, 32: 12_000 }, { 1: 500, 32: 3_000 }, { 1: 100, 32: 640 });
 const CONCURRENCIES = [1, 32] as const;
-const RT_OPS = QUICK ? 100 : 500;
-const LATENCY_N = QUICK ? 100 : 1_000;
-const LATENCY_WARMUP = QUICK ? 20 : 100;
-const SWEEP_N = QUICK ? 10_000 : 100_000;
+const RT_OPS = bySize(500, 100, 20);
+const LATENCY_N = bySize(1_000, 100, 20);
+const LATENCY_WARMUP = bySize(100, 20, 5);
+const SWEEP_N = bySize(100_000, 10_000, 1_000);
 const IDLE_LIMIT_MS = 300_000;
 
 const ROUND_TRIPS_TARGET = 1;

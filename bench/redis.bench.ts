@@ -47,7 +47,7 @@ import { decodeEventMessage, encodeEventMessage, eventMessageHead } from '../src
 import { keySpace } from '../src/redis/redis.key-space.js';
 import { StoreKeyRing } from '../src/security/store-key-ring.js';
 import { DEMO_MAIN, liveChildren } from '../examples/demo/demo-process.js';
-import { fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 import { DEMO_LIMITS_ENV, type Latency, measureCrossInstance, percentile } from './cross-instance.js';
 
 // ---------------------------------------------------------------------------------------------- setup
@@ -60,19 +60,19 @@ const DEMO_PREFIX = `bench-redis-${RUN_ID}-demo`;
 
 const MEASURED_RUNS = QUICK ? 1 : 3;
 /** Operations per run (and per warm-up), per concurrency. */
-const OPS: Record<number, number> = QUICK ? { 1: 1_000, 32: 6_000 } : { 1: 4_000, 32: 24_000 };
+const OPS: Record<number, number> = bySize({ 1: 4_000, 32: 24_000 }, { 1: 1_000, 32: 6_000 }, { 1: 200, 32: 1_280 });
 /** Slices each run is interleaved in (see throughputRun). */
 const SEGMENTS = 4;
 const CONCURRENCIES = [1, 32] as const;
 /** Operations of each kind counted for round trips. */
-const RT_OPS = QUICK ? 100 : 500;
+const RT_OPS = bySize(500, 100, 20);
 /** Elicitations in the cross-instance latency measurement, after LATENCY_WARMUP unmeasured ones. */
-const LATENCY_N = QUICK ? 100 : 1_000;
-const LATENCY_WARMUP = QUICK ? 20 : 100;
+const LATENCY_N = bySize(1_000, 100, 20);
+const LATENCY_WARMUP = bySize(100, 20, 5);
 /** Events per transport in the event-hop measurement, after HOP_WARMUP unmeasured ones, in HOP_BLOCKS alternating blocks. */
-const HOP_N = QUICK ? 200 : 2_000;
-const HOP_WARMUP = QUICK ? 20 : 200;
-const HOP_BLOCKS = QUICK ? 2 : 10;
+const HOP_N = bySize(2_000, 200, 40);
+const HOP_WARMUP = bySize(200, 20, 5);
+const HOP_BLOCKS = bySize(10, 2, 2);
 /**
  * REDIS_BENCH_BREAKDOWN=1 also reads the demo's event stream from this process and splits each latency at
  * the moment the "completed" event reaches a reader: POST → event read (instance B: HTTP, page handler, store

@@ -5,8 +5,8 @@
  *   npm run bench -- --quick           the same with fewer and shorter runs (a few minutes; marked quick)
  *   npm run bench -- --only http,redis only those scripts (`<name>.bench`, or its first word)
  *   npm run bench:readme               only the table of docs/performance.md, from the results already written
- *   npm run bench:smoke                the quick mode as CI's smoke (`--smoke`): fails when a script fails (an error,
- *                                      never a missed target), and leaves docs/performance.md as it is
+ *   npm run bench:smoke                CI's smoke (`--smoke`): the smallest counts (bench-kit.ts `bySize`), failing when a
+ *                                      script fails (an error, never a missed target), docs/performance.md left as it is
  *
  * Each script runs as a child process with its own node flags (bench-catalog.ts), `--quick` forwarded, one after
  * the other (each wants the machine to itself), and merges its rows into bench/results/latest.json and its run
@@ -52,7 +52,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 function runScript(script: BenchScript): Promise<number> {
   const file = fileURLToPath(new URL(`./${script.name}.js`, import.meta.url));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...script.nodeFlags, file, ...(QUICK ? ['--quick'] : [])], { stdio: 'inherit' });
+    const size = SMOKE ? ['--smoke'] : QUICK ? ['--quick'] : [];
+    const child = spawn(process.execPath, [...script.nodeFlags, file, ...size], { stdio: 'inherit' });
     current = child;
     child.once('error', (error) => {
       console.error(`bench: could not start ${script.name}: ${error.message}`);
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const took: string[] = [];
   const failed: string[] = [];
   for (const script of scripts) {
-    console.log(`\n===== ${script.name}${QUICK ? ' --quick' : ''} (node ${script.nodeFlags.join(' ')})\n`);
+    console.log(`\n===== ${script.name}${SMOKE ? ' --smoke' : QUICK ? ' --quick' : ''} (node ${script.nodeFlags.join(' ')})\n`);
     const t = Date.now();
     const code = await runScript(script);
     const seconds = (Date.now() - t) / 1000;
