@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against the
 // demo apps, on both protocol eras their /mcp route serves: for each target, starts its compiled main.js
-// with MCP_CONFORMANCE=1 on a free loopback port, runs the CLI once per scenario, sequentially, and stops it:
+// with MCP_CONFORMANCE=1 on a free loopback port, runs the CLI once per scenario, one after the other, and stops it;
+// the targets run side by side (each scenario's output is printed in one piece when it ends):
 //   - the SDK demo (dist-demo/examples/demo/main.js), every scenario below;
 //   - the MCP-Nest demo (dist-demo/examples/mcp-nest/main.js, `@rekog/mcp-nest` with McpNestElicitationModule),
 //     the elicitation and input_required scenarios of both eras.
@@ -100,7 +101,10 @@ const MCP_NEST_ERAS = [
   },
 ];
 
-/** The apps under test, each started on its own, in turn (`CONFORMANCE_TARGET=<key>` runs one of them). */
+/**
+ * The apps under test, each started on its own port, side by side (`CONFORMANCE_TARGET=<key>` runs one of them); the
+ * scenarios of one target run one after the other.
+ */
 const ALL_TARGETS = [
   { key: 'sdk-demo', name: 'SDK demo', main: ['examples', 'demo', 'main.js'], eras: SDK_DEMO_ERAS },
   { key: 'mcp-nest-demo', name: 'MCP-Nest demo', main: ['examples', 'mcp-nest', 'main.js'], eras: MCP_NEST_ERAS },
@@ -130,9 +134,7 @@ const results = [];
 /** Set once the run is being cut short (signal, overall timeout): nothing new is started. */
 let stopping = false;
 let outRoot;
-let app;
-/** Output of the app running now, and of every app that ran, by target key (shown for failed targets). */
-let appLog = '';
+/** Output of every app, by target key (shown for failed targets, and when a start fails). */
 const appLogs = new Map();
 
 /** The closing line (also printed when the run is cut short: unrun scenarios count as failed). */
@@ -194,7 +196,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** The compiled entry point of a target. */
 const mainOf = (target) => join(root, 'dist-demo', ...target.main);
 
-/** Starts a target's app and resolves its MCP URL from its "MCP elicitation demo … ready" line. */
+/** Starts a target's app and resolves it with its MCP URL, from its "MCP elicitation demo … ready" line. */
 function startApp(target) {
   const env = {
     ...process.env,
@@ -204,19 +206,19 @@ function startApp(target) {
     PUBLIC_URL: '',
     ELICITATION_STORE: 'memory',
   };
-  appLog = '';
-  app = start(process.execPath, [mainOf(target)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  appLogs.set(target.key, '');
+  const app = start(process.execPath, [mainOf(target)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`the ${target.name} did not get ready within ${STARTUP_TIMEOUT_MS} ms`)),
       STARTUP_TIMEOUT_MS,
     );
     const onData = (chunk) => {
-      appLog += chunk;
-      const match = /MCP elicitation demo\b[^\n]*?\bready\b.*?(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(appLog);
+      appLogs.set(target.key, appLogs.get(target.key) + chunk);
+      const match = /MCP elicitation demo\b[^\n]*?\bready\b.*?(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(appLogs.get(target.key));
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve({ app, mcpUrl: match[1] });
       }
     };
     app.stdout.setEncoding('utf8').on('data', onData);
@@ -242,11 +244,14 @@ function findChecks(dir) {
 /** `target: scenario [revision]`, how a run is named in the output. */
 const label = ({ target, scenario, specVersion }) => `${target.name}: ${scenario} [${specVersion}]`;
 
-/** Runs one scenario on one revision; returns its verdict and check counts. */
+/**
+ * Runs one scenario on one revision; returns its verdict and check counts. Its output is printed in one piece when it
+ * ends (the targets run side by side).
+ */
 async function runScenario(run, mcpUrl, outRoot) {
   const { target, scenario, specVersion } = run;
   const outDir = join(outRoot, target.key, specVersion, scenario);
-  console.log(`\n=== conformance scenario ${label(run)} ===`);
+  let output = '';
   const child = start(
     process.execPath,
     [
@@ -267,8 +272,9 @@ async function runScenario(run, mcpUrl, outRoot) {
       '-o',
       outDir,
     ],
-    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  for (const stream of [child.stdout, child.stderr]) stream?.setEncoding('utf8').on('data', (chunk) => (output += chunk));
   let killed = false;
   const timer = setTimeout(() => {
     killed = true;
@@ -276,6 +282,7 @@ async function runScenario(run, mcpUrl, outRoot) {
   }, SCENARIO_KILL_MS);
   const code = await exited(child);
   clearTimeout(timer);
+  console.log(`\n=== conformance scenario ${label(run)} ===\n${output.trimEnd()}`);
 
   const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0 };
   const files = existsSync(outDir) ? findChecks(outDir) : [];
@@ -295,8 +302,11 @@ async function runScenario(run, mcpUrl, outRoot) {
 
 /** Starts one target, runs its scenarios in order and stops it (a run after the app died counts as failed). */
 async function runTarget(target) {
+  let app;
   try {
-    const mcpUrl = await startApp(target);
+    const started = await startApp(target);
+    app = started.app;
+    const mcpUrl = started.mcpUrl;
     const eras = target.eras.map((e) => `${e.specVersion} (${e.scenarios.length} scenarios)`).join(', ');
     console.log(`\nconformance: ${target.name} ready at ${mcpUrl} (MCP_CONFORMANCE=1); spec ${eras}`);
     for (const run of RUNS.filter((r) => r.target === target)) {
@@ -314,7 +324,6 @@ async function runTarget(target) {
     }
   } finally {
     await stop(app);
-    appLogs.set(target.key, appLog);
   }
 }
 
@@ -323,11 +332,9 @@ async function main() {
     if (!existsSync(path)) throw new Error(`${what} not found at ${path} (run npm ci and npm run build:demo)`);
   }
   outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  for (const target of TARGETS) {
-    if (stopping) break;
-    await runTarget(target);
-  }
+  await Promise.all(TARGETS.map((target) => runTarget(target)));
   if (stopping) return 1; // cut short: the signal or timeout handler has reported
+  results.sort((a, b) => RUNS.indexOf(a.run) - RUNS.indexOf(b.run));
 
   console.log('\n=== conformance summary ===');
   for (const r of results) {
@@ -365,7 +372,7 @@ main()
     if (stopping) return; // the signal or timeout handler reports and exits
     clearTimeout(deadline);
     console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
-    if (appLog) console.error(`--- app output ---\n${appLog.trimEnd()}\n--- end of app output ---`);
+    for (const [key, log] of appLogs) if (log) console.error(`--- ${key} output ---\n${log.trimEnd()}\n--- end of ${key} output ---`);
     await abort();
     console.log(summaryLine());
     process.exitCode = 1;
