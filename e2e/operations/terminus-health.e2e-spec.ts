@@ -183,6 +183,9 @@ describeWithRedisBinaries()('ElicitationHealthIndicator on a real Redis that sto
   it('200 with the store and its event channel up, 503 while Redis is down, 200 once it is back', async () => {
     const store = new RedisElicitationStore(`redis://${HOST}:${port}`, { keyPrefix: `h15-health-${randomUUID().slice(0, 8)}` });
     const { health } = await started(store);
+    // Up once the event channel is live and a ping answers within the controller's 1 s (a busy machine may need a
+    // moment after the start for either).
+    await waitUntil('GET /health to answer 200', 10_000, async () => (await health()).status === 200);
     const up = await health();
     expect(up.status).toBe(200);
     expect(up.body.details).toEqual({ elicitation: { status: 'up', store: 'up', events: 'live' } });
