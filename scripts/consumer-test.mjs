@@ -301,16 +301,20 @@ function copyMcpNestSnippet(name, target) {
 
 /** Starts `node [nodeArgs] dist/main.js` with CONSUMER_APP=`app` and runs the driver's cases for it; each case is a check. */
 async function driveMcpApp(name, dir, app, label = app, nodeArgs = []) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), PUBLIC_URL: base, BASE_URL: base, CONSUMER_APP: app, MCP_DEV_TOKENS, NO_COLOR: '1' };
-  const server = start(name, ['node', ...nodeArgs, 'dist/main.js'], { cwd: dir, env });
   const t = Date.now();
+  let server;
+  let base;
   try {
     try {
-      await waitUntilListening(server, base, 30_000);
+      ({ app: server, base } = await startListening(name, dir, ['node', ...nodeArgs, 'dist/main.js'], (origin) => ({
+        PUBLIC_URL: origin,
+        BASE_URL: origin,
+        CONSUMER_APP: app,
+        MCP_DEV_TOKENS,
+        NO_COLOR: '1',
+      })));
     } catch (err) {
-      fail(name, `MCP app ${label}: node dist/main.js starts`, `${err.message}\n--- app output ---\n${appLog(server)}`);
+      fail(name, `MCP app ${label}: node dist/main.js starts`, err.message);
       return;
     }
     const driver = start(name, ['node', 'mcp-driver.mjs', app, base], { cwd: dir });
@@ -330,7 +334,7 @@ async function driveMcpApp(name, dir, app, label = app, nodeArgs = []) {
     }
     log(name, `MCP app ${label}: ${results.length} cases in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   } finally {
-    await stop(server);
+    if (server) await stop(server);
   }
 }
 
@@ -530,11 +534,8 @@ async function checkOneCopy(name, dir, subpaths) {
 
 /** Starts the compiled app on a free port and checks the api-key page and the status route. */
 async function checkHttp(name, dir) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const app = start(name, ['node', 'dist/main.js'], { cwd: dir, env: { PORT: String(port), BASE_URL: base } });
+  const { app, base } = await startListening(name, dir, ['node', 'dist/main.js'], (origin) => ({ BASE_URL: origin }));
   try {
-    await waitUntilListening(app, base, 30_000);
     const created = await expectResponse(fetch(`${base}/consent/api-key`, { method: 'POST' }), 201, 'application/json');
     const { elicitationId, url } = JSON.parse(created);
     if (url !== `${base}/elicit/${elicitationId}/api-key`) throw new Error(`unexpected elicitation url ${url}`);
@@ -561,16 +562,46 @@ async function expectResponse(pending, status, type) {
   return body;
 }
 
+/**
+ * Starts `argv` in `dir` on a free loopback port (`PORT`, and the env `envOf(origin)` adds) and resolves once the app
+ * itself says it listens (its main.ts prints `listening on port <port>` once `listen` resolved) and answers there. A port picked free can be taken
+ * before the app binds it (by another test's server picking port 0): the app then fails with EADDRINUSE while the
+ * other server answers, so the app's own line is waited for, and such a start is tried again on another port.
+ */
+async function startListening(name, dir, argv, envOf, attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const app = start(name, argv, { cwd: dir, env: { PORT: String(port), ...envOf(base) } });
+    try {
+      await waitUntilListening(app, base, 30_000);
+      return { app, base };
+    } catch (err) {
+      await stop(app);
+      const taken = /EADDRINUSE/.test(app.output());
+      if (!taken || attempt >= attempts) {
+        throw new Error(`${err.message}\n--- app output ---\n${app.output().slice(-6000)}`, { cause: err });
+      }
+      log(name, `port ${port} was taken before the app bound it; trying another`);
+    }
+  }
+}
+
+/** Resolves once the app printed that it listens on `base`'s port (the fixtures' main.ts) and answers there. */
 async function waitUntilListening(app, base, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
+  const line = `listening on port ${new URL(base).port}`;
   while (Date.now() < deadline) {
-    if (app.exited) throw new Error(`the app exited (${app.exited}) before listening`);
-    try {
-      await fetch(`${base}/elicit/00000000-0000-4000-8000-000000000000/status`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
+    if (app.exited !== undefined) throw new Error(`the app exited (${app.exited}) before listening`);
+    if (app.output().includes(line)) {
+      try {
+        await fetch(`${base}/elicit/00000000-0000-4000-8000-000000000000/status`);
+        return;
+      } catch {
+        // listening, not answering yet
+      }
     }
+    await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the app did not listen within ${timeoutMs / 1000} s`);
 }

@@ -97,4 +97,6 @@ export async function startMcpApp(name: string): Promise<void> {
   const app = await NestFactory.create(module);
   app.use(browserLogin);
   await app.listen(process.env.PORT ?? 3000);
+  // What the consumer test waits for: this app, not another on the same port, is listening.
+  console.log(`listening on port ${process.env.PORT ?? 3000}`);
 }

@@ -13,4 +13,6 @@ export async function startMcpApp(): Promise<void> {
   app.connectMicroservice({ strategy: mcp });
   await app.startAllMicroservices();
   await app.listen(process.env.PORT ?? 3000);
+  // What the consumer test waits for: this app, not another on the same port, is listening.
+  console.log(`listening on port ${process.env.PORT ?? 3000}`);
 }

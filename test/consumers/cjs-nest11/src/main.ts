@@ -13,5 +13,7 @@ async function bootstrap() {
   }
   const app = await NestFactory.create(AppModule);
   await app.listen(process.env.PORT ?? 3000);
+  // What the consumer test waits for: this app, not another on the same port, is listening.
+  console.log(`listening on port ${process.env.PORT ?? 3000}`);
 }
 bootstrap();

@@ -11,4 +11,6 @@ if (mcpApp) {
 } else {
   const app = await NestFactory.create(AppModule);
   await app.listen(process.env.PORT ?? 3000);
+  // What the consumer test waits for: this app, not another on the same port, is listening.
+  console.log(`listening on port ${process.env.PORT ?? 3000}`);
 }
