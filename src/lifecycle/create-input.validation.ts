@@ -115,12 +115,8 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
   if (session !== undefined && (typeof session !== 'string' || !session)) {
     throw new ElicitationInputError('session', 'must be the MCP session id string');
   }
-  if (askKey !== undefined && (typeof askKey !== 'string' || !askKey || askKey.length > MAX_TYPE_LENGTH)) {
-    throw new ElicitationInputError('askKey', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
-  }
-  if (taskId !== undefined && (typeof taskId !== 'string' || !taskId || taskId.length > MAX_TYPE_LENGTH)) {
-    throw new ElicitationInputError('taskId', `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
-  }
+  checkOptionalKey('askKey', askKey);
+  checkOptionalKey('taskId', taskId);
   const ttlMs = input.ttlMs ?? options.ttlMs;
   if (!Number.isInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TIMER_MS) {
     throw new ElicitationInputError('ttlMs', 'must be a positive whole number of milliseconds');
@@ -152,6 +148,13 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
 export function typeOfAsk(input: Pick<CreateUrlElicitationInput, 'kind' | 'type' | 'provider'>): string {
   if (input.type !== undefined) return input.type;
   return input.kind === 'oauth' && typeof input.provider === 'string' ? oauthGrantType(input.provider) : input.kind;
+}
+
+/** An optional key the MCP binding sets (`askKey`, `taskId`): absent, or a non-empty string of at most MAX_TYPE_LENGTH. */
+function checkOptionalKey(field: 'askKey' | 'taskId', value: unknown): void {
+  if (value !== undefined && (typeof value !== 'string' || !value || value.length > MAX_TYPE_LENGTH)) {
+    throw new ElicitationInputError(field, `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters`);
+  }
 }
 
 /** `metadata`: a plain, JSON-serialisable object within `limits.maxMetadataBytes`, with well-typed page keys. */

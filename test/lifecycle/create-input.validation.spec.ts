@@ -200,6 +200,27 @@ describe('provider and scopes on the other kinds', () => {
   });
 });
 
+describe("the MCP binding's keys: askKey and taskId", () => {
+  const confirm = (extra: Record<string, unknown>): CreateUrlElicitationInput => ({
+    kind: 'confirm',
+    message: 'Deploy?',
+    userId: 'alice',
+    ...extra,
+  });
+
+  it('are kept on the record when set', () => {
+    expect(created(confirm({ askKey: 'k-1', taskId: 't-1' }))).toMatchObject({ askKey: 'k-1', taskId: 't-1' });
+  });
+
+  it.each(['askKey', 'taskId'] as const)('%s: an empty, over-long or non-string value is refused, naming the field', (field) => {
+    for (const value of ['', 'x'.repeat(201), 42]) {
+      const error = inputError(() => created(confirm({ [field]: value })));
+      expect(error.field).toBe(field);
+      expect(error.message).toMatch(/must be a non-empty string of at most \d+ characters/);
+    }
+  });
+});
+
 describe('typeOfAsk', () => {
   it.each<[string, Pick<CreateUrlElicitationInput, 'kind' | 'type' | 'provider'>, string]>([
     ['api-key', { kind: 'api-key' }, 'api-key'],
