@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type BeforeApplicationShutdown, type INestApplication, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
 import { profileForm } from '../../examples/demo/profile-form.js';
 import { ElicitationModule } from '../../src/module/elicitation.module.js';
@@ -49,7 +49,11 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
   let throttled: DemoApp | undefined;
   let service: ElicitationService;
   let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  /**
+   * One page per variant (in a context of its own: language, scheme, motion, size), reused by every test of that
+   * variant: a new context and page cost Chromium about a second of CPU, a navigation a quarter of that.
+   */
+  const pages = new Map<string, Page>();
 
   beforeAll(async () => {
     // Generous limits: these tests open far more pages and create far more elicitations than a person would.
@@ -59,27 +63,42 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    for (const page of pages.values())
+      await page
+        .context()
+        .close()
+        .catch(() => undefined);
     await browser?.close().catch(() => undefined);
     await throttled?.app.close();
     await demo?.app.close();
   });
 
-  /** A fresh browser context signed in to the demo as `user` (its cookie), in the variant's language, scheme and size. */
+  /**
+   * The variant's page, signed in to the demo as `user` (its cookie: every other cookie of an earlier test is
+   * cleared) and with no page errors recorded yet.
+   */
   async function open(variant: Variant = {}, user: string | null = USER): Promise<Page> {
-    const context = await browser.newContext({
+    const settings = {
       locale: variant.locale ?? 'en',
       colorScheme: variant.colorScheme ?? 'light',
       reducedMotion: variant.reducedMotion ?? 'no-preference',
       viewport: variant.viewport ?? { width: 800, height: 900 },
-    });
-    contexts.push(context);
-    context.setDefaultTimeout(10_000);
+    } as const;
+    const key = JSON.stringify(settings);
+    let page = pages.get(key);
+    if (!page) {
+      const context = await browser.newContext(settings);
+      context.setDefaultTimeout(10_000);
+      page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      (page as Page & { errors: string[] }).errors = errors;
+      pages.set(key, page);
+    }
+    const context = page.context();
+    await context.clearCookies();
     if (user) await context.addCookies([{ name: 'demo_user', value: user, url: demo.url }]);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    (page as Page & { errors: string[] }).errors = errors;
+    pageErrors(page).length = 0;
     return page;
   }
 
@@ -124,10 +143,15 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
     return response?.status() ?? 0;
   }
 
-  /** Clicks `selector` (the primary button by default) and waits for the page the post answers with. */
+  /**
+   * Clicks `selector` (the primary button by default) and waits for the page the post answers with: its response,
+   * and the main frame's navigation to it (a response alone leaves the old document in place for a moment, and its
+   * late commit would interrupt the next test's navigation of the same page).
+   */
   async function post(page: Page, selector = 'button.primary', press?: string): Promise<number> {
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && r.request().resourceType() === 'document'),
+      page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() }),
       press ? page.keyboard.press(press) : page.locator(selector).click(),
     ]);
     await page.waitForLoadState('domcontentloaded');
@@ -261,7 +285,7 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
   const ALL = Object.keys(STATES);
   const MAIN = ['api-key', 'form-errors', 'done', 'error-404'];
 
-  /** Shows `state` in a fresh context of `variant`, checks its HTTP status, runs `check`, cleans up. */
+  /** Shows `state` in the page of `variant`, checks its HTTP status, runs `check`, cleans up. */
   async function inState(state: string, variant: Variant, check: (page: Page) => Promise<void>): Promise<void> {
     const page = await open(variant);
     const shown = await STATES[state](page);
@@ -271,7 +295,6 @@ suite('pages for people: accessibility in Chromium (#16)', () => {
       expect(pageErrors(page)).toEqual([]);
     } finally {
       await shown.cleanup?.();
-      await page.context().close();
     }
   }
 

@@ -118,26 +118,31 @@ describe('a tool text cannot make a page read differently (real browser)', () =>
     await app?.close();
   });
 
+  /** The one page every check reuses (a new context and page cost Chromium about a second of CPU), and its errors. */
+  let shared: { page: Page; errors: string[] } | undefined;
+
   /**
    * Opens `url` as alice (the test identity header) at `viewport`, runs `check`, leaves a screenshot of the
-   * first viewport in /tmp (`name`), closes the context.
+   * first viewport in /tmp (`name`).
    */
   async function open(name: string, url: string, viewport: { width: number; height: number }, check: (page: Page) => Promise<void>) {
     if (!browser) throw new Error('Chromium did not start (see the beforeAll)');
-    const context = await browser.newContext({ viewport, extraHTTPHeaders: { 'x-test-user': 'alice' } });
-    try {
+    if (!shared) {
+      const context = await browser.newContext({ viewport, extraHTTPHeaders: { 'x-test-user': 'alice' } });
       context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      const opened = await page.goto(`${origin}${new URL(url).pathname}`);
-      expect(opened?.status()).toBe(200);
-      await check(page);
-      await page.screenshot({ path: `/tmp/page-spoofing-${name}-${viewport.width}x${viewport.height}.png` });
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
+      shared = { page, errors };
     }
+    const { page, errors } = shared;
+    errors.length = 0;
+    await page.setViewportSize(viewport);
+    const opened = await page.goto(`${origin}${new URL(url).pathname}`);
+    expect(opened?.status()).toBe(200);
+    await check(page);
+    await page.screenshot({ path: `/tmp/page-spoofing-${name}-${viewport.width}x${viewport.height}.png` });
+    expect(errors).toEqual([]);
   }
 
   chromiumIt(
