@@ -3,7 +3,7 @@ import { ElicitationCsrfException } from './exceptions/elicitation-csrf.exceptio
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ElicitationFinishedException } from './exceptions/elicitation-finished.exception.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
-import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationStoreUnavailableError, STORE_RETRY_AFTER_S } from '../errors/elicitation-store-unavailable.error.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { observeRefusal, refusalOf } from './elicitation-route-observer.js';
 import { pageHeadingOf, pageTextOf } from './exceptions/page-text.js';
@@ -53,6 +53,7 @@ export class ElicitationPageFilter implements ExceptionFilter {
     } else if (exception instanceof ElicitationStoreUnavailableError) {
       status = HttpStatus.SERVICE_UNAVAILABLE;
       text = messages.errors.unavailable;
+      res.header('Retry-After', String(STORE_RETRY_AFTER_S));
       this.logger.warn(exception.message);
     } else if (exception instanceof ElicitationKeyError) {
       // Another instance sealed the record, or issued the form's CSRF token, under a key this one lacks (a CSRF

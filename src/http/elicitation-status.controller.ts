@@ -3,7 +3,7 @@ import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import type { ElicitationStatusView } from '../core/elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import { ElicitationNotFoundException } from './exceptions/elicitation-not-found.exception.js';
-import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
+import { ElicitationStoreUnavailableError, STORE_RETRY_AFTER_S } from '../errors/elicitation-store-unavailable.error.js';
 import { StatusRoutes } from './elicitation-routes.decorator.js';
 import { InRouteContext, routeElicitationId } from './elicitation-route-observer.js';
 import type { PageRequest, PageResponse } from './page-http.js';
@@ -41,7 +41,10 @@ export class ElicitationStatusController {
     try {
       view = await this.records.status(checked);
     } catch (error) {
-      if (error instanceof ElicitationStoreUnavailableError) throw new ServiceUnavailableException(PAGE_MESSAGES.errors.statusUnavailable);
+      if (error instanceof ElicitationStoreUnavailableError) {
+        res.header('Retry-After', String(STORE_RETRY_AFTER_S));
+        throw new ServiceUnavailableException(PAGE_MESSAGES.errors.statusUnavailable);
+      }
       if (error instanceof ElicitationKeyError) {
         this.logger.warn(error.message);
         throw new ServiceUnavailableException(PAGE_MESSAGES.errors.keyMismatch);

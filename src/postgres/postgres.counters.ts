@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PostgresQueries } from './postgres.bounded.js';
 import type { CounterHit, ElicitationStoreKeys } from '../stores/elicitation-store.js';
 
 /** A counter key's readable kind: its leading lower-case word (`throttle:…`), kept in clear as in Redis. */
@@ -10,7 +10,7 @@ const COUNTER_KIND = /^([a-z][a-z-]{0,31}):/;
  */
 export class PostgresCounters {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: PostgresQueries,
     private readonly t: (object: string) => string,
     private readonly keys: () => ElicitationStoreKeys,
   ) {}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
+import type { PostgresQueries } from './postgres.bounded.js';
 import type { ElicitationEvent } from '../core/elicitation.types.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from '../stores/elicitation-store.js';
 import {
@@ -14,7 +15,8 @@ import {
 
 /** What a channel needs of its store. */
 export interface PostgresEventChannelDeps {
-  pool: pg.Pool;
+  /** The store's statements, each bounded (`operationTimeoutMs`). */
+  pool: PostgresQueries;
   /** The connection settings of the listening connection (the pool's own). */
   connection: pg.ClientConfig;
   keys: EventSealing;

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PostgresQueries } from './postgres.bounded.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import { qualified, type PostgresNames } from './postgres.names.js';
@@ -54,7 +54,7 @@ END $$;
 }
 
 /** The schema's version as the database holds it, `undefined` when there is none (`42P01`: no such table). */
-export async function readSchemaVersion(pool: pg.Pool, names: PostgresNames): Promise<string | undefined> {
+export async function readSchemaVersion(pool: PostgresQueries, names: PostgresNames): Promise<string | undefined> {
   try {
     const { rows } = await pool.query<{ value: string }>(`SELECT value FROM ${qualified(names, 'meta')} WHERE name = 'schema_version'`);
     return rows[0]?.value;
@@ -73,7 +73,7 @@ export function isNewerSchema(version: string | undefined): version is string {
  * Reads the schema's version: resolves at `SCHEMA_VERSION`; else a config error naming the fix (missing or older), or
  * refusing a newer one.
  */
-export async function checkSchemaVersion(pool: pg.Pool, names: PostgresNames): Promise<void> {
+export async function checkSchemaVersion(pool: PostgresQueries, names: PostgresNames): Promise<void> {
   const version = await readSchemaVersion(pool, names);
   if (version === String(SCHEMA_VERSION)) return;
   throw isNewerSchema(version) ? newerSchemaError(names, version) : schemaError(names, version);

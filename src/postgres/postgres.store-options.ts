@@ -30,6 +30,15 @@ export interface PostgresElicitationStoreOptions {
    * @default 5000
    */
   eventPollMs?: number;
+  /**
+   * The bound on every operation, in milliseconds: waiting for a pool client and the statement itself, on the store's
+   * own pool and on yours. Past it the operation fails with `ElicitationStoreUnavailableError` (pages and the status
+   * route answer 503 with `Retry-After`, a tool call a clear error), the connection it held is closed and the server
+   * asked to cancel the statement. The store's own pool also sets `statement_timeout` and `lock_timeout` a little under
+   * it on its connections (your pool's settings are left as they are).
+   * @default 5000
+   */
+  operationTimeoutMs?: number;
 }
 
 /** The options with their defaults, checked. */
@@ -40,6 +49,7 @@ export interface ResolvedPostgresStoreOptions {
   readonly eventsMaxAgeMs: number;
   readonly eventsMaxCount: number;
   readonly eventPollMs: number;
+  readonly operationTimeoutMs: number;
 }
 
 /** A whole number of at least `min`, else a config error naming the option and the value. */
@@ -52,7 +62,7 @@ function whole(option: keyof PostgresElicitationStoreOptions, value: number | un
 }
 
 export function resolvePostgresStoreOptions(options: PostgresElicitationStoreOptions): ResolvedPostgresStoreOptions {
-  const known = new Set(['schema', 'tablePrefix', 'sweepBatch', 'eventsMaxAgeMs', 'eventsMaxCount', 'eventPollMs']);
+  const known = new Set(['schema', 'tablePrefix', 'sweepBatch', 'eventsMaxAgeMs', 'eventsMaxCount', 'eventPollMs', 'operationTimeoutMs']);
   const unknown = Object.keys(options).find((key) => !known.has(key));
   if (unknown) throw new ElicitationConfigError(unknown, `is not an option of PostgresElicitationStore (${[...known].join(', ')})`);
   const names = { schema: options.schema ?? DEFAULT_POSTGRES_NAMES.schema, prefix: options.tablePrefix ?? DEFAULT_POSTGRES_NAMES.prefix };
@@ -65,5 +75,6 @@ export function resolvePostgresStoreOptions(options: PostgresElicitationStoreOpt
     eventsMaxAgeMs: whole('eventsMaxAgeMs', options.eventsMaxAgeMs, 600_000, 1_000),
     eventsMaxCount: whole('eventsMaxCount', options.eventsMaxCount, 10_000, 1),
     eventPollMs: whole('eventPollMs', options.eventPollMs, 5_000, 100),
+    operationTimeoutMs: whole('operationTimeoutMs', options.operationTimeoutMs, 5_000, 100),
   };
 }

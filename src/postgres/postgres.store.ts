@@ -30,6 +30,7 @@ import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
 import { createSchema } from './postgres.schema.js';
 import { checkSchemaVersion } from './postgres.schema-version.js';
 import { PostgresCounters } from './postgres.counters.js';
+import { BoundedPool, serverTimeouts } from './postgres.bounded.js';
 import { callPostgres } from './postgres.call.js';
 import { PostgresTasks } from './postgres.tasks.js';
 
@@ -51,6 +52,8 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   /** The pool in use (the app's, or the store's own). */
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  /** The pool as every operation uses it: each statement ended within `operationTimeoutMs`. */
+  private readonly db: BoundedPool;
   private readonly names: PostgresNames;
   private readonly t: (object: string) => string;
   private readonly options: ReturnType<typeof resolvePostgresStoreOptions>;
@@ -66,8 +69,10 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     this.options = resolvePostgresStoreOptions(options);
     this.names = { schema: this.options.schema, prefix: this.options.tablePrefix };
     this.t = (object) => qualified(this.names, object);
+    const bound = this.options.operationTimeoutMs;
     if (typeof pool === 'string') {
-      this.pool = new pg.Pool({ connectionString: pool });
+      // The server ends a statement (or a wait for a lock) a little before the bound; the pool's wait for a connection too.
+      this.pool = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: bound });
       this.pool.on('error', () => undefined); // an idle client's error: the next query reports it
       this.ownsPool = true;
     } else if (pool && typeof (pool as Partial<pg.Pool>).query === 'function') {
@@ -76,8 +81,9 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     } else {
       throw new ElicitationConfigError('store', 'PostgresElicitationStore takes a pg Pool or a connection string', { value: pool });
     }
-    this.tasks = new PostgresTasks(this.pool, this.t, () => this.require());
-    this.counters = new PostgresCounters(this.pool, this.t, () => this.require());
+    this.db = new BoundedPool(this.pool, bound, this.connection());
+    this.tasks = new PostgresTasks(this.db, this.t, () => this.require());
+    this.counters = new PostgresCounters(this.db, this.t, () => this.require());
   }
 
   /**
@@ -95,7 +101,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
    * when it is newer (never downgraded).
    */
   async onModuleInit(): Promise<void> {
-    await checkSchemaVersion(this.pool, this.names);
+    await checkSchemaVersion(this.db, this.names);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -118,7 +124,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const event = channel && eventMessageStart(channel.head, 'created') + eventPart + eventMessageEnd(record.createdAt, channel.traceNow());
     const window = quota && (Math.floor(record.createdAt / quota.windowMs) + 1) * quota.windowMs;
     const { rows } = await this.call('create', () =>
-      this.pool.query<{ result: CreateResult }>(
+      this.db.query<{ result: CreateResult }>(
         `SELECT ${this.t('create')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS result`,
         [
           record.id,
@@ -147,7 +153,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {
     const keys = this.require();
     const { rows } = await this.call('get', () =>
-      this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM ${this.t('records')} WHERE id = $1 AND purge_at > $2`, [id, now]),
+      this.db.query<RecordRow>(`SELECT ${COLUMNS} FROM ${this.t('records')} WHERE id = $1 AND purge_at > $2`, [id, now]),
     );
     return rows[0] ? recordOf(rows[0], keys) : undefined;
   }
@@ -156,7 +162,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const keys = this.require();
     const channel = this.eventChannel();
     const { rows } = await this.call('finish', () =>
-      this.pool.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('finish')}($1, $2, $3, $4, $5, $6, $7)`, [
+      this.db.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('finish')}($1, $2, $3, $4, $5, $6, $7)`, [
         id,
         change.status,
         change.data === undefined ? null : JSON.stringify(change.data),
@@ -177,7 +183,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const keys = this.require();
     const channel = this.eventChannel();
     const { rows } = await this.call('extend', () =>
-      this.pool.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('extend')}($1, $2, $3, $4, $5, $6)`, [
+      this.db.query<{ moved: boolean; row_json: string }>(`SELECT moved, row_json FROM ${this.t('extend')}($1, $2, $3, $4, $5, $6)`, [
         id,
         change.expiresAt,
         change.purgeAt,
@@ -197,7 +203,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   async consume(id: string, now: number): Promise<ElicitationRecord | undefined> {
     const keys = this.require();
     const { rows } = await this.call('consume', () =>
-      this.pool.query<{ taken: string | null }>(`SELECT ${this.t('consume')}($1, $2) AS taken`, [id, now]),
+      this.db.query<{ taken: string | null }>(`SELECT ${this.t('consume')}($1, $2) AS taken`, [id, now]),
     );
     const taken = rows[0]?.taken;
     if (!taken) return undefined;
@@ -210,7 +216,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   async findLatestCompleted(userId: string, type: string, now: number): Promise<ElicitationRecord | undefined> {
     const keys = this.require();
     const { rows } = await this.call('findLatestCompleted', () =>
-      this.pool.query<RecordRow>(
+      this.db.query<RecordRow>(
         `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE type_name = ANY($1) AND status = 'completed' AND consumed_at IS NULL
          AND purge_at > $2 ORDER BY finished_at DESC, created_at DESC LIMIT 1`,
         [keys.names('completed', userId, type), now],
@@ -234,7 +240,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const expired: ElicitationRecord[] = [];
     for (;;) {
       const { rows } = await this.call('sweep', () =>
-        this.pool.query<{ row: string }>(`SELECT ${this.t('sweep')}($1, $2, $3, $4, $5, $6, $7) AS row`, [
+        this.db.query<{ row: string }>(`SELECT ${this.t('sweep')}($1, $2, $3, $4, $5, $6, $7) AS row`, [
           now,
           retentionMs,
           this.options.sweepBatch,
@@ -251,7 +257,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   }
 
   override async ping(): Promise<void> {
-    await this.call('ping', () => this.pool.query('SELECT 1'));
+    await this.call('ping', () => this.db.query('SELECT 1'));
   }
 
   override async openEventChannel(
@@ -262,8 +268,8 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const channel = await this.call('openEventChannel', () =>
       PostgresEventChannel.open(
         {
-          pool: this.pool,
-          connection: (this.pool as unknown as { options: pg.ClientConfig }).options,
+          pool: this.db,
+          connection: { ...this.connection(), connectionTimeoutMillis: this.options.operationTimeoutMs },
           keys,
           channel: channelOf(this.names),
           events: this.t('events'),
@@ -282,7 +288,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
     checkAnnouncedKeyRing(entry);
     const { rows } = await this.call('announceKeyRing', () =>
-      this.pool.query<{ instance_id: string; key_ids: string }>(`SELECT instance_id, key_ids FROM ${this.t('announce')}($1, $2, $3, $4)`, [
+      this.db.query<{ instance_id: string; key_ids: string }>(`SELECT instance_id, key_ids FROM ${this.t('announce')}($1, $2, $3, $4)`, [
         entry.instanceId,
         entry.keyIds.join(','),
         ttlMs > 0 ? now + ttlMs : 0,
@@ -316,12 +322,17 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private async list(operation: string, column: string, names: readonly string[], now: number, order: 'ASC' | 'DESC') {
     const keys = this.require();
     const { rows } = await this.call(operation, () =>
-      this.pool.query<RecordRow>(
+      this.db.query<RecordRow>(
         `SELECT ${COLUMNS} FROM ${this.t('records')} WHERE ${column} = ANY($1) AND purge_at > $2 ORDER BY created_at ${order}`,
         [names, now],
       ),
     );
     return rows.map((row) => recordOf(row, keys));
+  }
+
+  /** How the pool reaches the server (for the event connection and cancel requests). */
+  private connection(): pg.ClientConfig {
+    return (this.pool as unknown as { options: pg.ClientConfig }).options;
   }
 
   /** The channel the functions append events for: the only one open on this store (as in Redis). */

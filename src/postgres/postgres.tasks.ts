@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PostgresQueries } from './postgres.bounded.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 import { openTask, sealTask } from '../stores/sealed-task.codec.js';
 import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit, TaskStatus } from '../stores/task-store.js';
@@ -24,7 +24,7 @@ interface TaskRow {
  */
 export class PostgresTasks {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: PostgresQueries,
     private readonly t: (object: string) => string,
     private readonly keys: () => ElicitationStoreKeys,
   ) {}
