@@ -13,8 +13,13 @@ interface TaskRow {
   version: number;
   lease_owner: string | null;
   lease_until: string | null;
+  /** `lease_until` less PostgreSQL's clock now, as read. */
+  lease_remaining: string | null;
   sealed: string;
 }
+
+/** PostgreSQL's clock now, epoch milliseconds: the one clock of a lease (`TaskLease`). */
+const STORE_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 
 /**
  * The task half of the PostgreSQL store: one row per task, its user and body sealed together (`sealed`:
@@ -33,7 +38,8 @@ export class PostgresTasks {
     const keys = this.keys();
     const users = keys.names('user', task.userId);
     const { rows } = await this.pool.query<{ result: CreateTaskResult }>(
-      `SELECT ${this.t('create_task')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result`,
+      `SELECT ${this.t('create_task')}($1, $2, $3, $4, $5, $6, $7, $8, $9,
+         CASE WHEN $13::bigint IS NULL THEN $10::bigint ELSE ${STORE_NOW} + $13::bigint END, $11, $12) AS result`,
       [
         task.id,
         users[0],
@@ -47,13 +53,17 @@ export class PostgresTasks {
         task.lease?.until ?? null,
         sealTask(task, keys),
         limit.maxOpenPerUser,
+        task.lease?.grantMs ?? null,
       ],
     );
     return rows[0].result;
   }
 
   async get(id: string, now: number): Promise<StoredTask | undefined> {
-    const { rows } = await this.pool.query<TaskRow>(`SELECT * FROM ${this.t('tasks')} WHERE id = $1 AND expires_at > $2`, [id, now]);
+    const { rows } = await this.pool.query<TaskRow>(
+      `SELECT *, lease_until - ${STORE_NOW} AS lease_remaining FROM ${this.t('tasks')} WHERE id = $1 AND expires_at > $2`,
+      [id, now],
+    );
     const row = rows[0];
     if (!row) return undefined;
     const { userId, body } = openTask(row.id, row.sealed, this.keys());
@@ -65,7 +75,9 @@ export class PostgresTasks {
       updatedAt: Number(row.updated_at),
       expiresAt: Number(row.expires_at),
       version: row.version,
-      ...(row.lease_owner !== null && { lease: { owner: row.lease_owner, until: Number(row.lease_until) } }),
+      ...(row.lease_owner !== null && {
+        lease: { owner: row.lease_owner, until: Number(row.lease_until), remainingMs: Number(row.lease_remaining) },
+      }),
       body,
     };
   }
@@ -76,7 +88,7 @@ export class PostgresTasks {
       `WITH current AS (SELECT expires_at FROM ${this.t('tasks')} WHERE id = $1),
        written AS (
          UPDATE ${this.t('tasks')} SET status = $3, updated_at = $4, expires_at = $5, version = $2, lease_owner = $6,
-           lease_until = $7, sealed = $8
+           lease_until = CASE WHEN $10::bigint IS NULL THEN $7::bigint ELSE ${STORE_NOW} + $10::bigint END, sealed = $8
          WHERE id = $1 AND version = $2 - 1 AND expires_at > $9 RETURNING 1
        )
        SELECT CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'written'
@@ -91,6 +103,7 @@ export class PostgresTasks {
         task.lease?.until ?? null,
         sealTask(task, this.keys()),
         now,
+        task.lease?.grantMs ?? null,
       ],
     );
     return rows[0].result;

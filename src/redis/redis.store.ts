@@ -85,7 +85,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       this.ownsClient = false;
     }
     this.scripts = defineScripts(this.redis);
-    this.tasks = new RedisTasks(this.redis, this.scripts, this.keys.base, this.keyRing, this.graceMs);
+    this.tasks = new RedisTasks(this.scripts, this.keys.base, this.keyRing, this.graceMs);
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,

@@ -1,6 +1,6 @@
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 import { openTask, sealTask, type SealedTaskParts } from '../stores/sealed-task.codec.js';
-import { callRedis, type RedisClient } from './redis.client.js';
+import { callRedis } from './redis.client.js';
 import type { RedisStoreKeys } from './redis.key-ring.js';
 import { EXTEND_TTL } from './redis.lua-parts.js';
 import {
@@ -16,30 +16,41 @@ import {
  * The tasks of the Redis store (the MCP Tasks extension), a hash per task and a sorted set per user of the user's
  * open tasks scored by expiresAt, under the store's key space:
  *   {prefix}:v2:t:<id>             s status, c createdAt, m updatedAt, e expiresAt, n version, o/l the lease's owner
- *                                  and until, u the user's name (keyed hash), b the user id and the binding's body,
+ *                                  and until (Redis's clock: a grant is stamped with TIME), u the user's name (keyed hash), b the user id and the binding's body,
  *                                  sealed together (stores/sealed-task.codec.ts); its TTL runs to expiresAt plus
  *                                  graceMs
  *   {prefix}:v2:to:<user name>     the user's open tasks, scored by expiresAt (one per name of the key ring)
  * Each operation is one script, so one round trip; the write is a compare-and-set on `n`.
  */
 
+/**
+ * A lease's `until` as written: the one given, or (a grant: `grantMs`) Redis's own clock now plus the grant, so that a
+ * lease is timed by one clock whatever the instances' clocks say.
+ */
+const LUA_LEASE_UNTIL = `local function lease_until(given, grant)
+  if grant == '' then return given end
+  local t = redis.call('TIME')
+  return tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(grant))
+end
+`;
+
 /** The statuses of an open task (`OPEN_TASK_STATUSES`, the one definition) as a Lua set: `is_open[status]`. */
 export const LUA_IS_OPEN = `local is_open = { ${OPEN_TASK_STATUSES.map((status) => `[${JSON.stringify(status)}] = true`).join(', ')} }\n`;
 
-const CREATE_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}
+const CREATE_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}${LUA_LEASE_UNTIL}
 -- KEYS: the task, then the user's open sets (one per name of the ring, the first first).
--- ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body (as PUT_TASK's), then
--- createdAt, user name (first), maxOpenPerUser, graceMs.
+-- ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, lease grant ('' for none),
+-- body (as PUT_TASK's), then createdAt, user name (first), maxOpenPerUser, graceMs.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
 local open = 0
 for i = 2, #KEYS do
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[9])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[10])
   open = open + redis.call('ZCARD', KEYS[i])
 end
-if open >= tonumber(ARGV[11]) then return 'user-task-limit' end
-redis.call('HSET', KEYS[1], 's', ARGV[2], 'c', ARGV[9], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[8], 'u', ARGV[10])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', ARGV[7]) end
-local keep = tonumber(ARGV[4]) - tonumber(ARGV[9]) + tonumber(ARGV[12])
+if open >= tonumber(ARGV[12]) then return 'user-task-limit' end
+redis.call('HSET', KEYS[1], 's', ARGV[2], 'c', ARGV[10], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[9], 'u', ARGV[11])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', lease_until(ARGV[7], ARGV[8])) end
+local keep = tonumber(ARGV[4]) - tonumber(ARGV[10]) + tonumber(ARGV[13])
 redis.call('PEXPIRE', KEYS[1], keep)
 if is_open[ARGV[2]] then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
@@ -48,18 +59,18 @@ end
 return 'created'
 `;
 
-const PUT_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}
--- KEYS: the task. ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, body, now,
--- base, graceMs. Written only over version - 1, before the stored expiresAt.
+const PUT_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}${LUA_LEASE_UNTIL}
+-- KEYS: the task. ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, lease grant
+-- ('' for none), body, now, base, graceMs. Written only over version - 1, before the stored expiresAt.
 local h = redis.call('HMGET', KEYS[1], 'n', 'e', 'u')
-local now = tonumber(ARGV[9])
+local now = tonumber(ARGV[10])
 if not h[1] or tonumber(h[2]) <= now then return 'not-found' end
 if tonumber(h[1]) ~= tonumber(ARGV[5]) - 1 then return 'conflict' end
-redis.call('HSET', KEYS[1], 's', ARGV[2], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[8])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', ARGV[7]) else redis.call('HDEL', KEYS[1], 'o', 'l') end
-local open = ARGV[10] .. ':to:' .. h[3]
+redis.call('HSET', KEYS[1], 's', ARGV[2], 'm', ARGV[3], 'e', ARGV[4], 'n', ARGV[5], 'b', ARGV[9])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'o', ARGV[6], 'l', lease_until(ARGV[7], ARGV[8])) else redis.call('HDEL', KEYS[1], 'o', 'l') end
+local open = ARGV[11] .. ':to:' .. h[3]
 if ARGV[4] ~= h[2] then
-  local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[11])
+  local keep = tonumber(ARGV[4]) - now + tonumber(ARGV[12])
   redis.call('PEXPIRE', KEYS[1], keep)
   if is_open[ARGV[2]] then
     redis.call('ZADD', open, ARGV[4], ARGV[1])
@@ -73,22 +84,30 @@ return 'written'
 /** The task fields read back, in order. */
 const TASK_FIELDS = ['s', 'c', 'm', 'e', 'n', 'o', 'l', 'b'] as const;
 
+/** KEYS: the task. Its fields (TASK_FIELDS, in order), then Redis's clock now in ms (for the lease's `remainingMs`). */
+const GET_TASK = `local h = redis.call('HMGET', KEYS[1], ${TASK_FIELDS.map((f) => `'${f}'`).join(', ')})
+local t = redis.call('TIME')
+h[${TASK_FIELDS.length + 1}] = tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+return h
+`;
+
 /** The task scripts, defined on the client with the store's others (`defineScripts`). */
 export interface TaskScripts {
   elicitCreateTask(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<CreateTaskResult>;
   elicitPutTask(task: string, ...argv: (string | number)[]): Promise<PutTaskResult>;
+  elicitGetTask(task: string): Promise<Array<string | null>>;
 }
 
 export const TASK_SCRIPTS: Record<keyof TaskScripts, { numberOfKeys?: number; lua: string }> = {
   elicitCreateTask: { lua: CREATE_TASK },
   elicitPutTask: { numberOfKeys: 1, lua: PUT_TASK },
+  elicitGetTask: { numberOfKeys: 1, lua: GET_TASK },
 };
 
 /** The task members of `RedisElicitationStore` (see `ElicitationTaskStore`). */
 export class RedisTasks implements ElicitationTaskStore {
-  /** The store's client and scripts (`defineScripts`), key space base, key ring and grace. */
+  /** The store's scripts (`defineScripts`), key space base, key ring and grace. */
   constructor(
-    private readonly redis: RedisClient,
     private readonly scripts: TaskScripts,
     private readonly base: string,
     private readonly keyRing: RedisStoreKeys,
@@ -114,7 +133,7 @@ export class RedisTasks implements ElicitationTaskStore {
 
   async getTask(id: string, now: number): Promise<StoredTask | undefined> {
     const { keys } = this.keyRing.require();
-    const [s, c, m, e, n, o, l, b] = await callRedis('getTask', () => this.redis.hmget(this.key(id), ...TASK_FIELDS));
+    const [s, c, m, e, n, o, l, b, clock] = await callRedis('getTask', () => this.scripts.elicitGetTask(this.key(id)));
     if (s === null || e === null || b === null || Number(e) <= now) return undefined;
     const { userId, body } = openTask(id, b, keys, sealedAsArray);
     return {
@@ -125,7 +144,7 @@ export class RedisTasks implements ElicitationTaskStore {
       updatedAt: Number(m),
       expiresAt: Number(e),
       version: Number(n),
-      ...(o !== null && l !== null && { lease: { owner: o, until: Number(l) } }),
+      ...(o !== null && l !== null && { lease: { owner: o, until: Number(l), remainingMs: Number(l) - Number(clock) } }),
       body,
     };
   }
@@ -145,7 +164,18 @@ export class RedisTasks implements ElicitationTaskStore {
 /** The arguments both scripts begin with: what a write sets (the user id and the body sealed together). */
 function changeArgs(task: StoredTask, keys: ElicitationStoreKeys): Array<string | number> {
   const sealed = sealTask(task, keys);
-  return [task.id, task.status, task.updatedAt, task.expiresAt, task.version, task.lease?.owner ?? '', task.lease?.until ?? '', sealed];
+  const { lease } = task;
+  return [
+    task.id,
+    task.status,
+    task.updatedAt,
+    task.expiresAt,
+    task.version,
+    lease?.owner ?? '',
+    lease?.until ?? '',
+    lease?.grantMs ?? '',
+    sealed,
+  ];
 }
 
 /**

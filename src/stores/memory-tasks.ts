@@ -6,7 +6,15 @@ import {
   type PutTaskResult,
   type StoredTask,
   type TaskLimit,
+  leaseToKeep,
 } from './task-store.js';
+
+/** A task as this store keeps it: its own copy, a granted lease stamped from this process's clock. */
+function kept(task: StoredTask): StoredTask {
+  const { lease, ...rest } = task;
+  const keep = leaseToKeep(lease, Date.now());
+  return keep ? { ...rest, lease: keep } : rest;
+}
 
 /**
  * The tasks of `MemoryElicitationStore`: a map by id, each user's open tasks, and every task filed under its
@@ -27,7 +35,7 @@ export class MemoryTasks implements ElicitationTaskStore {
     if (this.tasks.has(task.id)) return Promise.resolve('exists');
     const open = this.openOf(task.userId, task.createdAt);
     if (open.size >= limit.maxOpenPerUser) return Promise.resolve('user-task-limit');
-    this.tasks.set(task.id, { ...task });
+    this.tasks.set(task.id, kept(task));
     if (isOpenTaskStatus(task.status)) open.add(task.id);
     else this.dropEmpty(task.userId, open);
     this.deadlines.add(task.expiresAt, task.id);
@@ -36,19 +44,21 @@ export class MemoryTasks implements ElicitationTaskStore {
 
   getTask(id: string, now: number): Promise<StoredTask | undefined> {
     const task = this.tasks.get(id);
-    return Promise.resolve(task && now < task.expiresAt ? { ...task } : undefined);
+    if (!task || now >= task.expiresAt) return Promise.resolve(undefined);
+    // The lease's time is this process's clock (the store's), whatever clock `now` is.
+    return Promise.resolve(task.lease ? { ...task, lease: { ...task.lease, remainingMs: task.lease.until - Date.now() } } : { ...task });
   }
 
   putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
     const stored = this.tasks.get(task.id);
     if (!stored || now >= stored.expiresAt) return Promise.resolve('not-found');
     if (stored.version !== task.version - 1) return Promise.resolve('conflict');
-    const kept: StoredTask = { ...task, userId: stored.userId, createdAt: stored.createdAt };
-    this.tasks.set(task.id, kept);
-    if (kept.expiresAt !== stored.expiresAt) this.deadlines.add(kept.expiresAt, kept.id);
-    if (!isOpenTaskStatus(kept.status)) {
-      const open = this.open.get(kept.userId);
-      if (open?.delete(kept.id)) this.dropEmpty(kept.userId, open);
+    const written: StoredTask = kept({ ...task, userId: stored.userId, createdAt: stored.createdAt });
+    this.tasks.set(task.id, written);
+    if (written.expiresAt !== stored.expiresAt) this.deadlines.add(written.expiresAt, written.id);
+    if (!isOpenTaskStatus(written.status)) {
+      const open = this.open.get(written.userId);
+      if (open?.delete(written.id)) this.dropEmpty(written.userId, open);
     }
     return Promise.resolve('written');
   }

@@ -37,10 +37,29 @@ export function isTerminalTaskStatus(status: TaskStatus): boolean {
   return TERMINAL_TASK_STATUSES.has(status);
 }
 
-/** The instance running a task, and until when its claim holds (epoch milliseconds). */
+/**
+ * The instance running a task, and until when its claim holds. Lease time is the store's clock, never an instance's
+ * (two instances' clocks may disagree by seconds): a write grants a lease for `grantMs` and the store stamps `until`
+ * from its own clock; a read says how much of it is left by that clock (`remainingMs`). The fencing token that makes
+ * a run's writes refuse a stale run is the binding's, kept in the task's body.
+ */
 export interface TaskLease {
   readonly owner: string;
+  /** Until when the claim holds, epoch milliseconds on the store's clock. */
   readonly until: number;
+  /**
+   * Written: grant (or renew) the claim for this long from the store's own clock now; `until` is then set by the store
+   * (the value written is ignored). Absent: the lease is kept as written. Never stored.
+   */
+  readonly grantMs?: number;
+  /** Read: how long the claim still held by the store's clock when the task was read (0 or less: it ran out). */
+  readonly remainingMs?: number;
+}
+
+/** The lease as a store keeps it: the owner and the store-clock `until`, granted from `now` (the store's clock). */
+export function leaseToKeep(lease: TaskLease | undefined, now: number): { owner: string; until: number } | undefined {
+  if (!lease) return undefined;
+  return { owner: lease.owner, until: lease.grantMs === undefined ? lease.until : now + lease.grantMs };
 }
 
 /** A task as a store keeps it. */

@@ -21,6 +21,19 @@ export function workingTask(overrides: Partial<StoredTask> = {}): StoredTask {
 
 const LIMIT = { maxOpenPerUser: 3 };
 
+/**
+ * A task as read, less what is left of its lease (`remainingMs`, the store's clock: checked to be a number), to compare
+ * with the task as written.
+ */
+function asWritten(read: StoredTask | undefined): StoredTask | undefined {
+  if (!read?.lease) return read;
+  const { remainingMs, ...lease } = read.lease;
+  if (typeof remainingMs !== 'number' || !Number.isFinite(remainingMs)) {
+    throw new Error(`a task read with a lease has no remainingMs (the lease left by the store's clock): ${String(remainingMs)}`);
+  }
+  return { ...read, lease };
+}
+
 /** The tasks group of the record contract (the MCP Tasks extension): run when `offers` lists `createTask`, `getTask` and `putTask`. */
 export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationRecordStore>): void {
   const tasksOf = (s: ElicitationRecordStore): ElicitationTaskStore => {
@@ -34,9 +47,9 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
     const task = workingTask({ lease: { owner: 'instance-a', until: T0 + 5_000 } });
     await expect(tasks.createTask(task, LIMIT)).resolves.toBe('created');
     const read = await tasks.getTask(task.id, T0 + 1);
-    expect(read).toEqual(task);
+    expect(asWritten(read)).toEqual(task);
     await expect(tasks.createTask({ ...task, body: 'other' }, LIMIT)).resolves.toBe('exists');
-    await expect(tasks.getTask(task.id, T0 + 2)).resolves.toEqual(task);
+    expect(asWritten(await tasks.getTask(task.id, T0 + 2))).toEqual(task);
     await expect(tasks.getTask(randomUUID(), T0)).resolves.toBeUndefined();
   });
 
@@ -49,7 +62,7 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
     const results = await Promise.all([tasks.putTask(mine, T0 + 10), tasks.putTask(theirs, T0 + 10)]);
     expect([...results].sort()).toEqual(['conflict', 'written']);
     const won = results[0] === 'written' ? mine : theirs;
-    await expect(tasks.getTask(task.id, T0 + 11)).resolves.toEqual(won);
+    expect(asWritten(await tasks.getTask(task.id, T0 + 11))).toEqual(won);
     // A stale writer (version 2 again) and a writer skipping a version are both refused.
     await expect(tasks.putTask({ ...won, body: 'stale' }, T0 + 12)).resolves.toBe('conflict');
     await expect(tasks.putTask({ ...won, version: 4 }, T0 + 12)).resolves.toBe('conflict');
@@ -61,11 +74,42 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
     expect(read?.lease).toBeUndefined();
   });
 
+  itIfOffered(
+    'putTask',
+    "times a lease by the store's own clock: a grant sets until from it, a read says what is left, a kept lease stays as it was",
+    async (store) => {
+      const tasks = tasksOf(store);
+      // A grant on create: until is the store's clock plus grantMs (the until written is ignored).
+      const before = Date.now();
+      const task = workingTask({ lease: { owner: 'instance-a', until: 1, grantMs: 3_000 } });
+      await expect(tasks.createTask(task, LIMIT)).resolves.toBe('created');
+      const granted = await tasks.getTask(task.id, T0 + 1);
+      expect(granted?.lease?.owner).toBe('instance-a');
+      expect(granted?.lease?.grantMs).toBeUndefined();
+      // The store's clock is this machine's within a second (a store elsewhere: keep its clock in sync).
+      expect(granted?.lease?.until).toBeGreaterThan(before + 1_999);
+      expect(granted?.lease?.until).toBeLessThanOrEqual(Date.now() + 4_000);
+      expect(granted?.lease?.remainingMs).toBeGreaterThan(1_000);
+      expect(granted?.lease?.remainingMs).toBeLessThanOrEqual(3_000);
+      // Written without a grant, the lease is kept as it is.
+      const kept: StoredTask = { ...task, version: 2, lease: { owner: 'instance-a', until: granted!.lease!.until } };
+      await expect(tasks.putTask(kept, T0 + 2)).resolves.toBe('written');
+      expect((await tasks.getTask(task.id, T0 + 3))?.lease?.until).toBe(granted?.lease?.until);
+      // A renewal of 0 ms: the lease ran out by the store's clock.
+      await expect(tasks.putTask({ ...kept, version: 3, lease: { owner: 'instance-b', until: 1, grantMs: 0 } }, T0 + 4)).resolves.toBe(
+        'written',
+      );
+      const lapsed = await tasks.getTask(task.id, T0 + 5);
+      expect(lapsed?.lease?.owner).toBe('instance-b');
+      expect(lapsed?.lease?.remainingMs).toBeLessThanOrEqual(0);
+    },
+  );
+
   itIfOffered('putTask', 'forgets a task at its expiresAt: not read, not written', async (store) => {
     const tasks = tasksOf(store);
     const task = workingTask();
     await tasks.createTask(task, LIMIT);
-    await expect(tasks.getTask(task.id, task.expiresAt - 1)).resolves.toEqual(task);
+    expect(asWritten(await tasks.getTask(task.id, task.expiresAt - 1))).toEqual(task);
     await expect(tasks.getTask(task.id, task.expiresAt)).resolves.toBeUndefined();
     await expect(tasks.putTask({ ...task, version: 2 }, task.expiresAt)).resolves.toBe('not-found');
     await expect(tasks.putTask({ ...workingTask(), version: 2 }, T0)).resolves.toBe('not-found');

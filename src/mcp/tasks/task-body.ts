@@ -37,6 +37,11 @@ export interface TaskBody {
   modes: Array<'form' | 'url'>;
   /** A run is due (answers or a page arrived) and has not been taken yet. */
   due?: boolean;
+  /**
+   * The fencing token of the run that holds the task: one more at every run start. A run writes only while the task
+   * still holds its token (and its instance's lease), so a run taken over by another instance writes nothing.
+   */
+  fence?: number;
   ttlMs: number;
   pollIntervalMs: number;
   /** The answers so far, by question position. */

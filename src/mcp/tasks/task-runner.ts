@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
 import { Logger } from '@nestjs/common';
 import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
 import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../../stores/task-store.js';
@@ -15,7 +17,10 @@ export interface TaskTool {
 
 /**
  * What a task's tool body gets as its third argument (a plain call gets the SDK's context there): the task, and a
- * signal aborted when the task is cancelled on the instance running it.
+ * signal aborted when this run must stop: the task was cancelled (on any instance: the run hears of it within
+ * `leaseMs / 3`), or this instance's lease on the run ran out or was taken over. Its `aborted` (and
+ * `throwIfAborted()`) read the lease's deadline at the moment they are asked, so a check right before a side effect
+ * is never late, even after the process was paused. `signal.reason` says which.
  */
 export interface TaskContext {
   task: { taskId: string; signal: AbortSignal };
@@ -64,8 +69,8 @@ export class TaskRunner {
   /** This instance, as a lease names it. */
   readonly instanceId = randomUUID();
   private readonly logger = new Logger('ElicitationTasks');
-  /** The tasks running here now, each with the signal its body gets (aborted by a cancel on this instance). */
-  private readonly running = new Map<string, AbortController>();
+  /** The tasks running here now. */
+  private readonly running = new Map<string, TaskRun>();
   private readonly now: () => number;
 
   constructor(private readonly deps: TaskRunnerDeps) {
@@ -81,7 +86,7 @@ export class TaskRunner {
     answered: readonly AnsweredQuestion[] = [],
   ): Promise<{ task: StoredTask; body: TaskBody }> {
     const now = this.now();
-    const { ttlMs, pollIntervalMs, maxOpenPerUser, leaseMs } = this.deps.settings;
+    const { ttlMs, pollIntervalMs, maxOpenPerUser } = this.deps.settings;
     const body: TaskBody = { tool, args, modes: [...modes], ttlMs, pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
     // The answers of the input_required rounds before the task (`continueAsTask`), by position: a form's as it is,
     // a page's by its elicitation (the run reads its outcome).
@@ -96,7 +101,7 @@ export class TaskRunner {
       updatedAt: now,
       expiresAt: now + ttlMs,
       version: 1,
-      lease: { owner: this.instanceId, until: now + leaseMs },
+      lease: this.grant(now),
       body: encodeBody(body),
     };
     const created = await this.deps.store.createTask(task, { maxOpenPerUser });
@@ -151,7 +156,7 @@ export class TaskRunner {
       body.statusMessage = 'Cancelled by the client.';
       return { status: 'cancelled', body, lease: null };
     });
-    this.running.get(taskId)?.abort();
+    this.running.get(taskId)?.stop(taskCancelled());
     for (const open of Object.values(cancelled?.body.open ?? {})) {
       if (open.elicitationId) await this.deps.questions.service.cancel(open.elicitationId).catch(() => undefined);
     }
@@ -173,20 +178,32 @@ export class TaskRunner {
     );
   }
 
-  /** A task with a run due that nobody runs: its lease ran out, or its run was due and never taken. */
+  /** A task with a run due that nobody runs: its lease ran out (by the store's clock), or its run was due and never taken. */
   private orphaned(task: StoredTask, body: TaskBody): boolean {
-    const now = this.now();
-    if (task.lease) return task.lease.until <= now;
-    return body.due === true && now - task.updatedAt > this.deps.settings.leaseMs / 4;
+    if (task.lease) return !this.leaseLive(task.lease);
+    return body.due === true && this.now() - task.updatedAt > this.deps.settings.leaseMs / 4;
   }
 
-  /** One run: take the lease, run the body, record how it ended. */
+  /**
+   * Whether a lease still holds: by the store's clock (`remainingMs`, as read); a store that does not say (a custom
+   * store written before it was asked to) by this instance's.
+   */
+  private leaseLive(lease: NonNullable<StoredTask['lease']>): boolean {
+    return (lease.remainingMs ?? lease.until - this.now()) > 0;
+  }
+
+  /** A lease for this instance, granted by the store's clock (`until`: this instance's guess, for a store that cannot). */
+  private grant(now = this.now()): NonNullable<StoredTask['lease']> {
+    const { leaseMs } = this.deps.settings;
+    return { owner: this.instanceId, until: now + leaseMs, grantMs: leaseMs };
+  }
+
+  /** One run: take the lease, run the body (its signal tied to the lease), record how it ended. */
   private async run(taskId: string): Promise<void> {
     if (this.running.has(taskId)) return;
-    const abort = new AbortController();
-    this.running.set(taskId, abort);
-    const renew = setInterval(() => void this.takeLease(taskId).catch(() => undefined), this.deps.settings.leaseMs / 3);
-    renew.unref();
+    const run = new TaskRun(this.deps.settings.leaseMs);
+    this.running.set(taskId, run);
+    let renew: NodeJS.Timeout | undefined;
     try {
       // A task whose tool is not registered here stays as it is (due), for an instance that has the tool: this one
       // neither takes its lease nor writes it.
@@ -197,16 +214,20 @@ export class TaskRunner {
         this.logger.warn(`Task ${taskId}: the tool ${wanted} is not registered on this instance; an instance that has it runs the task.`);
         return;
       }
-      const leased = await this.takeLease(taskId, true);
+      const leased = await this.takeLease(taskId, run);
       if (!leased) return;
+      renew = setInterval(() => void this.renew(taskId, run), this.deps.settings.leaseMs / 3);
+      renew.unref();
       const { task, body } = leased;
       const tool = this.deps.tools.get(body.tool);
       if (!tool) return;
       const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
-      const outcome = await this.execute(tool, body, elicitation, { taskId, signal: abort.signal });
-      await this.settle(taskId, body, outcome);
+      const outcome = await this.execute(tool, body, elicitation, { taskId, signal: run.signal });
+      if (run.lost) await this.release(taskId, run);
+      else await this.settle(taskId, run, body, outcome);
     } finally {
       clearInterval(renew);
+      run.end();
       this.running.delete(taskId);
     }
   }
@@ -235,11 +256,14 @@ export class TaskRunner {
     }
   }
 
-  /** Records a run's end over whatever changed meanwhile (answers that arrived are kept; a cancel wins). */
-  private async settle(taskId: string, ran: TaskBody, outcome: RunOutcome): Promise<void> {
+  /**
+   * Records a run's end over whatever changed meanwhile (answers that arrived are kept; a cancel wins): only while the
+   * task still holds this run's fencing token, so a run another instance took over writes nothing.
+   */
+  private async settle(taskId: string, run: TaskRun, ran: TaskBody, outcome: RunOutcome): Promise<void> {
     const settled = await this.write(taskId, undefined, (task, current) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
-      if (task.lease && task.lease.owner !== this.instanceId && task.lease.until > this.now()) return undefined;
+      if (!this.holds(task, current, run)) return undefined;
       const body: TaskBody = { ...ran, due: current.due };
       // Answers the client sent during the run, to requests this run still has open.
       for (const [key, open] of Object.entries(body.open)) {
@@ -260,18 +284,67 @@ export class TaskRunner {
     if (settled?.body.due) this.schedule(taskId);
   }
 
+  /** Whether the task is still this run's: its lease this instance's, its fencing token the run's. */
+  private holds(task: StoredTask, body: TaskBody, run: TaskRun): boolean {
+    return task.lease?.owner === this.instanceId && body.fence === run.fence;
+  }
+
   /**
-   * Takes (or renews) this instance's lease on a task not finished: `undefined` when another instance holds it. A run
-   * that starts takes the due run too (`due` cleared), so that only what arrives during the run makes another one due.
+   * Takes this instance's lease on a task not finished, for a new run: `undefined` when another instance holds a live
+   * lease. The run's fencing token is the task's plus one (every run start adds one, so a run taken over can tell), and
+   * it takes the due run too (`due` cleared), so that only what arrives during the run makes another one due.
    */
-  private async takeLease(taskId: string, starting = false): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
-    const now = this.now();
-    return this.write(taskId, undefined, (task, body) => {
+  private async takeLease(taskId: string, run: TaskRun): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
+    const askedAt = performance.now();
+    const taken = await this.write(taskId, undefined, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
-      if (task.lease && task.lease.owner !== this.instanceId && task.lease.until > now) return undefined;
-      if (starting) body.due = false;
-      return { status: task.status, body, lease: { owner: this.instanceId, until: now + this.deps.settings.leaseMs }, quiet: true };
+      if (task.lease && task.lease.owner !== this.instanceId && this.leaseLive(task.lease)) return undefined;
+      body.due = false;
+      body.fence = (body.fence ?? 0) + 1;
+      return { status: task.status, body, lease: this.grant(), quiet: true };
     });
+    if (taken) {
+      run.fence = taken.body.fence ?? 0;
+      run.armDeadline(askedAt);
+    }
+    return taken;
+  }
+
+  /**
+   * Renews the run's lease (every `leaseMs / 3`): the deadline moves on from this renewal. A renewal that finds the
+   * task taken over (another owner or fencing token), finished (a cancel on any instance) or gone stops the run at
+   * once; one that cannot reach the store leaves the deadline where it was.
+   */
+  private async renew(taskId: string, run: TaskRun): Promise<void> {
+    if (run.lost) return;
+    const askedAt = performance.now();
+    let lost: Error | undefined = leaseTaken();
+    try {
+      const renewed = await this.write(taskId, undefined, (task, body) => {
+        if (isTerminalTaskStatus(task.status)) {
+          lost = task.status === 'cancelled' ? taskCancelled() : new Error(`The task ended elsewhere (${task.status}).`);
+          return undefined;
+        }
+        if (!this.holds(task, body, run)) return undefined;
+        return { status: task.status, body, lease: this.grant(), quiet: true };
+      });
+      if (renewed && !run.lost) run.armDeadline(askedAt);
+      else run.lose(lost);
+    } catch (error) {
+      this.logger.warn(
+        `Task ${taskId}: the lease could not be renewed (${String(error)}); the run stops at its deadline unless a renewal gets through.`,
+      );
+    }
+  }
+
+  /** A run that lost the task: if the task is still its own (its lease ran out here, nobody took it), it is left due, unleased. */
+  private async release(taskId: string, run: TaskRun): Promise<void> {
+    const released = await this.write(taskId, undefined, (task, body) => {
+      if (isTerminalTaskStatus(task.status) || !this.holds(task, body, run)) return undefined;
+      body.due = true;
+      return { status: task.status, body, lease: null, quiet: true };
+    }).catch(() => undefined);
+    if (released) this.schedule(taskId);
   }
 
   /**

@@ -201,12 +201,18 @@ describe('TaskRunner', () => {
     await settle();
     const stored = (await store.getTask(task.id, clock.now))!;
     expect(stored.status).toBe('completed');
-    const dead = { ...stored, version: stored.version + 1, status: 'working' as const, lease: { owner: 'dead', until: clock.now + 1_000 } };
+    // Its lease is timed by the store's clock (this process's, for the memory store), whatever the instances' say.
+    const dead = { ...stored, version: stored.version + 1, status: 'working' as const, lease: { owner: 'dead', until: 0, grantMs: 150 } };
     await store.putTask(dead, clock.now);
     await view(task.id);
     await settle();
     expect(runs).toBe(1);
-    clock.now += 1_001;
+    // An instance whose clock runs far ahead does not take over a lease that still holds by the store's clock.
+    clock.now += 30_000;
+    await view(task.id);
+    await settle();
+    expect(runs).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await view(task.id);
     await settle();
     expect(runs).toBe(2);
