@@ -6,6 +6,7 @@ import { defineForm, McpElicitation, type ElicitingToolHandler, type OAuthToken 
 import { profileForm } from './profile-form.js';
 import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
 import { registerTaskConformanceTools } from './conformance-task-tools.js';
+import { registerEffectTestTool } from './effect-test-tool.js';
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
@@ -176,6 +177,8 @@ export class DemoToolsService {
       registerInputRequiredConformanceTools(server, this.elicitation);
       registerTaskConformanceTools(server, this.elicitation);
     }
+    // A test fixture (the fenced-runs e2e test): a task tool that records a side effect in this file.
+    if (process.env.DEMO_EFFECTS_FILE) registerEffectTestTool(server, this.elicitation, process.env.DEMO_EFFECTS_FILE);
     return server;
   }
 
