@@ -320,4 +320,16 @@ describe('Tasks over time, and what the module acts on', () => {
     expect(refused.code).toBe(-32602);
     expect(refused.message).toContain('Task not found');
   }, 20_000);
+
+  it("answers a call past the user's cap on open tasks with the JSON-RPC error -32005, never a tool result; other users are not counted", async () => {
+    const c = await client('tasks-capped');
+    // plan-release waits for an answer: each task stays open (tasks.maxOpenPerUser, 20 by default).
+    for (let i = 0; i < 20; i++) expect(await callTask(c, 'plan-release', { app: `app-${i}` })).toMatchObject({ resultType: 'task' });
+    const refused = await refusal(callTask(c, 'plan-release', { app: 'one-too-many' }));
+    expect(refused.code).toBe(-32005);
+    expect(refused.message).toContain('tasks.maxOpenPerUser = 20');
+    expect((refused as { data?: unknown }).data).toEqual({ limit: 'tasks.maxOpenPerUser', value: 20 });
+    // Another user still gets a task.
+    expect(await callTask(await client('tasks-not-capped'), 'plan-release', { app: 'other' })).toMatchObject({ resultType: 'task' });
+  }, 20_000);
 });

@@ -162,8 +162,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
         return await runStartable(plain);
       } catch (error) {
         if (!(error instanceof TaskStartSignal)) throw error;
-        const { task, body } = await this.tasks().start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
-        return createTaskResult(task, body);
+        return this.start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
       }
     }
     const created = await this.call(name, support, args, ctx, user);
@@ -219,9 +218,21 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       if (support === 'required') refuse(TaskProtocolError.missingExtension(`the tool ${name}`));
       return undefined;
     }
-    const modes = this.modesOf(ctx);
-    const { task, body } = await this.tasks().start(name, args, user() ?? '', modes);
-    return createTaskResult(task, body);
+    return this.start(name, args, user() ?? '', this.modesOf(ctx));
+  }
+
+  /**
+   * Makes the task of a call: its `CreateTaskResult`. A refusal (the user's cap on open tasks, -32005) is the call's
+   * JSON-RPC error, never a tool result a model would read as the tool's answer.
+   */
+  private async start(...params: Parameters<TaskRunner['start']>): Promise<Record<string, unknown>> {
+    try {
+      const { task, body } = await this.tasks().start(...params);
+      return createTaskResult(task, body);
+    } catch (error) {
+      if (error instanceof TaskProtocolError) refuse(error);
+      throw error;
+    }
   }
 
   /**
