@@ -5,6 +5,8 @@ import {
   DEFAULT_PENDING_RETRY_WAIT_MS,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_TASK_LEASE_MS,
+  DEFAULT_TASK_MAX_LISTENERS_PER_USER,
+  DEFAULT_TASK_MAX_TASKS_PER_LISTENER,
   DEFAULT_TASK_MAX_OPEN_PER_USER,
   DEFAULT_TASK_POLL_INTERVAL_MS,
   DEFAULT_TASK_TTL_MS,
@@ -65,7 +67,11 @@ export function resolveMcp(
 /** The `tasks` group: each field a positive whole number, defaulted on its own. */
 function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<ElicitationTaskOptions> {
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
-    throw new ElicitationConfigError('tasks', 'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs? }', { value: raw });
+    throw new ElicitationConfigError(
+      'tasks',
+      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener? }',
+      { value: raw },
+    );
   }
   const tasks = raw ?? {};
   const maxOpenPerUser = tasks.maxOpenPerUser ?? DEFAULT_TASK_MAX_OPEN_PER_USER;
@@ -77,6 +83,8 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     pollIntervalMs: Math.round(positiveMs('tasks.pollIntervalMs', tasks.pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS)),
     maxOpenPerUser,
     leaseMs: positiveMs('tasks.leaseMs', tasks.leaseMs, DEFAULT_TASK_LEASE_MS),
+    maxListenersPerUser: wholeAtLeastOne('tasks.maxListenersPerUser', tasks.maxListenersPerUser, DEFAULT_TASK_MAX_LISTENERS_PER_USER),
+    maxTasksPerListener: wholeAtLeastOne('tasks.maxTasksPerListener', tasks.maxTasksPerListener, DEFAULT_TASK_MAX_TASKS_PER_LISTENER),
   };
 }
 

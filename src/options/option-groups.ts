@@ -109,6 +109,13 @@ export interface ElicitationTaskOptions {
    * it while the tool body runs): a task whose instance died is taken over by another after this. @default 30000
    */
   leaseMs?: number;
+  /**
+   * `subscriptions/listen` streams for task notifications one user may hold open at once on an instance; past it a
+   * listen gets -32005 naming this option (one user cannot take the streams every user shares). @default 10
+   */
+  maxListenersPerUser?: number;
+  /** Task ids one such stream may follow; a listen naming more gets -32005 naming this option. @default 50 */
+  maxTasksPerListener?: number;
 }
 
 /**

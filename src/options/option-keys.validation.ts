@@ -65,7 +65,14 @@ const LIMIT_KEYS = keysOf<ElicitationLimits>({
   maxCallsInFlightPerUser: true,
 });
 const THROTTLE_KEYS = keysOf<ElicitationThrottle>({ limit: true, ttlMs: true });
-const TASK_KEYS = keysOf<ElicitationTaskOptions>({ ttlMs: true, pollIntervalMs: true, maxOpenPerUser: true, leaseMs: true });
+const TASK_KEYS = keysOf<ElicitationTaskOptions>({
+  ttlMs: true,
+  pollIntervalMs: true,
+  maxOpenPerUser: true,
+  leaseMs: true,
+  maxListenersPerUser: true,
+  maxTasksPerListener: true,
+});
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });
 const URL_POLICY_KEYS = keysOf<ExternalUrlPolicy>({ allowedHosts: true, allowHttpLoopback: true, resolveHost: true });
 const OAUTH_KEYS = keysOf<ElicitationOAuthOptions>({ providers: true, retentionMs: true, refreshBeforeMs: true });

@@ -13,9 +13,7 @@ export interface FetchMcpHandler {
 
 /** The `_meta` key every notification of a subscription carries (its `subscriptions/listen` request id). */
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-/** Task ids one `subscriptions/listen` may name. */
-const MAX_TASK_IDS = 100;
-/** Streams open at once in this process (the SDK's own listen router allows as many). */
+/** Streams open at once in this process, every user's (the SDK's own listen router allows as many). */
 const MAX_STREAMS = 1024;
 /** A comment line on a stream quiet this long, so that proxies keep it open (as the SDK's listen streams do). */
 const KEEP_ALIVE_MS = 15_000;
@@ -45,6 +43,8 @@ interface Listening {
 export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ElicitationTasks');
   private readonly streams = new Set<Listening>();
+  /** Streams open per user (`tasks.maxListenersPerUser`). */
+  private readonly perUser = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
 
@@ -99,8 +99,12 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
     ) {
       return inner.fetch(request, options);
     }
-    if (!Array.isArray(taskIds) || taskIds.length > MAX_TASK_IDS || taskIds.some((t) => typeof t !== 'string')) {
-      return rpcError(id, 200, -32602, `Invalid params: notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task ids`);
+    if (!Array.isArray(taskIds) || taskIds.some((t) => typeof t !== 'string')) {
+      return rpcError(id, 200, -32602, 'Invalid params: notifications.taskIds must be an array of task ids');
+    }
+    const { maxListenersPerUser, maxTasksPerListener } = this.options.tasks;
+    if (new Set(taskIds).size > maxTasksPerListener) {
+      return limitError(id, 'maxTasksPerListener', maxTasksPerListener, `A listen may follow at most ${maxTasksPerListener} tasks`);
     }
     const meta = body?.params?._meta;
     if (!this.callers.declaresExtension(meta, TASKS_EXTENSION)) {
@@ -110,10 +114,15 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
     if (this.streams.size >= MAX_STREAMS) return rpcError(id, 200, -32603, 'Subscription limit reached');
     const extra = { requestId: id, signal: request.signal, authInfo: options?.authInfo, _meta: meta } as unknown as SdkRequestExtra;
     const user = this.callers.userOf(extra) ?? '';
+    if ((this.perUser.get(user) ?? 0) >= maxListenersPerUser) {
+      return limitError(id, 'maxListenersPerUser', maxListenersPerUser, 'Too many task subscriptions open for this user: close one first');
+    }
+    // The place is taken now (a listen that reads its tasks meanwhile counts); the stream gives it back when it closes.
+    this.count(user, +1);
     // The tasks this user may follow: others are left out of the acknowledgement, as unknown ones are.
     const followed = new Map<string, string>();
     for (const taskId of new Set(taskIds as string[])) {
-      if (await this.tasks.detailed(taskId, user).catch(() => undefined)) followed.set(taskId, '');
+      if (await this.read(taskId, user)) followed.set(taskId, '');
     }
     return this.open(id, user, followed, request.signal);
   }
@@ -144,6 +153,7 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
         if (graceful) stream.write({ id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } } });
         closed = true;
         this.streams.delete(stream);
+        this.count(user, -1);
         if (this.streams.size === 0) this.stopPolling();
         signal.removeEventListener('abort', onAbort);
         try {
@@ -181,35 +191,60 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** Reads a followed task and, when what a client sees of it changed, sends it; a finished task is sent once and let go. */
-  private check(stream: Listening, taskId: string): void {
+  /** Adds `delta` to the user's open streams (a user with none is forgotten). */
+  private count(user: string, delta: number): void {
+    const open = (this.perUser.get(user) ?? 0) + delta;
+    if (open > 0) this.perUser.set(user, open);
+    else this.perUser.delete(user);
+  }
+
+  /**
+   * Reads a followed task (or takes `read`, the poll's one read of it for every stream) and, when what a client sees
+   * of it changed, sends it; a finished task is sent once and let go.
+   */
+  private check(stream: Listening, taskId: string, read?: Promise<Detailed | undefined>): void {
     stream.queue = stream.queue.then(async () => {
       if (!stream.tasks.has(taskId)) return;
-      const read = await this.tasks.detailed(taskId, stream.user).catch(() => undefined);
-      if (!read) {
+      const detailed = await (read ?? this.read(taskId, stream.user));
+      if (!detailed) {
         stream.tasks.delete(taskId); // expired (forgotten with its ttlMs)
       } else {
-        const { resultType: _complete, ...task } = read.detail;
+        const { resultType: _complete, ...task } = detailed.detail;
         const seen = JSON.stringify(task);
         if (seen !== stream.tasks.get(taskId)) {
           stream.tasks.set(taskId, seen);
           stream.write({ method: 'notifications/tasks', params: { ...task, _meta: { [SUBSCRIPTION_ID]: stream.id } } });
         }
-        if (read.terminal) stream.tasks.delete(taskId);
+        if (detailed.terminal) stream.tasks.delete(taskId);
       }
       if (stream.tasks.size === 0) stream.close(true);
     });
     stream.queue = stream.queue.catch((error: unknown) => this.logger.warn(`A task notification failed: ${String(error)}`));
   }
 
-  /** The one timer: each stream's tasks read again (changes made on other instances), and a keep-alive on a quiet stream. */
+  /** A task as `user` may see it, `undefined` when not (unknown, expired, another user's). */
+  private read(taskId: string, user: string): Promise<Detailed | undefined> {
+    return this.tasks.detailed(taskId, user).catch(() => undefined);
+  }
+
+  /**
+   * The one timer: the followed tasks read again (changes made on other instances), each once per interval however
+   * many streams follow it (a task is one user's: the same read serves each of their streams), and a keep-alive on a
+   * quiet stream.
+   */
   private startPolling(): void {
     if (this.timer) return;
     const { pollIntervalMs } = this.options.tasks;
     this.timer = setInterval(() => {
       const now = Date.now();
+      const reads = new Map<string, Promise<Detailed | undefined>>();
       for (const stream of this.streams) {
-        for (const taskId of stream.tasks.keys()) this.check(stream, taskId);
+        for (const taskId of stream.tasks.keys()) {
+          const key = `${stream.user}\n${taskId}`;
+          let read = reads.get(key);
+          if (!read) reads.set(key, (read = this.read(taskId, stream.user)));
+          this.check(stream, taskId, read);
+        }
         if (now - stream.lastWrite >= KEEP_ALIVE_MS) stream.write(': keepalive\n\n');
       }
     }, pollIntervalMs);
@@ -227,6 +262,14 @@ interface ListenRequest {
   id?: unknown;
   method?: unknown;
   params?: { notifications?: { taskIds?: unknown }; _meta?: Record<string, unknown> };
+}
+
+/** A task as `McpTasks.detailed` reads it. */
+type Detailed = Awaited<ReturnType<McpTasks['detailed']>>;
+
+/** -32005 for a listen past one of the limits, naming the option and its value. */
+function limitError(id: string | number, option: 'maxListenersPerUser' | 'maxTasksPerListener', value: number, what: string): Response {
+  return rpcError(id, 200, -32005, `${what} (tasks.${option} = ${value}).`, { limit: `tasks.${option}`, value });
 }
 
 /** A JSON-RPC error answer. */

@@ -1,5 +1,5 @@
 /** `McpTaskNotifications.handler`: what it leaves to the SDK's handler, and what it serves itself. */
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import type { McpTasks } from '../../../src/mcp/tasks/mcp-tasks.js';
 import { McpTaskNotifications, type FetchMcpHandler } from '../../../src/mcp/tasks/task-notifications.js';
 import { McpCallers } from '../../../src/mcp/sdk/mcp-callers.js';
@@ -57,5 +57,80 @@ describe('McpTaskNotifications.handler', () => {
     expect(text).toContain('"method":"notifications/subscriptions/acknowledged","params":{"notifications":{"taskIds":[]}');
     expect(text).toContain('"id":3,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":3}}');
     expect(notifications.size).toBe(0);
+  });
+});
+
+describe('McpTaskNotifications: limits per user, one read per task per poll', () => {
+  const reads: string[] = [];
+  const tasks = {
+    onChange: () => () => undefined,
+    detailed: (taskId: string, user: string) => {
+      reads.push(`${user}:${taskId}`);
+      // Each user's own tasks are `<user>-<n>`, working (a stream following them stays open).
+      if (!taskId.startsWith(`${user}-`)) return Promise.reject(new Error('not found'));
+      return Promise.resolve({ detail: { resultType: 'complete', taskId, status: 'working' }, terminal: false });
+    },
+  } as unknown as McpTasks;
+  let user = 'alice';
+  const options = {
+    resolveMcpUser: () => user,
+    tasks: { pollIntervalMs: 40, maxListenersPerUser: 2, maxTasksPerListener: 3 },
+  } as unknown as ElicitationMcpOptions;
+  const notifications = new McpTaskNotifications(tasks, options, new McpCallers(options));
+  const handler = notifications.handler<FetchMcpHandler>({ fetch: () => Promise.resolve(new Response('inner')) });
+  const meta = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } };
+  const opened: AbortController[] = [];
+
+  /** A listen by `as` for `taskIds`, kept open (its abort controller kept to close it). */
+  async function listenAs(as: string, taskIds: string[]): Promise<Response> {
+    user = as;
+    const abort = new AbortController();
+    opened.push(abort);
+    const request = new Request(listen({ notifications: { taskIds }, _meta: meta }), { signal: abort.signal });
+    return handler.fetch(request);
+  }
+  const errorOf = async (response: Response) =>
+    ((await response.json()) as { error?: { code: number; message: string; data: unknown } }).error;
+
+  afterAll(() => {
+    for (const abort of opened) abort.abort();
+    notifications.onModuleDestroy();
+  });
+
+  it('refuses a listen past tasks.maxTasksPerListener and a user past tasks.maxListenersPerUser with -32005 naming the option; other users are not counted; a closed stream frees its place', async () => {
+    expect(await errorOf(await listenAs('alice', ['alice-1', 'alice-2', 'alice-3', 'alice-4']))).toEqual({
+      code: -32005,
+      message: 'A listen may follow at most 3 tasks (tasks.maxTasksPerListener = 3).',
+      data: { limit: 'tasks.maxTasksPerListener', value: 3 },
+    });
+    const first = await listenAs('alice', ['alice-1', 'alice-2']);
+    const second = await listenAs('alice', ['alice-1']);
+    expect([first.headers.get('content-type'), second.headers.get('content-type')]).toEqual(['text/event-stream', 'text/event-stream']);
+    expect(await errorOf(await listenAs('alice', ['alice-3']))).toEqual({
+      code: -32005,
+      message: 'Too many task subscriptions open for this user: close one first (tasks.maxListenersPerUser = 2).',
+      data: { limit: 'tasks.maxListenersPerUser', value: 2 },
+    });
+    // Bob has places of his own.
+    expect((await listenAs('bob', ['bob-1'])).headers.get('content-type')).toBe('text/event-stream');
+    expect(notifications.size).toBe(3);
+    // Alice closes her second stream: her next listen is served.
+    opened[2].abort();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(notifications.size).toBe(2);
+    expect((await listenAs('alice', ['alice-3'])).headers.get('content-type')).toBe('text/event-stream');
+  });
+
+  it('reads a task once per poll however many streams follow it', async () => {
+    // bob-1 followed by two of Bob's streams now; alice-2 by one stream.
+    expect((await listenAs('bob', ['bob-1'])).headers.get('content-type')).toBe('text/event-stream');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    reads.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 130));
+    const counts = new Map<string, number>();
+    for (const read of reads) counts.set(read, (counts.get(read) ?? 0) + 1);
+    const polls = counts.get('alice:alice-2') ?? 0;
+    expect(polls).toBeGreaterThanOrEqual(2);
+    for (const [read, count] of counts) expect({ read, count }).toEqual({ read, count: polls });
   });
 });
