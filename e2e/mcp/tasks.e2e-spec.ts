@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDemoApp, type DemoApp } from '../../examples/demo/demo-app.js';
 import { submitPage } from '../../src/testing/submit-page.js';
+import { startLadderApp, type LadderApp } from '../support/ladder-app.js';
 import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
 import {
   callTask,
@@ -332,4 +333,44 @@ describe('Tasks over time, and what the module acts on', () => {
     // Another user still gets a task.
     expect(await callTask(await client('tasks-not-capped'), 'plan-release', { app: 'other' })).toMatchObject({ resultType: 'task' });
   }, 20_000);
+});
+
+describe('tasks without a verified user (tasks.allowAnonymous), with a real SDK 2.x client', () => {
+  const apps: LadderApp[] = [];
+  const clients: V2TestClient[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(apps.map((l) => l.app.close()));
+  });
+
+  /** An app whose resolveMcpUser verifies nobody (the route still lets the bearer in), with an optional and a required task tool. */
+  async function anonymousCaller(tasks: { allowAnonymous?: boolean }): Promise<V2TestClient> {
+    const ladder = await startLadderApp({ resolveMcpUser: () => undefined, tasks }, (elicitation, server) => {
+      const done = () => ({ content: [{ type: 'text' as const, text: 'done' }] });
+      elicitation.registerTool(server, 'may-task', { description: 'A task if asked', execution: { taskSupport: 'optional' } }, done);
+      elicitation.registerTool(server, 'must-task', { description: 'Only a task', execution: { taskSupport: 'required' } }, done);
+    });
+    apps.push(ladder);
+    const c = await connectV2Client(ladder.mcpUrl, { user: 'nobody-verified', extensions: { [TASKS]: {} } });
+    clients.push(c);
+    return c;
+  }
+
+  it('off (the default): an optional tool runs as a plain call, a required one is refused with -32600 naming tasks.allowAnonymous', async () => {
+    const c = await anonymousCaller({});
+    const plain = await callTask(c, 'may-task', {});
+    expect(plain).not.toHaveProperty('taskId');
+    expect(plain).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+    const refused = await refusal(callTask(c, 'must-task', {}));
+    expect(refused.code).toBe(-32600);
+    expect(refused.message).toContain('tasks.allowAnonymous');
+  });
+
+  it('on: the call makes a task bound to no user', async () => {
+    const c = await anonymousCaller({ allowAnonymous: true });
+    const created = await callTask(c, 'may-task', {});
+    expect(created).toMatchObject({ resultType: 'task' });
+    const done = await waitForTask(c, String(created.taskId), (t) => t.status === 'completed');
+    expect(done.result?.content[0]?.text).toBe('done');
+  });
 });

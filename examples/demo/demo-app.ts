@@ -151,7 +151,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         callWaitMs: options.callWaitMs,
         instantDeclineMs: options.instantDeclineMs,
         keepAliveMs: options.keepAliveMs,
-        tasks: { leaseMs: options.taskLeaseMs, ttlMs: options.taskTtlMs },
+        // The conformance suite's client sends no credentials: its tasks are bound to no user.
+        tasks: { leaseMs: options.taskLeaseMs, ttlMs: options.taskTtlMs, allowAnonymous: process.env.MCP_CONFORMANCE === '1' },
         clientPolicy: options.clientPolicy,
         title: 'nestjs-mcp-elicitation demo',
         store,

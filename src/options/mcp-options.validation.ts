@@ -69,11 +69,14 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw new ElicitationConfigError(
       'tasks',
-      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener? }',
+      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous? }',
       { value: raw },
     );
   }
   const tasks = raw ?? {};
+  if (tasks.allowAnonymous !== undefined && typeof tasks.allowAnonymous !== 'boolean') {
+    throw new ElicitationConfigError('tasks.allowAnonymous', 'must be true or false', { value: tasks.allowAnonymous });
+  }
   const maxOpenPerUser = tasks.maxOpenPerUser ?? DEFAULT_TASK_MAX_OPEN_PER_USER;
   if (!Number.isInteger(maxOpenPerUser) || maxOpenPerUser < 1) {
     throw new ElicitationConfigError('tasks.maxOpenPerUser', 'must be a whole number of at least 1', { value: tasks.maxOpenPerUser });
@@ -85,6 +88,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     leaseMs: positiveMs('tasks.leaseMs', tasks.leaseMs, DEFAULT_TASK_LEASE_MS),
     maxListenersPerUser: wholeAtLeastOne('tasks.maxListenersPerUser', tasks.maxListenersPerUser, DEFAULT_TASK_MAX_LISTENERS_PER_USER),
     maxTasksPerListener: wholeAtLeastOne('tasks.maxTasksPerListener', tasks.maxTasksPerListener, DEFAULT_TASK_MAX_TASKS_PER_LISTENER),
+    allowAnonymous: tasks.allowAnonymous ?? false,
   };
 }
 

@@ -116,6 +116,13 @@ export interface ElicitationTaskOptions {
   maxListenersPerUser?: number;
   /** Task ids one such stream may follow; a listen naming more gets -32005 naming this option. @default 50 */
   maxTasksPerListener?: number;
+  /**
+   * Whether a call without a verified user (`resolveMcpUser` finds none) may make a task. Off: such a call of an
+   * `optional` tool runs as a plain call, and a `required` tool refuses it (-32600 naming this option). On: the task is
+   * bound to no user (its id alone reads and answers it), and every such task counts against one shared
+   * `maxOpenPerUser`. @default false
+   */
+  allowAnonymous?: boolean;
 }
 
 /**

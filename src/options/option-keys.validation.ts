@@ -72,6 +72,7 @@ const TASK_KEYS = keysOf<ElicitationTaskOptions>({
   leaseMs: true,
   maxListenersPerUser: true,
   maxTasksPerListener: true,
+  allowAnonymous: true,
 });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });
 const URL_POLICY_KEYS = keysOf<ExternalUrlPolicy>({ allowedHosts: true, allowHttpLoopback: true, resolveHost: true });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ElicitationEvent } from '../../core/elicitation.types.js';
-import { TaskProtocolError } from './task-protocol.error.js';
+import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
 import { ElicitationEvents } from '../../events/elicitation-events.js';
 import { ElicitationService } from '../../lifecycle/elicitation.service.js';
 import { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
@@ -162,7 +162,8 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
         return await runStartable(plain);
       } catch (error) {
         if (!(error instanceof TaskStartSignal)) throw error;
-        return this.start(name, args, user() ?? '', this.modesOf(ctx), error.answered);
+        const userId = this.taskUser(name, user());
+        return this.start(name, args, userId, this.modesOf(ctx), error.answered);
       }
     }
     const created = await this.call(name, support, args, ctx, user);
@@ -218,7 +219,26 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       if (support === 'required') refuse(TaskProtocolError.missingExtension(`the tool ${name}`));
       return undefined;
     }
-    return this.start(name, args, user() ?? '', this.modesOf(ctx));
+    const verified = user();
+    // Without a verified user and tasks.allowAnonymous off: an optional tool runs as a plain call.
+    if (verified === undefined && !this.options.tasks.allowAnonymous && support !== 'required') return undefined;
+    return this.start(name, args, this.taskUser(name, verified), this.modesOf(ctx));
+  }
+
+  /**
+   * The user a task is bound to: the verified one; without one, '' (no user: the id alone reads the task) when
+   * `tasks.allowAnonymous` is on, else the call is refused (-32600 naming the option).
+   */
+  private taskUser(name: string, verified: string | undefined): string {
+    if (verified !== undefined) return verified;
+    if (this.options.tasks.allowAnonymous) return '';
+    refuse(
+      new TaskProtocolError(
+        TASK_ERROR_CODES.invalidRequest,
+        `The tool ${name} runs as a task, and a task needs a verified user: sign the MCP client in, or set tasks.allowAnonymous.`,
+        { option: 'tasks.allowAnonymous', value: false },
+      ),
+    );
   }
 
   /**

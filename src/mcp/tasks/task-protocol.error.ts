@@ -2,6 +2,8 @@
 export const TASK_ERROR_CODES = {
   /** Unknown (or another user's, or expired) task id. */
   invalidParams: -32602,
+  /** A task without a verified user while `tasks.allowAnonymous` is off. */
+  invalidRequest: -32600,
   /** The request did not declare the extension (`io.modelcontextprotocol/tasks`). */
   missingCapability: -32021,
   /** Too many open tasks for the user (`tasks.maxOpenPerUser`): the "limit exceeded" code, as for calls in flight. */
