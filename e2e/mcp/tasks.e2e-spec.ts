@@ -374,3 +374,37 @@ describe('tasks without a verified user (tasks.allowAnonymous), with a real SDK 
     expect(done.result?.content[0]?.text).toBe('done');
   });
 });
+
+describe('tasks.createPerMinute, with a real SDK 2.x client', () => {
+  let ladder: LadderApp;
+  const clients: V2TestClient[] = [];
+  beforeAll(async () => {
+    ladder = await startLadderApp({ tasks: { createPerMinute: 3 } }, (elicitation, server) => {
+      elicitation.registerTool(server, 'quick-task', { description: 'A task', execution: { taskSupport: 'required' } }, () => ({
+        content: [{ type: 'text' as const, text: 'done' }],
+      }));
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await ladder.app.close();
+  });
+  const client = async (user: string) => {
+    const c = await connectV2Client(ladder.mcpUrl, { user, extensions: { [TASKS]: {} } });
+    clients.push(c);
+    return c;
+  };
+
+  it('refuses the creation past the quota with -32005 naming tasks.createPerMinute, although every task finished; other users are not counted', async () => {
+    const c = await client('quota-alice');
+    for (let i = 0; i < 3; i++) {
+      const created = await callTask(c, 'quick-task', {});
+      await waitForTask(c, String(created.taskId), (t) => t.status === 'completed');
+    }
+    const refused = await refusal(callTask(c, 'quick-task', {}));
+    expect(refused.code).toBe(-32005);
+    expect(refused.message).toContain('tasks.createPerMinute = 3');
+    expect((refused as { data?: unknown }).data).toEqual({ limit: 'tasks.createPerMinute', value: 3 });
+    expect(await callTask(await client('quota-bob'), 'quick-task', {})).toMatchObject({ resultType: 'task' });
+  });
+});

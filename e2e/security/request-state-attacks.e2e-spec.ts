@@ -362,8 +362,9 @@ describe('requestState attacks over HTTP (protocol 2026-07-28, demo app)', () =>
     });
 
     it('refuses an expired state; the elicitation stays pending', async () => {
-      const minted = Date.now();
       const { state, id } = await mintConnect(shortLived, 'expiring');
+      // The state was made before this moment (under load the call itself can take a second): its TTL runs from then at the latest.
+      const minted = Date.now();
       const before = await snapshot(shortLived, 'alice');
       while (Date.now() < minted + STATE_TTL_MS + 250) await new Promise((r) => setTimeout(r, 100));
       const reply = await callTool(

@@ -152,7 +152,12 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
         instantDeclineMs: options.instantDeclineMs,
         keepAliveMs: options.keepAliveMs,
         // The conformance suite's client sends no credentials: its tasks are bound to no user.
-        tasks: { leaseMs: options.taskLeaseMs, ttlMs: options.taskTtlMs, allowAnonymous: process.env.MCP_CONFORMANCE === '1' },
+        tasks: {
+          leaseMs: options.taskLeaseMs,
+          ttlMs: options.taskTtlMs,
+          allowAnonymous: process.env.MCP_CONFORMANCE === '1',
+          createPerMinute: options.createPerMinute,
+        },
         clientPolicy: options.clientPolicy,
         title: 'nestjs-mcp-elicitation demo',
         store,

@@ -205,6 +205,8 @@ function startApp(target) {
     PORT: '0', // the demo picks a free port and prints it in the ready line
     PUBLIC_URL: '',
     ELICITATION_STORE: 'memory',
+    // One client runs every scenario within a minute or two: the per-user creation limits (elicitations, tasks) raised.
+    ELICITATION_CREATE_PER_MINUTE: '10000',
   };
   appLogs.set(target.key, '');
   const app = start(process.execPath, [mainOf(target)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -19,6 +19,8 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_TASK_MAX_LISTENERS_PER_USER = 10;
 /** Tasks one such stream may follow (`tasks.maxTasksPerListener`). */
 export const DEFAULT_TASK_MAX_TASKS_PER_LISTENER = 50;
+/** Tasks one user may create in a minute (`tasks.createPerMinute`). */
+export const DEFAULT_TASK_CREATE_PER_MINUTE = 30;
 /** Default time a user has to answer a form pushed inside a 2025-11-25 tool call (`elicit`, `elicitForm`): 10 minutes. */
 export const DEFAULT_FORM_TIMEOUT_MS = 10 * 60_000;
 /** Default bounded wait of a 2026-07-28 retry on a URL elicitation still pending: 5 seconds. */

@@ -7,6 +7,7 @@ import {
   DEFAULT_TASK_LEASE_MS,
   DEFAULT_TASK_MAX_LISTENERS_PER_USER,
   DEFAULT_TASK_MAX_TASKS_PER_LISTENER,
+  DEFAULT_TASK_CREATE_PER_MINUTE,
   DEFAULT_TASK_MAX_OPEN_PER_USER,
   DEFAULT_TASK_POLL_INTERVAL_MS,
   DEFAULT_TASK_TTL_MS,
@@ -69,7 +70,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw new ElicitationConfigError(
       'tasks',
-      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous? }',
+      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous?, createPerMinute? }',
       { value: raw },
     );
   }
@@ -89,6 +90,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     maxListenersPerUser: wholeAtLeastOne('tasks.maxListenersPerUser', tasks.maxListenersPerUser, DEFAULT_TASK_MAX_LISTENERS_PER_USER),
     maxTasksPerListener: wholeAtLeastOne('tasks.maxTasksPerListener', tasks.maxTasksPerListener, DEFAULT_TASK_MAX_TASKS_PER_LISTENER),
     allowAnonymous: tasks.allowAnonymous ?? false,
+    createPerMinute: wholeAtLeastOne('tasks.createPerMinute', tasks.createPerMinute, DEFAULT_TASK_CREATE_PER_MINUTE),
   };
 }
 

@@ -123,6 +123,11 @@ export interface ElicitationTaskOptions {
    * `maxOpenPerUser`. @default false
    */
   allowAnonymous?: boolean;
+  /**
+   * Tasks one user may create in a minute (counted in the store, so across instances); past it a call gets -32005
+   * naming this option. @default 30
+   */
+  createPerMinute?: number;
 }
 
 /**

@@ -73,6 +73,7 @@ const TASK_KEYS = keysOf<ElicitationTaskOptions>({
   maxListenersPerUser: true,
   maxTasksPerListener: true,
   allowAnonymous: true,
+  createPerMinute: true,
 });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });
 const URL_POLICY_KEYS = keysOf<ExternalUrlPolicy>({ allowedHosts: true, allowHttpLoopback: true, resolveHost: true });

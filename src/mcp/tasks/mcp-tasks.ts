@@ -247,12 +247,28 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
    */
   private async start(...params: Parameters<TaskRunner['start']>): Promise<Record<string, unknown>> {
     try {
+      await this.countCreation(params[2]);
       const { task, body } = await this.tasks().start(...params);
       return createTaskResult(task, body);
     } catch (error) {
       if (error instanceof TaskProtocolError) refuse(error);
       throw error;
     }
+  }
+
+  /**
+   * Counts a task creation against its user's `tasks.createPerMinute` (in the store, so across instances): past it,
+   * -32005 naming the option. Tasks bound to no user share one count.
+   */
+  private async countCreation(userId: string): Promise<void> {
+    const { createPerMinute } = this.options.tasks;
+    const { count } = await this.store.hit(`task-create:${userId}`, 60_000, Date.now());
+    if (count <= createPerMinute) return;
+    throw new TaskProtocolError(
+      TASK_ERROR_CODES.limit,
+      `Too many tasks created by this user in a minute (tasks.createPerMinute = ${createPerMinute}): try again shortly.`,
+      { limit: 'tasks.createPerMinute', value: createPerMinute },
+    );
   }
 
   /**
