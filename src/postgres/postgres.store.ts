@@ -71,8 +71,9 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     this.t = (object) => qualified(this.names, object);
     const bound = this.options.operationTimeoutMs;
     if (typeof pool === 'string') {
-      // The server ends a statement (or a wait for a lock) a little before the bound; the pool's wait for a connection too.
-      this.pool = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: bound });
+      // The server ends a statement (or a wait for a lock) a little before the bound. The pool drops a wait for a
+      // connection after twice the bound: the store's own deadline (BoundedPool) has answered the caller by then.
+      this.pool = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: 2 * bound });
       this.pool.on('error', () => undefined); // an idle client's error: the next query reports it
       this.ownsPool = true;
     } else if (pool && typeof (pool as Partial<pg.Pool>).query === 'function') {
