@@ -39,10 +39,11 @@ export function serverTimeouts(operationTimeoutMs: number): { statement_timeout:
 /**
  * Every statement of the PostgreSQL store ends within `timeoutMs`, on the store's own pool and on the app's alike:
  * waiting for a pool client, and the statement itself (a held lock, a slow server). Past the bound the call fails
- * with `PostgresTimeoutError`, which `callPostgres` makes `ElicitationStoreUnavailableError` (pages and the status route answer 503), the connection it held is closed
- * (never handed back to the pool mid-statement), and the server is asked to cancel the statement (PostgreSQL's
- * cancel request, on a connection of its own: it needs no pool client). A client taken after its wait ran out
- * goes straight back to the pool. So a table locked for minutes costs each caller `timeoutMs`, never the pool.
+ * with `PostgresTimeoutError` (which `callPostgres` makes `ElicitationStoreUnavailableError`: pages and the status
+ * route answer 503), the connection it held is closed (never handed back to the pool mid-statement), and the server
+ * is asked to cancel the statement (PostgreSQL's cancel request, on a connection of its own: it needs no pool
+ * client). A client taken after its wait ran out goes straight back to the pool. So a table locked for minutes
+ * costs each caller `timeoutMs`, never the pool.
  */
 export class BoundedPool implements PostgresQueries {
   constructor(

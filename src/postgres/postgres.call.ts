@@ -7,8 +7,9 @@ import { MISSING_SCHEMA_STATES, schemaError } from './postgres.schema-version.js
 
 /**
  * Runs one operation of the PostgreSQL store: a failure to reach PostgreSQL, or no answer within `operationTimeoutMs`,
- * is the store being unavailable (`ElicitationStoreUnavailableError`: the pages answer 503); a missing table or function is the schema missing (the
- * config error naming the fix); any other error is logged with its SQLSTATE and thrown as it is.
+ * is the store being unavailable (`ElicitationStoreUnavailableError`: the pages answer 503); a missing table or
+ * function is the schema missing (the config error naming the fix); any other error is logged with its SQLSTATE and
+ * thrown as it is.
  */
 export async function callPostgres<T>(logger: Logger, names: PostgresNames, operation: string, run: () => Promise<T>): Promise<T> {
   try {
