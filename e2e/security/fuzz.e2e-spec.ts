@@ -20,6 +20,8 @@ import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { csrfFor } from '../support/page-form.js';
 
 const SEED = 20_260_522;
+/** A property's time limit: its fixed number of runs takes about 4 s alone, and has taken over 30 s beside CI's other work. */
+const FUZZ_TIMEOUT_MS = 120_000;
 const BASE_URL = 'http://127.0.0.1:3000';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -466,75 +468,83 @@ describe('fuzzing every route (fast-check, fixed seed)', () => {
     expect(JSON.parse(res.text)).toMatchObject({ status: 'pending' });
   }
 
-  it('any request to any route: no 5xx, HTML or JSON as expected, no redirect or data to the wrong user, nothing changed', async () => {
-    const before = await snapshot();
-    expect(before).toHaveLength(Object.keys(records).length);
-    await fc.assert(
-      fc.asyncProperty(requestArb(), async (req) => {
-        await check(req, before);
-        await alive();
-      }),
-      { seed: SEED, numRuns: 220 },
-    );
-    expect(await snapshot()).toEqual(before);
-    // The fuzzer reached the interesting answers, not only 404s.
-    for (const status of [200, 303, 400, 401, 403, 404, 409, 410]) {
-      expect({ status, seen: (seenStatuses.get(status) ?? 0) > 0 }).toEqual({ status, seen: true });
-    }
-  });
+  it(
+    'any request to any route: no 5xx, HTML or JSON as expected, no redirect or data to the wrong user, nothing changed',
+    async () => {
+      const before = await snapshot();
+      expect(before).toHaveLength(Object.keys(records).length);
+      await fc.assert(
+        fc.asyncProperty(requestArb(), async (req) => {
+          await check(req, before);
+          await alive();
+        }),
+        { seed: SEED, numRuns: 220 },
+      );
+      expect(await snapshot()).toEqual(before);
+      // The fuzzer reached the interesting answers, not only 404s.
+      for (const status of [200, 303, 400, 401, 403, 404, 409, 410]) {
+        expect({ status, seen: (seenStatuses.get(status) ?? 0) > 0 }).toEqual({ status, seen: true });
+      }
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('near-valid posts (right user, same origin, fresh cookie, tampered token or fields): always refused, nothing changed', async () => {
-    const before = await snapshot();
-    const targets = [
-      { role: 'keyPending', page: 'api-key' },
-      { role: 'confirmPending', page: 'confirm' },
-    ] as const;
-    const tamperArb = fc.oneof(
-      fc.constant((t: string) => t.slice(0, -1)),
-      fc.constant((t: string) => `${t}A`),
-      fc.constant((t: string) => t.toUpperCase()),
-      fc.constant((t: string) => t.split('').reverse().join('')),
-      fc.constant(() => tokenOfOtherUsersPage),
-      fc.constant(() => tokenOfConfirmPage),
-      fc.nat({ max: 42 }).map((i) => (t: string) => t.slice(0, i) + (t[i] === 'x' ? 'y' : 'x') + t.slice(i + 1)),
-      printable(50).map((s) => () => s),
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...targets),
-        tamperArb,
-        fc.array(fc.tuple(fieldNameArb(), fieldValueArb()), { maxLength: 4 }),
-        fc.constantFrom('null', BASE_URL, undefined),
-        fc.constantFrom('application/x-www-form-urlencoded', 'application/json'),
-        async (target, tamper, fields, origin, contentType) => {
-          const pagePath = `/elicit/${records[target.role].id}/${target.page}`;
-          const pair = await csrfFor(app.getHttpServer(), pagePath, { 'x-test-user': FUZZ_USER });
-          const token = tamper(pair.token);
-          fc.pre(token !== pair.token);
-          const form = [
-            ...fields.filter(([k]) => k !== '_csrf'),
-            ['_csrf', token] as [string, string],
-            ['action', target.page === 'confirm' ? 'confirm' : 'submit'] as [string, string],
-            ['apiKey', SECRET] as [string, string],
-          ];
-          const body =
-            contentType === 'application/json'
-              ? JSON.stringify(Object.fromEntries(form))
-              : form.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
-          const headers: Record<string, string> = { 'x-test-user': FUZZ_USER, Cookie: pair.cookie, 'Content-Type': contentType };
-          if (origin) headers.Origin = origin;
-          const readsBefore = storeGets();
-          const res = await send(port, 'POST', pagePath, headers, body);
-          seenStatuses.set(res.status, (seenStatuses.get(res.status) ?? 0) + 1);
-          expectOneOf(`POST ${pagePath} token ${token}`, res.status, [403, 413]);
-          expect(res.headers['content-type']).toBe(HTML);
-          expect(res.text).not.toContain(SECRET);
-          expect(storeGets() - readsBefore).toBe(0);
-          expect(await snapshot()).toEqual(before);
-        },
-      ),
-      { seed: SEED + 1, numRuns: 80 },
-    );
-    await alive();
-  });
+  it(
+    'near-valid posts (right user, same origin, fresh cookie, tampered token or fields): always refused, nothing changed',
+    async () => {
+      const before = await snapshot();
+      const targets = [
+        { role: 'keyPending', page: 'api-key' },
+        { role: 'confirmPending', page: 'confirm' },
+      ] as const;
+      const tamperArb = fc.oneof(
+        fc.constant((t: string) => t.slice(0, -1)),
+        fc.constant((t: string) => `${t}A`),
+        fc.constant((t: string) => t.toUpperCase()),
+        fc.constant((t: string) => t.split('').reverse().join('')),
+        fc.constant(() => tokenOfOtherUsersPage),
+        fc.constant(() => tokenOfConfirmPage),
+        fc.nat({ max: 42 }).map((i) => (t: string) => t.slice(0, i) + (t[i] === 'x' ? 'y' : 'x') + t.slice(i + 1)),
+        printable(50).map((s) => () => s),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...targets),
+          tamperArb,
+          fc.array(fc.tuple(fieldNameArb(), fieldValueArb()), { maxLength: 4 }),
+          fc.constantFrom('null', BASE_URL, undefined),
+          fc.constantFrom('application/x-www-form-urlencoded', 'application/json'),
+          async (target, tamper, fields, origin, contentType) => {
+            const pagePath = `/elicit/${records[target.role].id}/${target.page}`;
+            const pair = await csrfFor(app.getHttpServer(), pagePath, { 'x-test-user': FUZZ_USER });
+            const token = tamper(pair.token);
+            fc.pre(token !== pair.token);
+            const form = [
+              ...fields.filter(([k]) => k !== '_csrf'),
+              ['_csrf', token] as [string, string],
+              ['action', target.page === 'confirm' ? 'confirm' : 'submit'] as [string, string],
+              ['apiKey', SECRET] as [string, string],
+            ];
+            const body =
+              contentType === 'application/json'
+                ? JSON.stringify(Object.fromEntries(form))
+                : form.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+            const headers: Record<string, string> = { 'x-test-user': FUZZ_USER, Cookie: pair.cookie, 'Content-Type': contentType };
+            if (origin) headers.Origin = origin;
+            const readsBefore = storeGets();
+            const res = await send(port, 'POST', pagePath, headers, body);
+            seenStatuses.set(res.status, (seenStatuses.get(res.status) ?? 0) + 1);
+            expectOneOf(`POST ${pagePath} token ${token}`, res.status, [403, 413]);
+            expect(res.headers['content-type']).toBe(HTML);
+            expect(res.text).not.toContain(SECRET);
+            expect(storeGets() - readsBefore).toBe(0);
+            expect(await snapshot()).toEqual(before);
+          },
+        ),
+        { seed: SEED + 1, numRuns: 80 },
+      );
+      await alive();
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
