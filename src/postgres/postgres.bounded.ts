@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 
 /**
  * A statement of the store, or its wait for a pool client, that ran past `operationTimeoutMs`: `callPostgres` makes it
@@ -129,4 +130,19 @@ export class BoundedPool implements PostgresQueries {
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
+}
+
+/**
+ * The pool a store uses: the app's (`pool` a `pg` Pool, left as it is), or its own for a connection string, whose
+ * connections start with the server's timeouts a little under `bound` and which drops a wait for a connection after
+ * twice it (the store's own deadline, `BoundedPool`, has answered the caller by then).
+ */
+export function openPool(pool: pg.Pool | string, bound: number): { pool: pg.Pool; owned: boolean } {
+  if (typeof pool === 'string') {
+    const own = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: 2 * bound });
+    own.on('error', () => undefined); // an idle client's error: the next query reports it
+    return { pool: own, owned: true };
+  }
+  if (pool && typeof (pool as Partial<pg.Pool>).query === 'function') return { pool, owned: false };
+  throw new ElicitationConfigError('store', 'PostgresElicitationStore takes a pg Pool or a connection string', { value: pool });
 }

@@ -1,7 +1,6 @@
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
-import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { eventMessageEnd, eventMessageStart } from '../stores/event-wire.js';
 import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { StoreKeyHolder } from '../stores/store-keys.js';
@@ -30,7 +29,7 @@ import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
 import { createSchema } from './postgres.schema.js';
 import { checkSchemaVersion } from './postgres.schema-version.js';
 import { PostgresCounters } from './postgres.counters.js';
-import { BoundedPool, serverTimeouts } from './postgres.bounded.js';
+import { BoundedPool, openPool } from './postgres.bounded.js';
 import { callPostgres } from './postgres.call.js';
 import { PostgresTasks } from './postgres.tasks.js';
 
@@ -70,18 +69,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     this.names = { schema: this.options.schema, prefix: this.options.tablePrefix };
     this.t = (object) => qualified(this.names, object);
     const bound = this.options.operationTimeoutMs;
-    if (typeof pool === 'string') {
-      // The server ends a statement (or a wait for a lock) a little before the bound. The pool drops a wait for a
-      // connection after twice the bound: the store's own deadline (BoundedPool) has answered the caller by then.
-      this.pool = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: 2 * bound });
-      this.pool.on('error', () => undefined); // an idle client's error: the next query reports it
-      this.ownsPool = true;
-    } else if (pool && typeof (pool as Partial<pg.Pool>).query === 'function') {
-      this.pool = pool;
-      this.ownsPool = false;
-    } else {
-      throw new ElicitationConfigError('store', 'PostgresElicitationStore takes a pg Pool or a connection string', { value: pool });
-    }
+    ({ pool: this.pool, owned: this.ownsPool } = openPool(pool, bound));
     this.db = new BoundedPool(this.pool, bound, this.connection());
     this.tasks = new PostgresTasks(this.db, this.t, () => this.require());
     this.counters = new PostgresCounters(this.db, this.t, () => this.require());

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { TaskLease } from '../../stores/task-store.js';
 
 /**
  * How long before the lease's end by the store's clock this instance stops trusting it: the lease's time is measured
@@ -7,6 +8,19 @@ import { performance } from 'node:perf_hooks';
  */
 function leaseMargin(leaseMs: number): number {
   return Math.min(leaseMs / 5, 2_000);
+}
+
+/**
+ * Whether a lease still holds: by the store's clock (`remainingMs`, as read); a store that does not say (a custom
+ * store written before it was asked to) by this instance's clock, `now`.
+ */
+export function leaseLive(lease: TaskLease, now: number): boolean {
+  return (lease.remainingMs ?? lease.until - now) > 0;
+}
+
+/** A lease for `owner`, granted by the store's clock (`until`: this instance's guess, for a store that cannot). */
+export function leaseFor(owner: string, leaseMs: number, now: number): TaskLease {
+  return { owner, until: now + leaseMs, grantMs: leaseMs };
 }
 
 /** Why a run stopped: the task was cancelled (on any instance). */

@@ -1,30 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
+import { leaseFor, leaseLive, leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
 import { Logger } from '@nestjs/common';
 import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
 import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../../stores/task-store.js';
 import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
-import { TaskElicitation, TaskSuspended, type TaskQuestionDeps } from './task-elicitation.js';
+import { TaskElicitation, type TaskQuestionDeps } from './task-elicitation.js';
+import { executeRun, type RunOutcome, type TaskTool } from './task-outcome.js';
 import type { AnsweredQuestion } from '../input-required/request-state.codec.js';
-import { isPendingQuestionSignal } from '../questions/linked-questions.js';
-import type { ToolElicitation } from '../tool-elicitation.js';
 
-/** A tool that may run as a task: its body, as registered (the same on every instance). */
-export interface TaskTool {
-  body: (args: unknown, elicitation: ToolElicitation, context: unknown) => unknown;
-}
-
-/**
- * What a task's tool body gets as its third argument (a plain call gets the SDK's context there): the task, and a
- * signal aborted when this run must stop: the task was cancelled (on any instance: the run hears of it within
- * `leaseMs / 3`), or this instance's lease on the run ran out or was taken over. Its `aborted` (and
- * `throwIfAborted()`) read the lease's deadline at the moment they are asked, so a check right before a side effect
- * is never late, even after the process was paused. `signal.reason` says which.
- */
-export interface TaskContext {
-  task: { taskId: string; signal: AbortSignal };
-}
+export type { TaskContext, TaskTool } from './task-outcome.js';
 
 /** The settings of the tasks (the `tasks` option, resolved). */
 export interface TaskSettings {
@@ -47,12 +32,6 @@ export interface TaskRunnerDeps {
   /** Told of each change a client may see (not a lease's renewal), made on this instance. */
   changed?: (taskId: string) => void;
 }
-
-/** What a run ended with. */
-type RunOutcome =
-  | { status: 'completed'; result: Record<string, unknown> }
-  | { status: 'failed'; error: NonNullable<TaskBody['error']> }
-  | { status: 'waiting' };
 
 /** Writes retried on a compare-and-set conflict before giving up (another writer keeps winning). */
 const WRITE_ATTEMPTS = 8;
@@ -184,18 +163,12 @@ export class TaskRunner {
     return body.due === true && this.now() - task.updatedAt > this.deps.settings.leaseMs / 4;
   }
 
-  /**
-   * Whether a lease still holds: by the store's clock (`remainingMs`, as read); a store that does not say (a custom
-   * store written before it was asked to) by this instance's.
-   */
   private leaseLive(lease: NonNullable<StoredTask['lease']>): boolean {
-    return (lease.remainingMs ?? lease.until - this.now()) > 0;
+    return leaseLive(lease, this.now());
   }
 
-  /** A lease for this instance, granted by the store's clock (`until`: this instance's guess, for a store that cannot). */
   private grant(now = this.now()): NonNullable<StoredTask['lease']> {
-    const { leaseMs } = this.deps.settings;
-    return { owner: this.instanceId, until: now + leaseMs, grantMs: leaseMs };
+    return leaseFor(this.instanceId, this.deps.settings.leaseMs, now);
   }
 
   /** One run: take the lease, run the body (its signal tied to the lease), record how it ended. */
@@ -222,37 +195,13 @@ export class TaskRunner {
       const tool = this.deps.tools.get(body.tool);
       if (!tool) return;
       const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
-      const outcome = await this.execute(tool, body, elicitation, { taskId, signal: run.signal });
+      const outcome = await executeRun(tool, body, elicitation, { taskId, signal: run.signal });
       if (run.lost) await this.release(taskId, run);
       else await this.settle(taskId, run, body, outcome);
     } finally {
       clearInterval(renew);
       run.end();
       this.running.delete(taskId);
-    }
-  }
-
-  private async execute(tool: TaskTool, body: TaskBody, elicitation: TaskElicitation, task: TaskContext['task']): Promise<RunOutcome> {
-    try {
-      const result = await tool.body(body.args, elicitation, { task } satisfies TaskContext);
-      await elicitation.settled();
-      return { status: 'completed', result: toolResult(result) };
-    } catch (error) {
-      await elicitation.settled();
-      if (error instanceof TaskSuspended) return { status: 'waiting' };
-      // The ladder reached the link (the client shows no elicitation): the task ends with the link result, as a
-      // plain call does, and the next call of the tool takes the answer up.
-      if (isPendingQuestionSignal(error)) return { status: 'completed', result: error.result };
-      if (isJsonRpcError(error))
-        return {
-          status: 'failed',
-          error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) },
-        };
-      // A tool that threw ran all the same: its error is the tool's result (`isError`), as a plain call answers it.
-      return {
-        status: 'completed',
-        result: { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true },
-      };
     }
   }
 
@@ -388,16 +337,4 @@ export class TaskRunner {
     }
     throw new Error(`Task ${taskId} kept changing under ${WRITE_ATTEMPTS} writes`);
   }
-}
-
-/** A tool's return value as the `CallToolResult` a completed task inlines. */
-function toolResult(result: unknown): Record<string, unknown> {
-  if (result && typeof result === 'object' && Array.isArray((result as { content?: unknown }).content))
-    return result as Record<string, unknown>;
-  return { content: [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result ?? null) }] };
-}
-
-/** A JSON-RPC error (the SDK's `ProtocolError`, or any error with a numeric `code`): the task fails with it. */
-function isJsonRpcError(error: unknown): error is Error & { code: number; data?: unknown } {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'number';
 }
