@@ -22,7 +22,8 @@ import { keyed, TEST_ENCRYPTION_KEY } from '../support/store-keys.js';
 import { pendingRecord } from '../support/store-contract.js';
 
 const SCHEMA = `bounded_${randomUUID().slice(0, 8)}`;
-const BOUND_MS = 400;
+// A bound a loaded CI machine (two lanes side by side on 2 CPUs) meets for one uncontended statement.
+const BOUND_MS = 1_000;
 
 /** How long `work` took to settle, and how. */
 async function timed<T>(work: Promise<T>): Promise<{ ms: number; error?: unknown; value?: T }> {
@@ -108,7 +109,7 @@ describePostgres('PostgresElicitationStore: every operation ends within operatio
         ]);
         for (const call of calls) {
           expect(call.error).toBeInstanceOf(ElicitationStoreUnavailableError);
-          expect(String((call.error as Error).message)).toMatch(/operationTimeoutMs \(400 ms\)/);
+          expect(String((call.error as Error).message)).toMatch(/operationTimeoutMs \(1000 ms\)/);
           // Within the bound (and a margin for a busy machine), never as long as the lock is held.
           expect(call.ms).toBeGreaterThanOrEqual(BOUND_MS - 150);
           expect(call.ms).toBeLessThan(BOUND_MS + 2_500);
@@ -118,8 +119,8 @@ describePostgres('PostgresElicitationStore: every operation ends within operatio
         const created = await timed(
           s.createTask({ ...task, expiresAt: Date.now() + 60_000, version: 1, body: '{}' }, { maxOpenPerUser: 5 }),
         );
+        expect(created.error).toBeUndefined();
         expect(created.value).toBe('created');
-        expect(created.ms).toBeLessThan(BOUND_MS);
         expect((await s.getTask(task.id, Date.now()))?.id).toBe(task.id);
         // Each timed-out statement was cancelled on the server (or ended by its own lock_timeout), not left queued.
         const started = Date.now();
