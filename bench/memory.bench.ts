@@ -597,6 +597,7 @@ async function measureWaitingTasks(): Promise<TaskFigures> {
       fallback: { page: ['url', 'form-bridge', 'link'], form: ['form', 'url', 'link'] },
       maxFormAttempts: 3,
       instantDeclineMs: 0,
+      maxStepResultBytes: 8192,
     },
     settings: { ttlMs: 86_400_000, pollIntervalMs: 2_000, maxOpenPerUser: WAITING_TASKS, leaseMs: 30_000 },
     tools,

@@ -94,6 +94,8 @@ export type {
   FormElicitationResult,
   PageOutcome,
   PushToolElicitation,
+  StepContext,
+  StepFn,
   ToolElicitation,
   UrlElicitationAsk,
   UrlElicitationRequest,
@@ -174,6 +176,7 @@ export { ElicitationNotFoundError } from './errors/elicitation-not-found.error.j
 export { ElicitationOAuthError } from './errors/elicitation-oauth.error.js';
 export { ElicitationQuotaError, type ElicitationQuotaReason } from './errors/elicitation-quota.error.js';
 export { ElicitationShutdownError } from './errors/elicitation-shutdown.error.js';
+export { ElicitationStepError, type ElicitationStepReason } from './errors/elicitation-step.error.js';
 export { ElicitationStoreUnavailableError } from './errors/elicitation-store-unavailable.error.js';
 export { ElicitationUnsupportedError } from './errors/elicitation-unsupported.error.js';
 export { ElicitationValidationError, type FieldIssue } from './errors/elicitation-validation.error.js';

@@ -27,10 +27,11 @@ export class ReleaseTools {
   ) {
     const release = await elicitation.elicit(`Which version of ${app}?`, releaseForm);
     if (release.action !== 'accept') return { content: [{ type: 'text', text: 'Release cancelled' }] };
+    // The method runs again from the top at every step of the task: an outside effect goes in a step, run once.
+    const ticket = await elicitation.step('open-ticket', ({ idempotencyKey }) => ({ id: `REL-${idempotencyKey.slice(0, 6)}` }));
     const approval = await elicitation.requestUrl({ kind: 'confirm', message: `Release ${app} ${release.content.version}?` });
     if (approval.status !== 'completed') return { content: [{ type: 'text', text: 'Not approved' }] };
-    // Side effects go after the last question: the method runs again from the top at every step of the task.
     const taskId = 'task' in context ? context.task.taskId : 'a plain call';
-    return { content: [{ type: 'text', text: `Released ${app} ${release.content.version} (${taskId})` }] };
+    return { content: [{ type: 'text', text: `Released ${app} ${release.content.version} (${taskId}, ticket ${ticket.id})` }] };
   }
 }

@@ -27,17 +27,27 @@ export class ReleaseTools {
         // The body runs again from the top at every step of the task: the answers so far come back at once.
         const release = await elicitation.elicit(`Which version of ${app}?`, releaseForm);
         if (release.action !== 'accept') return { content: [{ type: 'text', text: 'Release cancelled' }] };
-        const approval = await elicitation.requestUrl({ kind: 'confirm', message: `Release ${app} ${release.content.version}?` });
+        const { version } = release.content;
+        // An outside effect before a question goes in a step: it runs once, however often the body runs again.
+        const ticket = await elicitation.step('open-ticket', ({ idempotencyKey }) => openTicket(app, version, idempotencyKey));
+        const approval = await elicitation.requestUrl({ kind: 'confirm', message: `Release ${app} ${version} (ticket ${ticket.id})?` });
         if (approval.status !== 'completed') return { content: [{ type: 'text', text: 'Not approved' }] };
-        // Side effects go after the last question: everything before it runs once per step.
-        await publishRelease(app, release.content.version);
-        return { content: [{ type: 'text', text: `Released ${app} ${release.content.version}` }] };
+        await elicitation.step('publish', ({ idempotencyKey }) => publishRelease(app, version, idempotencyKey));
+        return { content: [{ type: 'text', text: `Released ${app} ${version} (ticket ${ticket.id})` }] };
       },
     );
   }
 }
 
+/**
+ * Your ticket system (here: made up). The key is the same for this step of this task on every run, so an API that
+ * honours idempotency keys opens one ticket even if the instance died after sending the request.
+ */
+async function openTicket(app: string, version: string, idempotencyKey: string): Promise<{ id: string }> {
+  return Promise.resolve({ id: `REL-${idempotencyKey.slice(0, 6)}`, app, version });
+}
+
 /** Your release step (here: nothing). */
-async function publishRelease(app: string, version: string): Promise<void> {
-  await Promise.resolve([app, version]);
+async function publishRelease(app: string, version: string, idempotencyKey: string): Promise<void> {
+  await Promise.resolve([app, version, idempotencyKey]);
 }

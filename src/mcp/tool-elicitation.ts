@@ -5,6 +5,7 @@ import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js'
 import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from '../options/client-ladder.js';
 import type { ZodFormSchema } from '../forms/zod-form.js';
 import type { FormSchema } from '../forms/form-schema.js';
+import type { StepFn } from './questions/run-steps.js';
 
 /** What a tool asks for through the URL pages. The user (and session) come from the request. */
 export type UrlElicitationAsk = Omit<CreateUrlElicitationInput, 'userId' | 'session' | 'askKey'> & {
@@ -90,6 +91,18 @@ export interface ToolElicitation {
    * are asked in `input_required` rounds. Anywhere else (a plain call, 2025-11-25, inside a task) it resolves at once.
    */
   continueAsTask(): Promise<void>;
+  /**
+   * Runs `fn` once for this task (or call), however often the body runs again from the top: the first time `name` is
+   * reached, `fn({ idempotencyKey })` runs and its JSON result is recorded (a task writes it to the store, fenced by
+   * its lease, before the body goes on; a 2026-07-28 call carries it, sealed, in its `requestState`); every later run
+   * resolves the recorded result without calling `fn`. Put each outside effect the tool makes before a question
+   * (create the ticket, then ask for approval) in a step. `idempotencyKey` is stable for this step of this task (or
+   * call): pass it to the API the step calls, so a step whose effect went out but was never recorded (the instance
+   * died in between) is not done twice. Names are unique in a run; results are at most `limits.maxStepResultBytes`
+   * of JSON. On 2025-11-25 the call waits for its answers, so the body runs once; a call that ends with -32042 or a
+   * link is a new call when the client comes back, and its steps run again (with new keys).
+   */
+  step<T>(name: string, fn: StepFn<T>): Promise<T>;
 }
 
 /** A URL elicitation as the -32042 error and `elicitation/create` carry it. */
@@ -118,3 +131,4 @@ export interface PushToolElicitation extends ToolElicitation {
 }
 
 export type { DeclaredElicitation };
+export type { StepContext, StepFn } from './questions/run-steps.js';

@@ -171,7 +171,7 @@ export interface ElicitationModuleOptions {
   encryptionKey?: string | Buffer | Array<string | Buffer>;
   /**
    * Abuse limits; each field defaults on its own (see `ElicitationLimits`).
-   * @default { createPerMinute: 10, maxPendingPerUser: 20, maxPending: 100000, maxBodyBytes: 16384, maxMetadataBytes: 4096, maxResultBytes: 1048576, maxFormAttempts: 3, maxUploadBytes: 5242880, uploadBufferBytes: 67108864 }
+   * @default { createPerMinute: 10, maxPendingPerUser: 20, maxPending: 100000, maxBodyBytes: 16384, maxMetadataBytes: 4096, maxResultBytes: 1048576, maxFormAttempts: 3, maxUploadBytes: 5242880, uploadBufferBytes: 67108864, maxCallsInFlightPerSession: 16, maxCallsInFlightPerUser: 64, maxStepResultBytes: 8192 }
    */
   limits?: ElicitationLimits;
   /**

@@ -65,6 +65,7 @@ export const DEFAULT_LIMITS: Readonly<Required<ElicitationLimits>> = Object.free
   uploadBufferBytes: 64 * 1024 * 1024,
   maxCallsInFlightPerSession: 16,
   maxCallsInFlightPerUser: 64,
+  maxStepResultBytes: 8 * 1024,
 });
 /** Default per-IP throttle of the pages and the status route: 300 requests per 60-second window. */
 export const DEFAULT_THROTTLE: Readonly<Required<ElicitationThrottle>> = Object.freeze({ limit: 300, ttlMs: 60_000 });

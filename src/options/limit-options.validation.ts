@@ -37,6 +37,7 @@ export function resolveLimits(raw: ElicitationModuleOptions['limits']): Resolved
     uploadBufferBytes,
     maxCallsInFlightPerSession: count('maxCallsInFlightPerSession'),
     maxCallsInFlightPerUser: count('maxCallsInFlightPerUser'),
+    maxStepResultBytes: count('maxStepResultBytes'),
   };
 }
 

@@ -21,7 +21,10 @@ export interface ElicitationMcpOptions {
   readonly requestStateTtlMs: ResolvedElicitationOptions['requestStateTtlMs'];
   readonly tasks: Readonly<ResolvedElicitationOptions['tasks']>;
   readonly limits: Readonly<
-    Pick<ResolvedElicitationOptions['limits'], 'maxFormAttempts' | 'maxCallsInFlightPerSession' | 'maxCallsInFlightPerUser'>
+    Pick<
+      ResolvedElicitationOptions['limits'],
+      'maxFormAttempts' | 'maxCallsInFlightPerSession' | 'maxCallsInFlightPerUser' | 'maxStepResultBytes'
+    >
   >;
 }
 
@@ -50,6 +53,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
       maxFormAttempts: options.limits.maxFormAttempts,
       maxCallsInFlightPerSession: options.limits.maxCallsInFlightPerSession,
       maxCallsInFlightPerUser: options.limits.maxCallsInFlightPerUser,
+      maxStepResultBytes: options.limits.maxStepResultBytes,
     }),
   });
 }

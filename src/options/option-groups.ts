@@ -51,6 +51,12 @@ export interface ElicitationLimits {
    * @default 64
    */
   maxCallsInFlightPerUser?: number;
+  /**
+   * Largest result of one step (`elicitation.step`), as JSON, in bytes: kept with the task (sealed in a shared store)
+   * or carried in a 2026-07-28 call's sealed `requestState`. A larger result throws `ElicitationStepError` (the
+   * step's function ran; a later run calls it again with the same idempotency key). @default 8192
+   */
+  maxStepResultBytes?: number;
 }
 
 /** A file a file page (`kind: 'file'`) received, handed to `uploadSink` once its size and type passed. */

@@ -63,6 +63,7 @@ const LIMIT_KEYS = keysOf<ElicitationLimits>({
   uploadBufferBytes: true,
   maxCallsInFlightPerSession: true,
   maxCallsInFlightPerUser: true,
+  maxStepResultBytes: true,
 });
 const THROTTLE_KEYS = keysOf<ElicitationThrottle>({ limit: true, ttlMs: true });
 const TASK_KEYS = keysOf<ElicitationTaskOptions>({

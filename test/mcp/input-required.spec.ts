@@ -217,6 +217,37 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
     expect(await service.list({ userId: 'alice' })).toEqual([]);
   });
 
+  it('runs a step once across the rounds: its result rides sealed in the requestState, under one key for the whole call', async () => {
+    const keys: string[] = [];
+    let runs = 0;
+    tool('ticket-then-ask', { inputSchema: z.object({ app: z.string() }) }, async ({ app }: { app: string }, el) => {
+      runs++;
+      const ticket = await el.step(
+        'open-ticket',
+        ({ idempotencyKey }) => (keys.push(idempotencyKey), { id: `T-${keys.length}`, note: 'plain-step-note' }),
+      );
+      const name = await el.elicit('Who approves?', nameForm);
+      const age = await el.elicit('How old are you?', ageForm);
+      if (name.action !== 'accept' || age.action !== 'accept') return text('not answered');
+      return text(`${app} ${ticket.id} ${name.content.name} ${age.content.age}`);
+    });
+    const { client, calls } = await connect({
+      onElicit: (params): ElicitResult =>
+        params.message === 'Who approves?' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'accept', content: { age: 36 } },
+    });
+    const result = await client.callTool({ name: 'ticket-then-ask', arguments: { app: 'shop' } });
+    expect(textOf(result)).toBe('shop T-1 Ada 36');
+    expect(runs).toBe(3);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Sealed: the retries carry it, never in the clear.
+    expect(calls).toHaveLength(3);
+    for (const call of calls.slice(1)) expect(call.params.requestState).not.toContain('plain-step-note');
+    // Another call of the same tool is another call: its step runs, under another key.
+    expect(textOf(await client.callTool({ name: 'ticket-then-ask', arguments: { app: 'shop' } }))).toBe('shop T-2 Ada 36');
+    expect(new Set(keys).size).toBe(2);
+  });
+
   it.each(['decline', 'cancel'] as const)('hands a %s to the tool, which then ends normally', async (action) => {
     let runs = 0;
     tool('confirm-delete', { inputSchema: z.object({ path: z.string() }) }, async ({ path }: { path: string }, el) => {

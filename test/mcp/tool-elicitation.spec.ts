@@ -125,6 +125,22 @@ describe('ToolElicitation.elicit (form mode, validated and typed)', () => {
     expect(asked).toBe(3);
   });
 
+  it('runs a step once in a 2025-11-25 call (which waits for its answers) and refuses a name used twice', async () => {
+    const { client, call } = await linked(binding, { form: {} });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Mona', email: 'mona@example.com' } }));
+    const keys: string[] = [];
+    const { result } = await call(async (el) => {
+      const ticket = await el.step('open-ticket', ({ idempotencyKey }) => (keys.push(idempotencyKey), 'T-1'));
+      const answer = await el.elicit('Your profile?', profile);
+      return { ticket, action: answer.action };
+    });
+    expect(JSON.parse(text(result))).toEqual({ ticket: 'T-1', action: 'accept' });
+    expect(keys).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)]);
+    const { result: twice } = await call(async (el) => [await el.step('a', () => 1), await el.step('a', () => 2)]);
+    expect(twice.isError).toBe(true);
+    expect(text(twice)).toContain('elicitation.step("a") was reached twice in one run');
+  });
+
   it('correlates several pending questions in one session', async () => {
     const { client, call } = await linked(binding, { form: {} });
     client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {

@@ -53,6 +53,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
         maxFormAttempts: resolved.limits.maxFormAttempts,
         maxCallsInFlightPerSession: resolved.limits.maxCallsInFlightPerSession,
         maxCallsInFlightPerUser: resolved.limits.maxCallsInFlightPerUser,
+        maxStepResultBytes: resolved.limits.maxStepResultBytes,
       });
       expect(Object.isFrozen(slice)).toBe(true);
       expect(Object.isFrozen(slice.limits)).toBe(true);

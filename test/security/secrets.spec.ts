@@ -204,6 +204,7 @@ describe('security options', () => {
       uploadBufferBytes: 67_108_864,
       maxCallsInFlightPerSession: 16,
       maxCallsInFlightPerUser: 64,
+      maxStepResultBytes: 8_192,
     });
     expect(options.throttle).toEqual({ limit: 300, ttlMs: 60_000 });
     expect(

@@ -8,6 +8,7 @@ import { CallQuestions } from '../questions/call-questions.js';
 import type { MechanismTelemetry } from '../questions/form-telemetry.js';
 import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import { QuestionEngine } from '../questions/question-engine.js';
+import { RunSteps, type StepFn } from '../questions/run-steps.js';
 import { mayStartTask, TaskStartSignal } from '../tasks/task-start.js';
 import type {
   DeclaredElicitation,
@@ -53,6 +54,8 @@ export interface InputRequiredDeps {
   /** Retries of an unanswered page question before the call leaves for the link rung. */
   pendingRetryRounds: number;
   maxFormAttempts: number;
+  /** `limits.maxStepResultBytes`: the largest result of one step, as JSON. */
+  maxStepResultBytes: number;
   /** The module's ladders (`fallback`). */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
@@ -73,12 +76,14 @@ export class InputRequiredElicitation implements ToolElicitation {
   private readonly questions: CallQuestions;
   private readonly rounds: InputRequiredRounds;
   private readonly engine: QuestionEngine;
+  private readonly steps: RunSteps;
 
   constructor(deps: InputRequiredDeps, call: InputRequiredCall) {
     const { service, records, linked, telemetry, fallback, maxFormAttempts } = deps;
     const { elicitation, scope, inputResponses, signal, waiting = () => undefined } = call;
     this.questions = new CallQuestions({ service, records, linked, telemetry, user: () => call.user, elicitation, scope });
     this.rounds = new InputRequiredRounds({ states: deps.states, call, state: call.state });
+    this.steps = new RunSteps(this.rounds, deps.maxStepResultBytes);
     const room = new InputRequiredRoom({
       service,
       records,
@@ -107,7 +112,12 @@ export class InputRequiredElicitation implements ToolElicitation {
 
   /** In a call that may become a task: the answers of the rounds so far go to the new task. Otherwise the call goes on. */
   continueAsTask(): Promise<void> {
-    return mayStartTask() ? Promise.reject(new TaskStartSignal(this.rounds.answers())) : Promise.resolve();
+    return mayStartTask() ? Promise.reject(new TaskStartSignal(this.rounds.answers(), this.rounds.stepResults())) : Promise.resolve();
+  }
+
+  /** Runs `fn` once for this call: its result is carried, sealed, in the `requestState` of every later round. */
+  step<T>(name: string, fn: StepFn<T>): Promise<T> {
+    return this.steps.run(name, fn);
   }
 
   elicit<T>(message: string, form: FormDefinition<T> | FormSchema, options?: ElicitationElicitOptions): Promise<ElicitResult<T>> {

@@ -60,6 +60,13 @@ export interface RequestState {
   answered: AnsweredQuestion[];
   /** The question this round asked. */
   pending?: PendingQuestion;
+  /**
+   * The call's own id, minted at its first round and kept across its retries: what its steps' idempotency keys are
+   * made from. Absent in states minted before steps existed.
+   */
+  callId?: string;
+  /** The results of the steps the call ran (`elicitation.step`), JSON by step name. */
+  steps?: Record<string, string>;
 }
 
 /**
@@ -77,12 +84,17 @@ interface RequestStateWire {
   i?: number;
   d: Array<{ k: string; q: string; r?: FormResponse; id?: string }>;
   p?: { k: string; q: string; id?: string; n?: number; b?: 1; t?: number; r?: number };
+  c?: string;
+  s?: Record<string, string>;
 }
 
 /** The seal's additional data: a state sealed for this purpose opens for nothing else, and vice versa. */
 const PURPOSE = 'nestjs-mcp-elicitation request-state v1';
-/** Longest state accepted before any decryption work (a real one is well under 4 KiB). */
-const MAX_STATE_LENGTH = 64 * 1024;
+/**
+ * Longest state accepted before any decryption work (a real one is well under 4 KiB without steps); a state that
+ * would pass it is refused when it is minted (`RequestStateCodec.seal`), naming what filled it.
+ */
+export const MAX_STATE_LENGTH = 64 * 1024;
 
 /**
  * Seals and opens `requestState` values: AES-256-GCM (private and tamper-evident) under keys derived
@@ -102,7 +114,15 @@ export class RequestStateCodec {
   }
 
   seal(state: RequestState): string {
-    return this.box.seal(JSON.stringify(toWire(state)), PURPOSE);
+    const sealed = this.box.seal(JSON.stringify(toWire(state)), PURPOSE);
+    if (sealed.length > MAX_STATE_LENGTH) {
+      const steps = Object.values(state.steps ?? {}).reduce((total, json) => total + json.length, 0);
+      throw new Error(
+        `This call's requestState would be ${sealed.length} characters, over the ${MAX_STATE_LENGTH} a retry may send back ` +
+          `(its step results take ${steps} of them): keep step results small (an id, not a document), or run the tool as a task.`,
+      );
+    }
+    return sealed;
   }
 
   /**
@@ -156,6 +176,8 @@ function toWire(s: RequestState): RequestStateWire {
     const { key, question, elicitationId, invalidAnswers, bridge, askedAt, retries } = s.pending;
     wire.p = { k: key, q: question, id: elicitationId, n: invalidAnswers, b: bridge ? 1 : undefined, t: askedAt, r: retries };
   }
+  if (s.callId !== undefined) wire.c = s.callId;
+  if (s.steps && Object.keys(s.steps).length > 0) wire.s = s.steps;
   return wire;
 }
 
@@ -175,5 +197,18 @@ function fromWire(w: Partial<RequestStateWire> | null): RequestState {
     state.pending = { key: w.p.k, question: w.p.q, elicitationId: w.p.id, invalidAnswers: w.p.n, askedAt: w.p.t, retries: w.p.r };
     if (w.p.b === 1) state.pending.bridge = true;
   }
+  if (typeof w.c === 'string') state.callId = w.c;
+  if (w.s !== undefined) state.steps = stepsOf(w.s);
   return state;
+}
+
+/** The steps a state carries: JSON text by name, nothing else (the seal vouches for them; the shape is still checked). */
+function stepsOf(raw: unknown): Record<string, string> {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new RequestStateError('malformed');
+  const steps: Record<string, string> = {};
+  for (const [name, json] of Object.entries(raw)) {
+    if (typeof json !== 'string') throw new RequestStateError('malformed');
+    steps[name] = json;
+  }
+  return steps;
 }

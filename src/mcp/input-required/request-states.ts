@@ -18,6 +18,9 @@ export interface StateCall {
   args: unknown;
 }
 
+/** What a state carries on from round to round besides the questions: the call's id and its steps' results. */
+export type StateCarried = Pick<RequestState, 'callId' | 'steps'>;
+
 /** What the request alone tells about a presented state. */
 export interface StateCheck {
   user: string | undefined;
@@ -47,7 +50,7 @@ export class RequestStates {
   ) {}
 
   /** A sealed state for `call`, carrying the questions answered so far and the one now asked. */
-  mint(call: StateCall, answered: AnsweredQuestion[] = [], pending?: PendingQuestion): string {
+  mint(call: StateCall, answered: AnsweredQuestion[] = [], pending?: PendingQuestion, carried: StateCarried = {}): string {
     const now = Date.now();
     return this.codec.seal({
       id: RequestStateCodec.newId(),
@@ -59,6 +62,7 @@ export class RequestStates {
       expiresAt: now + this.options.requestStateTtlMs,
       answered,
       pending,
+      ...carried,
     });
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { displayText } from '../../security/display-text.js';
 import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
 import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
@@ -12,6 +13,7 @@ import type { CompletionNotifications } from '../completion-notifications.js';
 import { countedFormQuestion, statusOfAction, type MechanismTelemetry } from '../questions/form-telemetry.js';
 import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import { QuestionEngine } from '../questions/question-engine.js';
+import { CallStepLog, RunSteps, type StepFn } from '../questions/run-steps.js';
 import { PushChannel } from './push-channel.js';
 import { PushPages } from './push-pages.js';
 import { PushRoom } from './push-room.js';
@@ -39,6 +41,8 @@ export interface PushDeps {
   urlRequiredError: UrlRequiredErrorClass;
   /** Form answers one question takes in all (`limits.maxFormAttempts`): invalid ones are asked again. */
   maxFormAttempts: number;
+  /** `limits.maxStepResultBytes`: the largest result of one step, as JSON. */
+  maxStepResultBytes: number;
   /** The module's ladders (`fallback`). */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** A decline sooner than this (ms) means "this client cannot ask"; 0: off. */
@@ -82,6 +86,7 @@ export class PushElicitation implements PushToolElicitation {
   private readonly channel: PushChannel;
   private readonly pages: PushPages;
   private readonly engine: QuestionEngine;
+  private readonly steps: RunSteps;
 
   constructor(
     private readonly deps: PushDeps,
@@ -128,6 +133,7 @@ export class PushElicitation implements PushToolElicitation {
       telemetry,
     };
     this.engine = new QuestionEngine(engineDeps, room);
+    this.steps = new RunSteps(new CallStepLog(randomUUID()), deps.maxStepResultBytes);
   }
 
   get userId(): string {
@@ -141,6 +147,11 @@ export class PushElicitation implements PushToolElicitation {
   /** 2025-11-25 has no tasks: the call goes on. */
   continueAsTask(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** Runs `fn` once in this call (which waits for its answers, so the body runs once). */
+  step<T>(name: string, fn: StepFn<T>): Promise<T> {
+    return this.steps.run(name, fn);
   }
 
   async create(ask: UrlElicitationAsk): Promise<UrlElicitationRequest> {

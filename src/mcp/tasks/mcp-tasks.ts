@@ -99,6 +99,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
         telemetry: this.telemetry,
         fallback: this.options.fallback,
         maxFormAttempts: this.options.limits.maxFormAttempts,
+        maxStepResultBytes: this.options.limits.maxStepResultBytes,
         instantDeclineMs: this.options.instantDeclineMs,
       },
       settings: this.options.tasks,
@@ -163,7 +164,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       } catch (error) {
         if (!(error instanceof TaskStartSignal)) throw error;
         const userId = this.taskUser(name, user());
-        return this.start(name, args, userId, this.modesOf(ctx), error.answered);
+        return this.start(name, args, userId, this.modesOf(ctx), error.answered, error.steps);
       }
     }
     const created = await this.call(name, support, args, ctx, user);

@@ -46,6 +46,8 @@ export interface TaskBody {
   pollIntervalMs: number;
   /** The answers so far, by question position. */
   answers: Record<number, TaskAnswer>;
+  /** The results of the steps run so far (`elicitation.step`), JSON by step name. */
+  steps?: Record<string, string>;
   /** The questions it waits on, by input request key (keys are never reused within a task). */
   open: Record<string, OpenQuestion>;
   /** The next key number: keys are `<position>.<n>`. */

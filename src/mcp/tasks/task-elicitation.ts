@@ -8,6 +8,7 @@ import { CallQuestions } from '../questions/call-questions.js';
 import type { MechanismTelemetry } from '../questions/form-telemetry.js';
 import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import { QuestionEngine } from '../questions/question-engine.js';
+import { RunSteps, type StepFn, type StepLog } from '../questions/run-steps.js';
 import type {
   DeclaredElicitation,
   ElicitationElicitOptions,
@@ -32,6 +33,8 @@ export interface TaskQuestionDeps {
   maxFormAttempts: number;
   /** A decline sooner than this (ms) after the question went out means "this client cannot ask"; 0: off. */
   instantDeclineMs: number;
+  /** `limits.maxStepResultBytes`: the largest result of one step, as JSON. */
+  maxStepResultBytes: number;
 }
 
 /** The task a run is for: its id, its user and the modes its client declared when it created the task. */
@@ -39,6 +42,8 @@ export interface TaskRunScope {
   taskId: string;
   userId: string;
   modes: ReadonlyArray<'form' | 'url'>;
+  /** Writes a step's result to the stored task, fenced by the run's lease (rejects when the run lost the task). */
+  keepStep: (name: string, json: string) => Promise<void>;
 }
 
 /**
@@ -56,6 +61,7 @@ export class TaskElicitation implements ToolElicitation {
   private readonly engine: QuestionEngine;
   /** The questions of this run still at work (a page being created), which the runner waits for. */
   private readonly working = new Set<Promise<unknown>>();
+  private readonly steps: RunSteps;
 
   constructor(deps: TaskQuestionDeps, scope: TaskRunScope, body: TaskBody) {
     const { service, records, linked, telemetry, fallback, maxFormAttempts, instantDeclineMs } = deps;
@@ -83,6 +89,7 @@ export class TaskElicitation implements ToolElicitation {
       { questions: this.questions, linked, records, scope: call, fallback, maxFormAttempts, telemetry },
       room,
     );
+    this.steps = new RunSteps(taskStepLog(scope, body), deps.maxStepResultBytes);
   }
 
   get userId(): string {
@@ -96,6 +103,11 @@ export class TaskElicitation implements ToolElicitation {
   /** Already a task: the body goes on. */
   continueAsTask(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** Runs `fn` once for this task: its result is written to the task (fenced by the run's lease) before the body goes on. */
+  step<T>(name: string, fn: StepFn<T>): Promise<T> {
+    return this.track(this.steps.run(name, fn));
   }
 
   /** Resolves once every question this run started has settled (so the body holds all of them). */
@@ -120,6 +132,18 @@ export class TaskElicitation implements ToolElicitation {
     void work.catch(() => undefined).finally(() => this.working.delete(work));
     return work;
   }
+}
+
+/** A task's steps: kept in its body, the run's copy and the stored task alike; the task's id makes their keys. */
+function taskStepLog(scope: TaskRunScope, body: TaskBody): StepLog {
+  return {
+    scope: scope.taskId,
+    recorded: (name) => (body.steps && Object.hasOwn(body.steps, name) ? body.steps[name] : undefined),
+    keep: async (name, json) => {
+      await scope.keepStep(name, json);
+      body.steps = { ...body.steps, [name]: json };
+    },
+  };
 }
 
 /** The capability a task's client declared, rebuilt from its modes. */

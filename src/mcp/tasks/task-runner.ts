@@ -63,6 +63,7 @@ export class TaskRunner {
     userId: string,
     modes: ReadonlyArray<'form' | 'url'>,
     answered: readonly AnsweredQuestion[] = [],
+    steps: Readonly<Record<string, string>> = {},
   ): Promise<{ task: StoredTask; body: TaskBody }> {
     const now = this.now();
     const { ttlMs, pollIntervalMs, maxOpenPerUser } = this.deps.settings;
@@ -72,6 +73,8 @@ export class TaskRunner {
     answered.forEach(({ question, response, elicitationId }, index) => {
       body.answers[index] = elicitationId ? { question, elicitationId } : { question, response };
     });
+    // And the steps those rounds ran: the task does not run them again.
+    if (Object.keys(steps).length > 0) body.steps = { ...steps };
     const task: StoredTask = {
       id: randomUUID(),
       userId,
@@ -194,7 +197,8 @@ export class TaskRunner {
       const { task, body } = leased;
       const tool = this.deps.tools.get(body.tool);
       if (!tool) return;
-      const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes }, body);
+      const keepStep = (name: string, json: string) => this.keepStep(taskId, run, name, json);
+      const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes, keepStep }, body);
       const outcome = await executeRun(tool, body, elicitation, { taskId, signal: run.signal });
       if (run.lost) await this.release(taskId, run);
       else await this.settle(taskId, run, body, outcome);
@@ -231,6 +235,25 @@ export class TaskRunner {
       return { status: outstanding > 0 ? 'input_required' : 'working', body, lease: null };
     });
     if (settled?.body.due) this.schedule(taskId);
+  }
+
+  /**
+   * Records a step's result in the stored task before the body goes on, only while the task is still the run's (its
+   * fencing token and lease): a run that lost the task stops here, with the reason its signal carries.
+   */
+  private async keepStep(taskId: string, run: TaskRun, name: string, json: string): Promise<void> {
+    let lost = leaseTaken();
+    const kept = run.lost
+      ? undefined
+      : await this.write(taskId, undefined, (task, body) => {
+          if (task.status === 'cancelled') lost = taskCancelled();
+          if (isTerminalTaskStatus(task.status) || !this.holds(task, body, run)) return undefined;
+          body.steps = { ...body.steps, [name]: json };
+          return { status: task.status, body, quiet: true };
+        });
+    if (kept) return;
+    run.lose(lost);
+    throw run.lost ?? lost;
   }
 
   /** Whether the task is still this run's: its lease this instance's, its fencing token the run's. */

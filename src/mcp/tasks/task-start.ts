@@ -9,7 +9,11 @@ import type { AnsweredQuestion } from '../input-required/request-state.codec.js'
 export class TaskStartSignal extends Error {
   override readonly name = 'TaskStartSignal';
 
-  constructor(readonly answered: readonly AnsweredQuestion[]) {
+  constructor(
+    readonly answered: readonly AnsweredQuestion[],
+    /** The results of the steps the call ran so far (`elicitation.step`), JSON by name: the task does not run them again. */
+    readonly steps: Readonly<Record<string, string>> = {},
+  ) {
     super('The call continues as a task; rethrow this signal.');
   }
 }

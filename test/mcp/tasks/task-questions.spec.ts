@@ -55,6 +55,7 @@ describe("a task's questions (the question engine, with the module's parts)", ()
         fallback: options.fallback,
         maxFormAttempts: options.limits.maxFormAttempts,
         instantDeclineMs: options.instantDeclineMs,
+        maxStepResultBytes: 8192,
       },
       settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 10, leaseMs: 10_000 },
       tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),

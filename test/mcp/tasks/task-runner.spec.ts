@@ -9,6 +9,7 @@ import { decodeBody, detailedTask } from '../../../src/mcp/tasks/task-body.js';
 import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
 import type { ToolElicitation } from '../../../src/mcp/tool-elicitation.js';
 import { MemoryTasks } from '../../../src/stores/memory-tasks.js';
+import { stepKey } from '../../../src/mcp/questions/run-steps.js';
 
 const T0 = 1_800_000_000_000;
 const form = (field: string) =>
@@ -26,6 +27,7 @@ function questionParts() {
     fallback: { page: ['url', 'form-bridge', 'link'] as const, form: ['form', 'url', 'link'] as const },
     maxFormAttempts: 2,
     instantDeclineMs: 0,
+    maxStepResultBytes: 512,
   } as const;
 }
 
@@ -257,5 +259,115 @@ describe('TaskRunner', () => {
     await settle();
     expect(runs).toBe(2);
     expect((await store.getTask(task.id, clock.now))!.status).toBe('completed');
+  });
+
+  describe('steps (elicitation.step)', () => {
+    it('runs a step once across the runs: written to the task before the body goes on, given back without running it, under the same key', async () => {
+      const effects: string[] = [];
+      const seenInStore: Array<string | undefined> = [];
+      let runs = 0;
+      const { runner, store, clock, view } = setUp({
+        ticket: async (_args, elicitation: ToolElicitation) => {
+          runs++;
+          const ticket = await elicitation.step('open-ticket', ({ idempotencyKey }) => {
+            effects.push(idempotencyKey);
+            return { id: `T-${effects.length}`, at: new Date(T0) };
+          });
+          // Recorded in the stored task, not only in this run's copy, before the next line runs.
+          seenInStore.push(decodeBody((await store.getTask(taskId, clock.now))!).steps?.['open-ticket']);
+          const answer = await elicitation.elicit('Approve?', form('by'));
+          return `${ticket.id} ${String(ticket.at)} ${answer.action === 'accept' ? answer.content.by : answer.action}`;
+        },
+      });
+      const { task } = await runner.start('ticket', {}, 'u1', ['form']);
+      const taskId = task.id;
+      await settle();
+      const asking = await view(task.id);
+      expect(asking.status).toBe('input_required');
+      const [key] = Object.keys(asking.inputRequests ?? {});
+      await runner.update(task.id, 'u1', { [key]: { action: 'accept', content: { by: 'bob' } } });
+      await settle();
+      // The JSON round trip on the first run as on the second: the Date is its JSON string both times.
+      expect(await view(task.id)).toMatchObject({
+        status: 'completed',
+        result: { content: [{ text: `T-1 ${new Date(T0).toISOString()} bob` }] },
+      });
+      expect(runs).toBe(2);
+      expect(effects).toEqual([stepKey(task.id, 'open-ticket')]);
+      expect(effects[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(effects[0]).not.toContain(task.id);
+      expect(seenInStore).toEqual([expect.stringContaining('T-1'), expect.stringContaining('T-1')]);
+    });
+
+    it('a run that lost the task while its step ran records nothing and stops there (the new owner runs the step again, same key)', async () => {
+      const effects: string[] = [];
+      let after = 0;
+      const { runner, store, clock } = setUp({
+        lost: async (_args, elicitation: ToolElicitation) => {
+          await elicitation.step('charge', async ({ idempotencyKey }) => {
+            effects.push(idempotencyKey);
+            // Meanwhile another instance takes the task over (a new fencing token under its own lease).
+            const current = (await store.getTask(taskId, clock.now))!;
+            const body = decodeBody(current);
+            await store.putTask(
+              {
+                ...current,
+                version: current.version + 1,
+                lease: { owner: 'other', until: clock.now + 60_000, grantMs: 60_000 },
+                body: JSON.stringify({ ...body, fence: (body.fence ?? 0) + 1 }),
+              },
+              clock.now,
+            );
+            return 'charged';
+          });
+          after++;
+          return 'done';
+        },
+      });
+      const { task } = await runner.start('lost', {}, 'u1', ['form']);
+      const taskId = task.id;
+      await settle();
+      const stored = (await store.getTask(task.id, clock.now))!;
+      expect(stored.status).toBe('working');
+      expect(stored.lease?.owner).toBe('other');
+      expect(decodeBody(stored).steps).toBeUndefined();
+      expect(decodeBody(stored).result).toBeUndefined();
+      expect(after).toBe(0);
+      expect(effects).toEqual([stepKey(task.id, 'charge')]);
+    });
+
+    it.each([
+      [
+        'a name reached twice in one run',
+        async (e: ToolElicitation) => (await e.step('a', () => 1)) + (await e.step('a', () => 2)),
+        'elicitation.step("a") was reached twice in one run',
+      ],
+      [
+        'a result over limits.maxStepResultBytes',
+        (e: ToolElicitation) => e.step('big', () => 'x'.repeat(600)),
+        'limits.maxStepResultBytes (512)',
+      ],
+      ['a result JSON cannot carry', (e: ToolElicitation) => e.step('n', () => BigInt(1)), 'returned a value JSON cannot carry'],
+      ['an empty name', (e: ToolElicitation) => e.step('', () => 1), 'needs a name of 1 to 200 characters'],
+    ] as const)('fails the tool with ElicitationStepError for %s, naming it', async (_name, body, message) => {
+      const { runner, view } = setUp({ bad: (_args, elicitation: ToolElicitation) => body(elicitation) });
+      const { task } = await runner.start('bad', {}, 'u1', ['form']);
+      await settle();
+      expect(await view(task.id)).toMatchObject({
+        status: 'completed',
+        result: { isError: true, content: [{ text: expect.stringContaining(message) }] },
+      });
+    });
+
+    it('takes the steps a call ran before continueAsTask: the task does not run them again', async () => {
+      let calls = 0;
+      const { runner, view } = setUp({
+        carried: async (_args, elicitation: ToolElicitation) => elicitation.step('open-ticket', () => (calls++, 'T-new')),
+      });
+      const { task } = await runner.start('carried', {}, 'u1', ['form'], [], { 'open-ticket': JSON.stringify({ v: 'T-9' }) });
+      await settle();
+      expect(await view(task.id)).toMatchObject({ status: 'completed', result: { content: [{ text: 'T-9' }] } });
+      expect(calls).toBe(0);
+    });
   });
 });
