@@ -4,6 +4,10 @@
  * own Node process (Jest cannot load MCP-Nest in process: see mcp-nest.e2e-spec.ts), driven by a real SDK 2.x
  * client that declares the extension, with the bearer identity MCP-Nest's route puts in `req.user`.
  */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MCP_NEST_DEMO_MAIN, startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { submitPage } from '../../src/testing/index.js';
@@ -12,14 +16,19 @@ import { callTask, cancelTask, getTask, refusal, TASKS, updateTask, waitForTask 
 
 let demo: DemoProcess;
 const clients: V2TestClient[] = [];
+/** Where the demo's `plan-release` records each ticket it opens (its step): `<pid> open-ticket <key> <app> <version>`. */
+const tickets = join(tmpdir(), `mcp-nest-tickets-${randomUUID()}.log`);
+const ticketsOpened = (app: string) =>
+  (existsSync(tickets) ? readFileSync(tickets, 'utf8').split('\n') : []).filter((line) => line.split(' ')[3] === app);
 
 beforeAll(async () => {
-  demo = await startDemoProcess({}, { main: MCP_NEST_DEMO_MAIN, readyMs: 60_000 });
+  demo = await startDemoProcess({ DEMO_EFFECTS_FILE: tickets }, { main: MCP_NEST_DEMO_MAIN, readyMs: 60_000 });
 }, 90_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
   await demo?.stop();
+  rmSync(tickets, { force: true });
 }, 30_000);
 
 async function client(user: string, withTasks = true, manual = false): Promise<V2TestClient> {
@@ -68,7 +77,11 @@ describe('an MCP-Nest @Tool() with @Elicitation({ execution: { taskSupport } })'
     expect((await submitPage(url, { action: 'confirm' }, { cookie: await signIn(user) })).status).toBe(200);
     const done = await waitForTask(c, taskId, (t) => t.status === 'completed');
     // The method's return value, as MCP-Nest makes a result of it.
-    expect(done.result?.content[0]?.text).toBe('Released shop 2.1.0');
+    expect(done.result?.content[0]?.text).toMatch(/^Released shop 2\.1\.0 \(ticket REL-[\w-]{6}\)$/);
+    // The ticket was opened in a step: once in the three runs of the method, and the result names that ticket.
+    const opened = ticketsOpened('shop');
+    expect(opened).toHaveLength(1);
+    expect(done.result?.content[0]?.text).toContain(`(ticket REL-${opened[0].split(' ')[2].slice(0, 6)})`);
   });
 
   it("refuses another user's task (-32602) and the task methods without the extension (-32021); cancels", async () => {

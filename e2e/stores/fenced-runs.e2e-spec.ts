@@ -5,70 +5,33 @@
  * takes the task over; A is resumed: the effect happens once, by B. A cancel on B reaches the run on A: no effect, and
  * the task stays cancelled.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
-import { connectV2Client, type V2TestClient } from '../support/mcp-v2-client.js';
-import { callTask, cancelTask, getTask, TASKS, waitForTask } from '../support/mcp-tasks-client.js';
-import { sharedStores, type SharedStore } from '../support/shared-stores.js';
+import { randomUUID } from 'node:crypto';
+import { expect, it } from '@jest/globals';
+import { callTask, cancelTask, getTask, waitForTask } from '../support/mcp-tasks-client.js';
+import { describeTwoInstances, LEASE_MS, sleep } from '../support/two-instances.js';
 
-const LEASE_MS = 3_000;
-const STORES = sharedStores('fenced', randomUUID().slice(0, 8));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-describe.each(Object.keys(STORES) as Array<keyof typeof STORES>)('fenced task runs on two instances sharing one %s', (name) => {
-  const store = STORES[name];
-  store.describe(`on ${name}`, () => fencedRuns(store));
-});
-
-function fencedRuns(store: SharedStore): void {
-  const effects = join(tmpdir(), `fenced-runs-${randomUUID()}.log`);
-  const env = {
-    ...store.env,
-    ELICITATION_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    ELICITATION_TASK_LEASE_MS: String(LEASE_MS),
-    DEMO_EFFECTS_FILE: effects,
-  };
-  const processes: DemoProcess[] = [];
-  const clients: V2TestClient[] = [];
-  let a: DemoProcess;
-  let b: DemoProcess;
-  const client = async (instance: DemoProcess, user: string) => {
-    const c = await connectV2Client(instance.mcpUrl, { user, extensions: { [TASKS]: {} } });
-    clients.push(c);
-    return c;
-  };
+describeTwoInstances('fenced task runs', 'fenced', (instances) => {
+  const { client } = instances;
   /** The effects recorded under `label`, as `pid label` lines. */
   const recorded = (label: string) =>
-    existsSync(effects)
-      ? readFileSync(effects, 'utf8')
-          .split('\n')
-          .filter((line) => line.endsWith(` ${label}`))
-      : [];
-
-  beforeAll(async () => {
-    [a, b] = await Promise.all([startDemoProcess(env), startDemoProcess(env)]);
-    processes.push(a, b);
-  }, 60_000);
-
-  afterAll(async () => {
-    // A process left stopped by a failed test is resumed first, so that it can be stopped.
-    for (const p of processes) p.child.kill('SIGCONT');
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    await Promise.all(processes.map((p) => p.stop()));
-    await store.cleanUp();
-    rmSync(effects, { force: true });
-  }, 30_000);
+    instances
+      .effects()
+      .filter((parts) => parts.length === 2 && parts[1] === label)
+      .map((parts) => parts.join(' '));
 
   it('a run paused past its lease (SIGSTOP) and taken over by the other instance does not act: the effect happens once', async () => {
+    const { a, b } = instances;
     const onA = await client(a, 'alice');
     const onB = await client(b, 'alice');
     const label = `paused-${randomUUID().slice(0, 8)}`;
     const { taskId } = await callTask(onA, 'record_effect', { ms: 6_000, label });
-    await sleep(1_500);
+    // Paused once its run is under way (on a loaded machine the run may start late, and a run not started yet when
+    // A is paused is simply A's to start after it resumes).
+    const started = Date.now();
+    while (!instances.effects().some((parts) => parts[1] === label && parts[2] === 'started') && Date.now() - started < 10_000)
+      await sleep(50);
+    expect(instances.effects()).toContainEqual([String(a.child.pid), label, 'started']);
+    await sleep(500);
     a.child.kill('SIGSTOP');
     try {
       // Past A's lease by the store's clock: B's tasks/get takes the task over and runs it from the top.
@@ -87,6 +50,7 @@ function fencedRuns(store: SharedStore): void {
   }, 45_000);
 
   it('a cancel on the other instance reaches the run: no effect, and the task stays cancelled', async () => {
+    const { a, b } = instances;
     const onA = await client(a, 'bob');
     const onB = await client(b, 'bob');
     const label = `cancelled-${randomUUID().slice(0, 8)}`;
@@ -98,4 +62,4 @@ function fencedRuns(store: SharedStore): void {
     expect(recorded(label)).toEqual([]);
     expect((await getTask(onA, String(taskId))).status).toBe('cancelled');
   }, 30_000);
-}
+});

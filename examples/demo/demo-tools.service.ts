@@ -6,7 +6,7 @@ import { defineForm, McpElicitation, type ElicitingToolHandler, type OAuthToken 
 import { profileForm } from './profile-form.js';
 import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
 import { registerTaskConformanceTools } from './conformance-task-tools.js';
-import { registerEffectTestTool } from './effect-test-tool.js';
+import { openReleaseTicket, registerEffectTestTool } from './effect-test-tool.js';
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
@@ -117,18 +117,21 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
       'Plans a release of an app, as a task for clients with the MCP Tasks extension: asks for the version in a form, then for approval on a web page, and waits as long as you need (days, restarts included).',
     inputSchema: approveDeploy,
     execution: { taskSupport: 'optional' },
-    // Runs again from the top at every step of the task: nothing happens before the last question is answered.
+    // Runs again from the top at every step of the task: the ticket is opened in a step, so once.
     run: async ({ app }: z.infer<typeof approveDeploy>, elicitation) => {
       const release = await elicitation.elicit(`Which version of ${app} should be released?`, releaseForm);
       if (release.action !== 'accept') return text('Release cancelled');
       const { version } = release.content;
+      const ticket = await elicitation.step('open-ticket', ({ idempotencyKey }) => openReleaseTicket(app, version, idempotencyKey));
       const approval = await elicitation.requestUrl({
         kind: 'confirm',
         type: 'release-approval',
         message: `Release ${app} ${version} to production?`,
         metadata: { title: `Release ${app} ${version}`, confirmLabel: 'Release', cancelLabel: 'Not now' },
       });
-      return text(approval.status === 'completed' ? `Released ${app} ${version}` : `Release of ${app} ${version} not approved`);
+      return text(
+        approval.status === 'completed' ? `Released ${app} ${version} (ticket ${ticket})` : `Release of ${app} ${version} not approved`,
+      );
     },
   },
   {
