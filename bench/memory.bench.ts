@@ -599,7 +599,14 @@ async function measureWaitingTasks(): Promise<TaskFigures> {
       instantDeclineMs: 0,
       maxStepResultBytes: 8192,
     },
-    settings: { ttlMs: 86_400_000, pollIntervalMs: 2_000, maxOpenPerUser: WAITING_TASKS, leaseMs: 30_000 },
+    settings: {
+      ttlMs: 86_400_000,
+      pollIntervalMs: 2_000,
+      maxOpenPerUser: WAITING_TASKS,
+      leaseMs: 30_000,
+      maxFinishedPerUser: 100,
+      maxFinished: 10_000,
+    },
     tools,
   });
   const timersBefore = timers();

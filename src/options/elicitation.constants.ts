@@ -19,6 +19,10 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_TASK_MAX_LISTENERS_PER_USER = 10;
 /** Tasks one such stream may follow (`tasks.maxTasksPerListener`). */
 export const DEFAULT_TASK_MAX_TASKS_PER_LISTENER = 50;
+/** Finished tasks kept per user until they expire (`tasks.maxFinishedPerUser`). */
+export const DEFAULT_TASK_MAX_FINISHED_PER_USER = 100;
+/** Finished tasks kept in all (`tasks.maxFinished`). */
+export const DEFAULT_TASK_MAX_FINISHED = 10_000;
 /** Tasks one user may create in a minute (`tasks.createPerMinute`). */
 export const DEFAULT_TASK_CREATE_PER_MINUTE = 30;
 /** Default time a user has to answer a form pushed inside a 2025-11-25 tool call (`elicit`, `elicitForm`): 10 minutes. */

@@ -8,6 +8,8 @@ import {
   DEFAULT_TASK_MAX_LISTENERS_PER_USER,
   DEFAULT_TASK_MAX_TASKS_PER_LISTENER,
   DEFAULT_TASK_CREATE_PER_MINUTE,
+  DEFAULT_TASK_MAX_FINISHED,
+  DEFAULT_TASK_MAX_FINISHED_PER_USER,
   DEFAULT_TASK_MAX_OPEN_PER_USER,
   DEFAULT_TASK_POLL_INTERVAL_MS,
   DEFAULT_TASK_TTL_MS,
@@ -70,7 +72,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw new ElicitationConfigError(
       'tasks',
-      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous?, createPerMinute? }',
+      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous?, createPerMinute?, maxFinishedPerUser?, maxFinished? }',
       { value: raw },
     );
   }
@@ -91,6 +93,8 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     maxTasksPerListener: wholeAtLeastOne('tasks.maxTasksPerListener', tasks.maxTasksPerListener, DEFAULT_TASK_MAX_TASKS_PER_LISTENER),
     allowAnonymous: tasks.allowAnonymous ?? false,
     createPerMinute: wholeAtLeastOne('tasks.createPerMinute', tasks.createPerMinute, DEFAULT_TASK_CREATE_PER_MINUTE),
+    maxFinishedPerUser: wholeAtLeastOne('tasks.maxFinishedPerUser', tasks.maxFinishedPerUser, DEFAULT_TASK_MAX_FINISHED_PER_USER),
+    maxFinished: wholeAtLeastOne('tasks.maxFinished', tasks.maxFinished, DEFAULT_TASK_MAX_FINISHED),
   };
 }
 

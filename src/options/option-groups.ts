@@ -134,6 +134,14 @@ export interface ElicitationTaskOptions {
    * naming this option. @default 30
    */
   createPerMinute?: number;
+  /**
+   * Finished tasks (completed, failed or cancelled) kept for one user until they expire, so that the client can still
+   * read their results; past it the oldest finished are forgotten first (the store drops them when another finishes).
+   * Counted in the store, so across instances. @default 100
+   */
+  maxFinishedPerUser?: number;
+  /** Finished tasks kept in all, every user together; past it the oldest finished are forgotten first. @default 10000 */
+  maxFinished?: number;
 }
 
 /**

@@ -75,6 +75,8 @@ const TASK_KEYS = keysOf<ElicitationTaskOptions>({
   maxTasksPerListener: true,
   allowAnonymous: true,
   createPerMinute: true,
+  maxFinishedPerUser: true,
+  maxFinished: true,
 });
 const FALLBACK_KEYS = keysOf<ElicitationFallback>({ page: true, form: true });
 const URL_POLICY_KEYS = keysOf<ExternalUrlPolicy>({ allowedHosts: true, allowHttpLoopback: true, resolveHost: true });

@@ -11,16 +11,22 @@ import { qualified, type PostgresNames } from './postgres.names.js';
  *   1  the first: a record's two sealed texts in columns `v` and `j`.
  *   2  those columns named for what they hold, `event_part` and `sealed` (stores/sealed-record.codec.ts), and the
  *      `create` function's parameters with them.
+ *   3  finished tasks indexed by when they finished, each user's and all (`tasks.maxFinishedPerUser`, `maxFinished`):
+ *      two indexes, nothing else (the schema's text makes them; no step of its own).
  */
 
 /** The version `createSchema()` writes and the store requires. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * The files of sql/postgres/, oldest first: the one at index i is the whole schema at version i + 1 for the default
  * names, and brings a schema at any earlier version forward; the newest is `schemaSql()` (test/postgres/postgres.schema.spec.ts).
  */
-export const SCHEMA_FILES: readonly string[] = ['sql/postgres/0001_elicitation.sql', 'sql/postgres/0002_named_columns.sql'];
+export const SCHEMA_FILES: readonly string[] = [
+  'sql/postgres/0001_elicitation.sql',
+  'sql/postgres/0002_named_columns.sql',
+  'sql/postgres/0003_finished_tasks.sql',
+];
 
 /**
  * The statements of the schema's text that come right after its `meta` table: a schema at a version above

@@ -89,6 +89,9 @@ CREATE TABLE IF NOT EXISTS ${t('tasks')} (
 );
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_open ON ${t('tasks')} (user_name) WHERE status IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_expiry ON ${t('tasks')} (expires_at);
+-- Finished tasks by when they finished, each user's and all: the oldest past tasks.maxFinishedPerUser or maxFinished go.
+CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished_user ON ${t('tasks')} (user_name, updated_at) WHERE status NOT IN (${openTasks});
+CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished ON ${t('tasks')} (updated_at) WHERE status NOT IN (${openTasks});
 
 -- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit).
 CREATE OR REPLACE FUNCTION ${t('emit')}(p_at bigint, p_message text) RETURNS void LANGUAGE plpgsql AS $$

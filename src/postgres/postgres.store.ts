@@ -22,7 +22,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
-import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
 import { PostgresEventChannel } from './postgres.event-channel.js';
 import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
 import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
@@ -303,8 +303,8 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     return this.call('getTask', () => this.tasks.get(id, now));
   }
 
-  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
-    return this.call('putTask', () => this.tasks.put(task, now));
+  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
+    return this.call('putTask', () => this.tasks.put(task, now, finished));
   }
 
   /** The records of an index, not purged, in creation order. */

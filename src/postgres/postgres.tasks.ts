@@ -1,7 +1,15 @@
 import type { PostgresQueries } from './postgres.bounded.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
 import { openTask, sealTask } from '../stores/sealed-task.codec.js';
-import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit, TaskStatus } from '../stores/task-store.js';
+import {
+  OPEN_TASK_STATUSES,
+  type CreateTaskResult,
+  type FinishedTaskLimit,
+  type PutTaskResult,
+  type StoredTask,
+  type TaskLimit,
+  type TaskStatus,
+} from '../stores/task-store.js';
 
 /** A task row. */
 interface TaskRow {
@@ -17,6 +25,9 @@ interface TaskRow {
   lease_remaining: string | null;
   sealed: string;
 }
+
+/** The statuses of an open task as an SQL list (`OPEN_TASK_STATUSES`, the one definition). */
+const OPEN = OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ');
 
 /** PostgreSQL's clock now, epoch milliseconds: the one clock of a lease (`TaskLease`). */
 const STORE_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -82,17 +93,22 @@ export class PostgresTasks {
     };
   }
 
-  /** The compare-and-set: written when the stored version is one less and the task has not expired. */
-  async put(task: StoredTask, now: number): Promise<PutTaskResult> {
-    const { rows } = await this.pool.query<{ result: PutTaskResult }>(
-      `WITH current AS (SELECT expires_at FROM ${this.t('tasks')} WHERE id = $1),
+  /**
+   * The compare-and-set: written when the stored version is one less and the task has not expired. A task it finishes
+   * (from an open status) is followed by the forgetting of the oldest finished past `finished`'s bounds.
+   */
+  async put(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
+    const { rows } = await this.pool.query<{ result: PutTaskResult; finishing: boolean; user_name: string }>(
+      `WITH current AS (SELECT expires_at, status, user_name FROM ${this.t('tasks')} WHERE id = $1),
        written AS (
          UPDATE ${this.t('tasks')} SET status = $3, updated_at = $4, expires_at = $5, version = $2, lease_owner = $6,
            lease_until = CASE WHEN $10::bigint IS NULL THEN $7::bigint ELSE ${STORE_NOW} + $10::bigint END, sealed = $8
          WHERE id = $1 AND version = $2 - 1 AND expires_at > $9 RETURNING 1
        )
        SELECT CASE WHEN EXISTS (SELECT 1 FROM written) THEN 'written'
-         WHEN NOT EXISTS (SELECT 1 FROM current WHERE expires_at > $9) THEN 'not-found' ELSE 'conflict' END AS result`,
+         WHEN NOT EXISTS (SELECT 1 FROM current WHERE expires_at > $9) THEN 'not-found' ELSE 'conflict' END AS result,
+         COALESCE((SELECT status IN (${OPEN}) FROM current), false) AND $3 NOT IN (${OPEN}) AS finishing,
+         (SELECT user_name FROM current) AS user_name`,
       [
         task.id,
         task.version,
@@ -106,6 +122,26 @@ export class PostgresTasks {
         task.lease?.grantMs ?? null,
       ],
     );
-    return rows[0].result;
+    const { result, finishing, user_name: user } = rows[0];
+    if (result === 'written' && finishing && finished) await this.forgetOldestFinished(task.id, user, now, finished);
+    return result;
+  }
+
+  /**
+   * Forgets the oldest finished tasks past the bounds, the one just finished (`id`) kept: its user's past
+   * `maxFinishedPerUser`, then every user's past `maxFinished` (by `updated_at`, when each finished; the partial indexes
+   * `tasks_finished_user` and `tasks_finished`). Expired rows are not counted (the sweep forgets them).
+   */
+  private async forgetOldestFinished(id: string, user: string, now: number, finished: FinishedTaskLimit): Promise<void> {
+    const tasks = this.t('tasks');
+    await this.pool.query(
+      `DELETE FROM ${tasks} WHERE id IN (
+         (SELECT id FROM ${tasks} WHERE user_name = $2 AND status NOT IN (${OPEN}) AND id <> $1 AND expires_at > $3
+           ORDER BY updated_at DESC, id DESC OFFSET $4)
+         UNION
+         (SELECT id FROM ${tasks} WHERE status NOT IN (${OPEN}) AND id <> $1 AND expires_at > $3
+           ORDER BY updated_at DESC, id DESC OFFSET $5))`,
+      [id, user, now, finished.maxFinishedPerUser - 1, finished.maxFinished - 1],
+    );
   }
 }

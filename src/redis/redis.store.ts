@@ -18,7 +18,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
-import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
 import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
@@ -284,8 +284,8 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     return this.tasks.getTask(id, now);
   }
 
-  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
-    return this.tasks.putTask(task, now);
+  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
+    return this.tasks.putTask(task, now, finished);
   }
 
   override async ping(): Promise<void> {

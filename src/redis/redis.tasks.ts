@@ -7,6 +7,7 @@ import {
   OPEN_TASK_STATUSES,
   type CreateTaskResult,
   type ElicitationTaskStore,
+  type FinishedTaskLimit,
   type PutTaskResult,
   type StoredTask,
   type TaskStatus,
@@ -20,6 +21,8 @@ import {
  *                                  sealed together (stores/sealed-task.codec.ts); its TTL runs to expiresAt plus
  *                                  graceMs
  *   {prefix}:v2:to:<user name>     the user's open tasks, scored by expiresAt (one per name of the key ring)
+ *   {prefix}:v2:tf:<user name>     the user's finished tasks, scored by when they finished (`tasks.maxFinishedPerUser`)
+ *   {prefix}:v2:tf                 every finished task as `<user name> <id>`, scored the same (`tasks.maxFinished`)
  * Each operation is one script, so one round trip; the write is a compare-and-set on `n`.
  */
 
@@ -59,10 +62,44 @@ end
 return 'created'
 `;
 
-const PUT_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}${LUA_LEASE_UNTIL}
+/**
+ * A task that just finished is filed in its user's finished set and the store's (scored by when it finished), and the
+ * oldest finished past the bounds are forgotten, never the one just filed. Entries older than a task's lifetime are
+ * dropped first: their tasks expired (a task finishes after it was created, and lives `ttl` from its creation).
+ */
+const LUA_FILE_FINISHED = `local function forget_oldest(set, over, keep, member_of)
+  while redis.call('ZCARD', set) > over do
+    local oldest = redis.call('ZRANGE', set, 0, 1)
+    local member = oldest[1] == keep and oldest[2] or oldest[1]
+    redis.call('ZREM', set, member)
+    member_of(member)
+  end
+end
+local function file_finished(base, user, id, now, ttl, per_user, all)
+  local mine, every = base .. ':tf:' .. user, base .. ':tf'
+  redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
+  redis.call('ZREMRANGEBYSCORE', every, '-inf', now - ttl)
+  redis.call('ZADD', mine, now, id)
+  redis.call('ZADD', every, now, user .. ' ' .. id)
+  redis.call('PEXPIRE', mine, ttl)
+  forget_oldest(mine, per_user, id, function(gone)
+    redis.call('DEL', base .. ':t:' .. gone)
+    redis.call('ZREM', every, user .. ' ' .. gone)
+  end)
+  forget_oldest(every, all, user .. ' ' .. id, function(gone)
+    local at = string.find(gone, ' ', 1, true)
+    local owner, gone_id = string.sub(gone, 1, at - 1), string.sub(gone, at + 1)
+    redis.call('DEL', base .. ':t:' .. gone_id)
+    redis.call('ZREM', base .. ':tf:' .. owner, gone_id)
+  end)
+end
+`;
+
+const PUT_TASK = `${EXTEND_TTL}${LUA_IS_OPEN}${LUA_LEASE_UNTIL}${LUA_FILE_FINISHED}
 -- KEYS: the task. ARGV: id, status, updatedAt, expiresAt, version, lease owner ('' for none), lease until, lease grant
--- ('' for none), body, now, base, graceMs. Written only over version - 1, before the stored expiresAt.
-local h = redis.call('HMGET', KEYS[1], 'n', 'e', 'u')
+-- ('' for none), body, now, base, graceMs, maxFinishedPerUser and maxFinished ('' for no bound). Written only over
+-- version - 1, before the stored expiresAt.
+local h = redis.call('HMGET', KEYS[1], 'n', 'e', 'u', 's', 'c')
 local now = tonumber(ARGV[10])
 if not h[1] or tonumber(h[2]) <= now then return 'not-found' end
 if tonumber(h[1]) ~= tonumber(ARGV[5]) - 1 then return 'conflict' end
@@ -77,7 +114,12 @@ if ARGV[4] ~= h[2] then
     extend(open, keep)
   end
 end
-if not is_open[ARGV[2]] then redis.call('ZREM', open, ARGV[1]) end
+if not is_open[ARGV[2]] then
+  redis.call('ZREM', open, ARGV[1])
+  if is_open[h[4]] and ARGV[13] ~= '' then
+    file_finished(ARGV[11], h[3], ARGV[1], now, tonumber(ARGV[4]) - tonumber(h[5]), tonumber(ARGV[13]), tonumber(ARGV[14]))
+  end
+end
 return 'written'
 `;
 
@@ -149,10 +191,18 @@ export class RedisTasks implements ElicitationTaskStore {
     };
   }
 
-  async putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+  async putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     const { keys } = this.keyRing.require();
     return callRedis('putTask', () =>
-      this.scripts.elicitPutTask(this.key(task.id), ...changeArgs(task, keys), now, this.base, this.graceMs),
+      this.scripts.elicitPutTask(
+        this.key(task.id),
+        ...changeArgs(task, keys),
+        now,
+        this.base,
+        this.graceMs,
+        finished?.maxFinishedPerUser ?? '',
+        finished?.maxFinished ?? '',
+      ),
     );
   }
 

@@ -6,7 +6,7 @@ import type {
   FinalStatus,
   TransitionResult,
 } from '../core/elicitation.types.js';
-import type { CreateTaskResult, ElicitationTaskStore, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
+import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
 /** The change `finish` applies to a pending record. */
 export interface FinishChange {
@@ -330,7 +330,7 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   /** Optional, the three together: the tasks of the MCP Tasks extension (documented on `ElicitationTaskStore`). */
   createTask?(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult>;
   getTask?(id: string, now: number): Promise<StoredTask | undefined>;
-  putTask?(task: StoredTask, now: number): Promise<PutTaskResult>;
+  putTask?(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult>;
 }
 
 /**

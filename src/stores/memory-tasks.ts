@@ -3,6 +3,7 @@ import {
   isOpenTaskStatus,
   type CreateTaskResult,
   type ElicitationTaskStore,
+  type FinishedTaskLimit,
   type PutTaskResult,
   type StoredTask,
   type TaskLimit,
@@ -17,14 +18,19 @@ function kept(task: StoredTask): StoredTask {
 }
 
 /**
- * The tasks of `MemoryElicitationStore`: a map by id, each user's open tasks, and every task filed under its
- * `expiresAt` so that `sweep` forgets expired ones at the cost of what is due. One process only, like the store.
+ * The tasks of `MemoryElicitationStore`: a map by id, each user's open tasks, the finished ones in the order they
+ * finished (each user's, and all), and every task filed under its `expiresAt` so that `sweep` forgets expired ones at
+ * the cost of what is due. One process only, like the store.
  */
 export class MemoryTasks implements ElicitationTaskStore {
   private readonly tasks = new Map<string, StoredTask>();
   /** userId → the ids of the user's open tasks. */
   private readonly open = new Map<string, Set<string>>();
   private readonly deadlines = new DeadlineWheel<string>(1_000);
+  /** The finished tasks, id → userId, oldest finished first (a `Map` keeps insertion order). */
+  private readonly finished = new Map<string, string>();
+  /** userId → the ids of the user's finished tasks, oldest finished first. */
+  private readonly finishedBy = new Map<string, Set<string>>();
 
   /** Number of tasks kept (expired ones until a sweep forgets them). */
   get size(): number {
@@ -49,7 +55,7 @@ export class MemoryTasks implements ElicitationTaskStore {
     return Promise.resolve(task.lease ? { ...task, lease: { ...task.lease, remainingMs: task.lease.until - Date.now() } } : { ...task });
   }
 
-  putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
+  putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     const stored = this.tasks.get(task.id);
     if (!stored || now >= stored.expiresAt) return Promise.resolve('not-found');
     if (stored.version !== task.version - 1) return Promise.resolve('conflict');
@@ -59,8 +65,39 @@ export class MemoryTasks implements ElicitationTaskStore {
     if (!isOpenTaskStatus(written.status)) {
       const open = this.open.get(written.userId);
       if (open?.delete(written.id)) this.dropEmpty(written.userId, open);
+      if (isOpenTaskStatus(stored.status)) this.finish(written, finished);
     }
     return Promise.resolve('written');
+  }
+
+  /** Files a task that just finished, then forgets the oldest finished past the bounds (never `task` itself). */
+  private finish(task: StoredTask, limit: FinishedTaskLimit | undefined): void {
+    this.finished.set(task.id, task.userId);
+    let mine = this.finishedBy.get(task.userId);
+    if (!mine) this.finishedBy.set(task.userId, (mine = new Set()));
+    mine.add(task.id);
+    if (!limit) return;
+    for (const id of mine) {
+      if (mine.size <= limit.maxFinishedPerUser) break;
+      if (id !== task.id) this.drop(id);
+    }
+    for (const id of this.finished.keys()) {
+      if (this.finished.size <= limit.maxFinished) break;
+      if (id !== task.id) this.drop(id);
+    }
+  }
+
+  /** Forgets a task now, wherever it is filed (its deadline entry goes stale and is skipped). */
+  private drop(id: string): void {
+    const task = this.tasks.get(id);
+    this.tasks.delete(id);
+    const userId = this.finished.get(id) ?? task?.userId;
+    this.finished.delete(id);
+    if (userId === undefined) return;
+    const mine = this.finishedBy.get(userId);
+    if (mine?.delete(id) && mine.size === 0) this.finishedBy.delete(userId);
+    const open = this.open.get(userId);
+    if (open?.delete(id)) this.dropEmpty(userId, open);
   }
 
   /** Forgets the tasks expired by the last whole second before `now` (`getTask` hides them from `expiresAt` on); returns how many. */
@@ -87,9 +124,7 @@ export class MemoryTasks implements ElicitationTaskStore {
       const task = this.tasks.get(id);
       // A stale entry (the task's expiresAt moved on): the later entry forgets it.
       if (!task || task.expiresAt > now) continue;
-      this.tasks.delete(id);
-      const open = this.open.get(task.userId);
-      if (open?.delete(id)) this.dropEmpty(task.userId, open);
+      this.drop(id);
       forgotten++;
     }
     return forgotten;

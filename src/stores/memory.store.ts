@@ -11,7 +11,7 @@ import {
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
 import { MemoryTasks } from './memory-tasks.js';
-import type { CreateTaskResult, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
+import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
 
 /**
@@ -260,8 +260,8 @@ export class MemoryElicitationStore extends ElicitationStore {
     return this.tasks.getTask(id, now);
   }
 
-  override putTask(task: StoredTask, now: number): Promise<PutTaskResult> {
-    return this.tasks.putTask(task, now);
+  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
+    return this.tasks.putTask(task, now, finished);
   }
 
   /** Removes every record and counter (for tests). */

@@ -96,6 +96,18 @@ export interface TaskLimit {
 }
 
 /**
+ * How many finished tasks `putTask` leaves kept when it finishes one (moves it from an open status to a final one):
+ * past either bound the oldest finished (by when they finished) are forgotten, never the one just written and never
+ * an open task. A bound the store keeps as well as it can across instances (not one atomic count): at most a few over.
+ */
+export interface FinishedTaskLimit {
+  /** Finished tasks kept per user. */
+  readonly maxFinishedPerUser: number;
+  /** Finished tasks kept in all. */
+  readonly maxFinished: number;
+}
+
+/**
  * The optional task members of a store. A store offers all three or none (`offers: ['createTask', 'getTask',
  * 'putTask']` in the contract suite); without them the module refuses to start with tasks enabled.
  */
@@ -110,7 +122,8 @@ export interface ElicitationTaskStore {
   /**
    * Replaces a task when the stored one has version `task.version - 1` and has not expired at `now`: an atomic
    * compare-and-set, across processes on a shared store. A task that reaches a final status leaves its user's
-   * open tasks. `id`, `userId` and `createdAt` never change.
+   * open tasks, and then, with `finished`, the store forgets the oldest finished tasks past its bounds
+   * (`FinishedTaskLimit`). `id`, `userId` and `createdAt` never change.
    */
-  putTask(task: StoredTask, now: number): Promise<PutTaskResult>;
+  putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult>;
 }

@@ -156,4 +156,36 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
       }
     },
   );
+
+  itIfOffered(
+    'putTask',
+    'keeps at most maxFinishedPerUser finished tasks of a user and maxFinished in all: the oldest finished are forgotten first, open ones never',
+    async (store) => {
+      const tasks = tasksOf(store);
+      const keep = { maxFinishedPerUser: 2, maxFinished: 3 };
+      const limit = { maxOpenPerUser: 10 };
+      const [a, b, c, open] = [workingTask(), workingTask(), workingTask(), workingTask()];
+      const [d, e] = [workingTask({ userId: 'u2' }), workingTask({ userId: 'u2' })];
+      for (const task of [a, b, c, open, d, e]) await expect(tasks.createTask(task, limit)).resolves.toBe('created');
+      const finish = (task: StoredTask, at: number) =>
+        tasks.putTask({ ...task, version: 2, status: 'completed', updatedAt: at, body: `done ${at}` }, at, keep);
+      // u1 finishes a, then c, then b: the third is one too many, and a (finished first, though not created first) goes.
+      await expect(finish(a, T0 + 10)).resolves.toBe('written');
+      await expect(finish(c, T0 + 20)).resolves.toBe('written');
+      await expect(tasks.getTask(a.id, T0 + 21)).resolves.toMatchObject({ status: 'completed' });
+      await expect(finish(b, T0 + 30)).resolves.toBe('written');
+      await expect(tasks.getTask(a.id, T0 + 31)).resolves.toBeUndefined();
+      await expect(tasks.getTask(c.id, T0 + 31)).resolves.toMatchObject({ status: 'completed', body: `done ${T0 + 20}` });
+      await expect(tasks.getTask(b.id, T0 + 31)).resolves.toMatchObject({ status: 'completed', body: `done ${T0 + 30}` });
+      // u2 finishes d: c, b and d are three finished in all, the bound.
+      await expect(finish(d, T0 + 40)).resolves.toBe('written');
+      await expect(tasks.getTask(c.id, T0 + 41)).resolves.toMatchObject({ status: 'completed' });
+      // And e: four in all, so c, the oldest finished of any user, goes.
+      await expect(finish(e, T0 + 50)).resolves.toBe('written');
+      await expect(tasks.getTask(c.id, T0 + 51)).resolves.toBeUndefined();
+      for (const kept of [b, d, e]) await expect(tasks.getTask(kept.id, T0 + 51)).resolves.toMatchObject({ status: 'completed' });
+      // An open task is never forgotten for the finished ones.
+      await expect(tasks.getTask(open.id, T0 + 51)).resolves.toMatchObject({ status: 'working' });
+    },
+  );
 }

@@ -149,3 +149,24 @@ describe('limits.maxCallsInFlightPerSession and limits.maxCallsInFlightPerUser (
     expect(configError(() => resolve({ maxCallsInFlightPerSesion: 4 })).message).toContain('maxCallsInFlightPerSesion');
   });
 });
+
+describe('tasks.maxFinishedPerUser, tasks.maxFinished (#41) and limits.maxStepResultBytes', () => {
+  const resolve = (extra: Partial<ElicitationModuleOptions>) => resolveElicitationOptions({ ...valid, ...extra }, 'elicit', DEV).options;
+
+  it('default to 100 finished tasks per user, 10000 in all and 8 KiB a step, and take a positive whole number', () => {
+    expect(resolve({}).tasks).toMatchObject({ maxFinishedPerUser: 100, maxFinished: 10_000 });
+    expect(resolve({}).limits.maxStepResultBytes).toBe(8_192);
+    expect(resolve({ tasks: { maxFinishedPerUser: 3, maxFinished: 7 } }).tasks).toMatchObject({ maxFinishedPerUser: 3, maxFinished: 7 });
+    expect(resolve({ limits: { maxStepResultBytes: 1_024 } }).limits.maxStepResultBytes).toBe(1_024);
+  });
+
+  it.each<[string, Partial<ElicitationModuleOptions>, string, unknown]>([
+    ['tasks.maxFinishedPerUser', { tasks: { maxFinishedPerUser: 0 } }, 'tasks.maxFinishedPerUser', 0],
+    ['tasks.maxFinished', { tasks: { maxFinished: 2.5 } }, 'tasks.maxFinished', 2.5],
+    ['limits.maxStepResultBytes', { limits: { maxStepResultBytes: -1 } }, 'limits.maxStepResultBytes', -1],
+  ])('refuses a bad %s, naming the option and the value', (_name, extra, option, value) => {
+    const { message } = configError(() => resolve(extra));
+    expect(message).toContain(option);
+    expect(message).toContain(JSON.stringify(value));
+  });
+});

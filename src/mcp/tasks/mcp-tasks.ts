@@ -88,7 +88,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     const store: ElicitationTaskStore = {
       createTask: (task, limit) => kept.createTask!(task, limit),
       getTask: (id, now) => kept.getTask!(id, now),
-      putTask: (task, now) => kept.putTask!(task, now),
+      putTask: (task, now, finished) => kept.putTask!(task, now, finished),
     };
     this.runner = new TaskRunner({
       store,

@@ -18,6 +18,9 @@ export interface TaskSettings {
   maxOpenPerUser: number;
   /** How long an instance's claim on a running task holds without renewal. */
   leaseMs: number;
+  /** Finished tasks the store keeps per user and in all (the oldest finished forgotten first). */
+  maxFinishedPerUser: number;
+  maxFinished: number;
 }
 
 /** What the runner needs from the module. */
@@ -351,7 +354,8 @@ export class TaskRunner {
         updatedAt: next.quiet ? task.updatedAt : now,
         body: encodeBody(next.body),
       };
-      const result = await this.deps.store.putTask(written, now);
+      const { maxFinishedPerUser, maxFinished } = this.deps.settings;
+      const result = await this.deps.store.putTask(written, now, { maxFinishedPerUser, maxFinished });
       if (result === 'written') {
         if (!next.quiet) this.deps.changed?.(taskId);
         return { task: written, body: next.body };

@@ -60,6 +60,8 @@ function setUp(
       pollIntervalMs: 1_000,
       maxOpenPerUser: settings.maxOpenPerUser ?? 5,
       leaseMs: settings.leaseMs ?? 10_000,
+      maxFinishedPerUser: 100,
+      maxFinished: 10_000,
     },
     tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
     now: () => clock.now,
@@ -231,7 +233,7 @@ describe('TaskRunner', () => {
     const bare = new TaskRunner({
       store,
       questions: { ...questionParts(), service: {} as never },
-      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000 },
+      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000, maxFinishedPerUser: 100, maxFinished: 10_000 },
       tools: new Map(),
       now: () => clock.now,
     });
