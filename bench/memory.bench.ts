@@ -606,6 +606,7 @@ async function measureWaitingTasks(): Promise<TaskFigures> {
       leaseMs: 30_000,
       maxFinishedPerUser: 100,
       maxFinished: 10_000,
+      maxOpenAnonymous: 100,
     },
     tools,
   });

@@ -176,7 +176,7 @@ export interface ElicitationModuleOptions {
   limits?: ElicitationLimits;
   /**
    * Tool calls that run as tasks (the MCP Tasks extension); each field defaults on its own (see `ElicitationTaskOptions`).
-   * @default { ttlMs: 86400000, pollIntervalMs: 2000, maxOpenPerUser: 20, leaseMs: 30000, maxListenersPerUser: 10, maxTasksPerListener: 50, allowAnonymous: false, createPerMinute: 30, maxFinishedPerUser: 100, maxFinished: 10000 }
+   * @default { ttlMs: 86400000, pollIntervalMs: 2000, maxOpenPerUser: 20, leaseMs: 30000, maxListenersPerUser: 10, maxTasksPerListener: 50, allowAnonymous: false, maxOpenAnonymous: 100, createPerMinute: 30, maxFinishedPerUser: 100, maxFinished: 10000 }
    */
   tasks?: ElicitationTaskOptions;
   /**

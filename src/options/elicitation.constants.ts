@@ -19,6 +19,8 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_TASK_MAX_LISTENERS_PER_USER = 10;
 /** Tasks one such stream may follow (`tasks.maxTasksPerListener`). */
 export const DEFAULT_TASK_MAX_TASKS_PER_LISTENER = 50;
+/** Open tasks bound to no user, all together (`tasks.maxOpenAnonymous`, with `tasks.allowAnonymous`). */
+export const DEFAULT_TASK_MAX_OPEN_ANONYMOUS = 100;
 /** Finished tasks kept per user until they expire (`tasks.maxFinishedPerUser`). */
 export const DEFAULT_TASK_MAX_FINISHED_PER_USER = 100;
 /** Finished tasks kept in all (`tasks.maxFinished`). */

@@ -9,6 +9,7 @@ import {
   DEFAULT_TASK_MAX_TASKS_PER_LISTENER,
   DEFAULT_TASK_CREATE_PER_MINUTE,
   DEFAULT_TASK_MAX_FINISHED,
+  DEFAULT_TASK_MAX_OPEN_ANONYMOUS,
   DEFAULT_TASK_MAX_FINISHED_PER_USER,
   DEFAULT_TASK_MAX_OPEN_PER_USER,
   DEFAULT_TASK_POLL_INTERVAL_MS,
@@ -72,7 +73,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw new ElicitationConfigError(
       'tasks',
-      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous?, createPerMinute?, maxFinishedPerUser?, maxFinished? }',
+      'must be an object { ttlMs?, pollIntervalMs?, maxOpenPerUser?, leaseMs?, maxListenersPerUser?, maxTasksPerListener?, allowAnonymous?, maxOpenAnonymous?, createPerMinute?, maxFinishedPerUser?, maxFinished? }',
       { value: raw },
     );
   }
@@ -92,6 +93,7 @@ function resolveTasks(raw: ElicitationTaskOptions | undefined): Required<Elicita
     maxListenersPerUser: wholeAtLeastOne('tasks.maxListenersPerUser', tasks.maxListenersPerUser, DEFAULT_TASK_MAX_LISTENERS_PER_USER),
     maxTasksPerListener: wholeAtLeastOne('tasks.maxTasksPerListener', tasks.maxTasksPerListener, DEFAULT_TASK_MAX_TASKS_PER_LISTENER),
     allowAnonymous: tasks.allowAnonymous ?? false,
+    maxOpenAnonymous: wholeAtLeastOne('tasks.maxOpenAnonymous', tasks.maxOpenAnonymous, DEFAULT_TASK_MAX_OPEN_ANONYMOUS),
     createPerMinute: wholeAtLeastOne('tasks.createPerMinute', tasks.createPerMinute, DEFAULT_TASK_CREATE_PER_MINUTE),
     maxFinishedPerUser: wholeAtLeastOne('tasks.maxFinishedPerUser', tasks.maxFinishedPerUser, DEFAULT_TASK_MAX_FINISHED_PER_USER),
     maxFinished: wholeAtLeastOne('tasks.maxFinished', tasks.maxFinished, DEFAULT_TASK_MAX_FINISHED),

@@ -125,10 +125,15 @@ export interface ElicitationTaskOptions {
   /**
    * Whether a call without a verified user (`resolveMcpUser` finds none) may make a task. Off: such a call of an
    * `optional` tool runs as a plain call, and a `required` tool refuses it (-32600 naming this option). On: the task is
-   * bound to no user (its id alone reads and answers it), and every such task counts against one shared
-   * `maxOpenPerUser`. @default false
+   * bound to no user (its id alone reads and answers it), and such tasks count against `maxOpenAnonymous`, all
+   * together (protocol 2026-07-28 has no session to tell one caller from another). @default false
    */
   allowAnonymous?: boolean;
+  /**
+   * Open tasks bound to no user (`allowAnonymous`), all such callers together; past it such a call gets -32005 naming
+   * this option. Keep it small: one anonymous caller can fill it for every other. @default 100
+   */
+  maxOpenAnonymous?: number;
   /**
    * Tasks one user may create in a minute (counted in the store, so across instances); past it a call gets -32005
    * naming this option. @default 30

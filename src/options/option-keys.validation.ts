@@ -74,6 +74,7 @@ const TASK_KEYS = keysOf<ElicitationTaskOptions>({
   maxListenersPerUser: true,
   maxTasksPerListener: true,
   allowAnonymous: true,
+  maxOpenAnonymous: true,
   createPerMinute: true,
   maxFinishedPerUser: true,
   maxFinished: true,

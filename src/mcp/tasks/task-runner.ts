@@ -16,6 +16,8 @@ export interface TaskSettings {
   ttlMs: number;
   pollIntervalMs: number;
   maxOpenPerUser: number;
+  /** Open tasks bound to no user (`userId` ''), all together. */
+  maxOpenAnonymous: number;
   /** How long an instance's claim on a running task holds without renewal. */
   leaseMs: number;
   /** Finished tasks the store keeps per user and in all (the oldest finished forgotten first). */
@@ -69,7 +71,12 @@ export class TaskRunner {
     steps: Readonly<Record<string, string>> = {},
   ): Promise<{ task: StoredTask; body: TaskBody }> {
     const now = this.now();
-    const { ttlMs, pollIntervalMs, maxOpenPerUser } = this.deps.settings;
+    const { ttlMs, pollIntervalMs } = this.deps.settings;
+    // Tasks bound to no user share one cap of their own, so they never take a user's, nor a user theirs.
+    const [option, maxOpenPerUser] =
+      userId === ''
+        ? ['tasks.maxOpenAnonymous', this.deps.settings.maxOpenAnonymous]
+        : ['tasks.maxOpenPerUser', this.deps.settings.maxOpenPerUser];
     const body: TaskBody = { tool, args, modes: [...modes], ttlMs, pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
     // The answers of the input_required rounds before the task (`continueAsTask`), by position: a form's as it is,
     // a page's by its elicitation (the run reads its outcome).
@@ -93,11 +100,8 @@ export class TaskRunner {
     if (created === 'user-task-limit') {
       throw new TaskProtocolError(
         TASK_ERROR_CODES.limit,
-        `Too many open tasks for this user (tasks.maxOpenPerUser = ${maxOpenPerUser}): wait for one to finish, or cancel one.`,
-        {
-          limit: 'tasks.maxOpenPerUser',
-          value: maxOpenPerUser,
-        },
+        `Too many open tasks for ${userId === '' ? 'callers without a verified user' : 'this user'} (${option} = ${maxOpenPerUser}): wait for one to finish, or cancel one.`,
+        { limit: option, value: maxOpenPerUser },
       );
     }
     if (created === 'exists') throw new Error('Task id collision');

@@ -38,7 +38,7 @@ const settle = async () => {
 
 function setUp(
   tools: Record<string, TaskTool['body']>,
-  settings: Partial<{ maxOpenPerUser: number; leaseMs: number; ttlMs: number }> = {},
+  settings: Partial<{ maxOpenPerUser: number; maxOpenAnonymous: number; leaseMs: number; ttlMs: number }> = {},
 ) {
   const clock = { now: T0 };
   const store = new MemoryTasks();
@@ -62,6 +62,7 @@ function setUp(
       leaseMs: settings.leaseMs ?? 10_000,
       maxFinishedPerUser: 100,
       maxFinished: 10_000,
+      maxOpenAnonymous: settings.maxOpenAnonymous ?? 2,
     },
     tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
     now: () => clock.now,
@@ -197,6 +198,21 @@ describe('TaskRunner', () => {
     await expect(runner.start('wait', {}, 'u1', ['form'])).resolves.toBeDefined();
   });
 
+  it("caps tasks bound to no user together (tasks.maxOpenAnonymous), apart from any user's", async () => {
+    const { runner } = setUp({ wait: (_args, elicitation: ToolElicitation) => elicitation.elicit('A?', form('a')) }, { maxOpenPerUser: 1 });
+    await runner.start('wait', {}, '', ['form']);
+    await runner.start('wait', {}, '', ['form']);
+    await expect(runner.start('wait', {}, '', ['form'])).rejects.toMatchObject({
+      code: -32005,
+      message: expect.stringContaining('callers without a verified user (tasks.maxOpenAnonymous = 2)'),
+      data: { limit: 'tasks.maxOpenAnonymous', value: 2 },
+    });
+    // A user's cap is their own: the anonymous tasks take nothing of it.
+    await runner.start('wait', {}, 'u1', ['form']);
+    await expect(runner.start('wait', {}, 'u1', ['form'])).rejects.toMatchObject({ data: { limit: 'tasks.maxOpenPerUser', value: 1 } });
+    await settle();
+  });
+
   it('takes over a task whose lease ran out (its instance died mid-run) at the next read, and runs it again', async () => {
     let runs = 0;
     const { runner, store, clock, view } = setUp({ work: () => (runs++, 'ok') }, { leaseMs: 1_000 });
@@ -233,7 +249,7 @@ describe('TaskRunner', () => {
     const bare = new TaskRunner({
       store,
       questions: { ...questionParts(), service: {} as never },
-      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000, maxFinishedPerUser: 100, maxFinished: 10_000 },
+      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000, maxFinishedPerUser: 100, maxFinished: 10_000, maxOpenAnonymous: 100 },
       tools: new Map(),
       now: () => clock.now,
     });
