@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
-import { ELICITATION_ID_PATTERN } from '../core/elicitation-id.js';
+import { newUuid } from '../core/elicitation-id.js';
 import type { ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
 import { ELICITATION_KINDS, isElicitationKind, type ElicitationKind } from '../core/elicitation-kinds.js';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
@@ -122,11 +121,7 @@ export function buildPendingRecord(input: CreateUrlElicitationInput, options: Cr
     throw new ElicitationInputError('ttlMs', 'must be a positive whole number of milliseconds');
   }
   const expiresAt = now + ttlMs;
-  const id = randomUUID();
-  // Node builds the UUID string from pieces; matching it once flattens it to one 36-byte string, which
-  // more than halves the heap a pending record holds (guarded by bench/memory.bench.ts, row "memory store
-  // heap per pending elicitation", next to its flat-id baseline row).
-  ELICITATION_ID_PATTERN.test(id);
+  const id = newUuid();
   return {
     id,
     kind,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newUuid } from '../../core/elicitation-id.js';
 import { performance } from 'node:perf_hooks';
 import { leaseFor, leaseLive, leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
 import { Logger } from '@nestjs/common';
@@ -77,7 +78,7 @@ export class TaskRunner {
       userId === ''
         ? ['tasks.maxOpenAnonymous', this.deps.settings.maxOpenAnonymous]
         : ['tasks.maxOpenPerUser', this.deps.settings.maxOpenPerUser];
-    const body: TaskBody = { tool, args, modes: [...modes], ttlMs, pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
+    const body: TaskBody = { tool, args, modes: [...modes], pollIntervalMs, answers: {}, open: {}, nextKey: 1 };
     // The answers of the input_required rounds before the task (`continueAsTask`), by position: a form's as it is,
     // a page's by its elicitation (the run reads its outcome).
     answered.forEach(({ question, response, elicitationId }, index) => {
@@ -86,7 +87,7 @@ export class TaskRunner {
     // And the steps those rounds ran: the task does not run them again.
     if (Object.keys(steps).length > 0) body.steps = { ...steps };
     const task: StoredTask = {
-      id: randomUUID(),
+      id: newUuid(),
       userId,
       status: 'working',
       createdAt: now,
@@ -237,8 +238,8 @@ export class TaskRunner {
       const outstanding = Object.keys(outstandingRequests(body)).length;
       const pages = Object.values(body.open).some((open) => open.elicitationId !== undefined);
       if (outstanding === 0 && !pages) body.due = true;
-      body.statusMessage =
-        outstanding > 0 ? 'Waiting for your answers.' : pages ? 'Waiting for the person to finish on the page.' : undefined;
+      // What it waits for is derived when it is read (`detailedTask`): not kept in every waiting task's body.
+      body.statusMessage = undefined;
       return { status: outstanding > 0 ? 'input_required' : 'working', body, lease: null };
     });
     if (settled?.body.due) this.schedule(taskId);
@@ -278,7 +279,7 @@ export class TaskRunner {
     const taken = await this.write(taskId, undefined, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       if (task.lease && task.lease.owner !== this.instanceId && this.leaseLive(task.lease)) return undefined;
-      body.due = false;
+      delete body.due;
       body.fence = (body.fence ?? 0) + 1;
       return { status: task.status, body, lease: this.grant(), quiet: true };
     });
