@@ -36,7 +36,15 @@ function instance(store: ElicitationTaskStore, tools: Record<string, TaskTool['b
   return new TaskRunner({
     store,
     questions: { service: {} as never } as never,
-    settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 50, leaseMs: LEASE_MS, maxFinishedPerUser: 100, maxFinished: 10_000, maxOpenAnonymous: 100 },
+    settings: {
+      ttlMs: 60_000,
+      pollIntervalMs: 1_000,
+      maxOpenPerUser: 50,
+      leaseMs: LEASE_MS,
+      maxFinishedPerUser: 100,
+      maxFinished: 10_000,
+      maxOpenAnonymous: 100,
+    },
     tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
     now: () => Date.now() + clockAheadMs,
   });

@@ -57,7 +57,15 @@ describe("a task's questions (the question engine, with the module's parts)", ()
         instantDeclineMs: options.instantDeclineMs,
         maxStepResultBytes: 8192,
       },
-      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 10, leaseMs: 10_000, maxFinishedPerUser: 100, maxFinished: 10_000, maxOpenAnonymous: 100 },
+      settings: {
+        ttlMs: 60_000,
+        pollIntervalMs: 1_000,
+        maxOpenPerUser: 10,
+        leaseMs: 10_000,
+        maxFinishedPerUser: 100,
+        maxFinished: 10_000,
+        maxOpenAnonymous: 100,
+      },
       tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
     });
     const view = async (id: string) => {

@@ -249,7 +249,15 @@ describe('TaskRunner', () => {
     const bare = new TaskRunner({
       store,
       questions: { ...questionParts(), service: {} as never },
-      settings: { ttlMs: 60_000, pollIntervalMs: 1_000, maxOpenPerUser: 5, leaseMs: 1_000, maxFinishedPerUser: 100, maxFinished: 10_000, maxOpenAnonymous: 100 },
+      settings: {
+        ttlMs: 60_000,
+        pollIntervalMs: 1_000,
+        maxOpenPerUser: 5,
+        leaseMs: 1_000,
+        maxFinishedPerUser: 100,
+        maxFinished: 10_000,
+        maxOpenAnonymous: 100,
+      },
       tools: new Map(),
       now: () => clock.now,
     });
