@@ -296,7 +296,9 @@ export class TaskRunner {
    * once; one that cannot reach the store leaves the deadline where it was.
    */
   private async renew(taskId: string, run: TaskRun): Promise<void> {
-    if (run.lost) return;
+    // A renewal due while the process was paused past the run's deadline must not stretch a lease the run has lost:
+    // reading `aborted` checks the deadline first (and loses the run there).
+    if (run.lost || run.signal.aborted) return;
     const askedAt = performance.now();
     let lost: Error | undefined = leaseTaken();
     try {
