@@ -136,7 +136,8 @@ export interface ElicitationTaskOptions {
   maxOpenAnonymous?: number;
   /**
    * Tasks one user may create in a minute (counted in the store, so across instances); past it a call gets -32005
-   * naming this option. @default 30
+   * naming this option. Tasks bound to no user (`allowAnonymous`) are counted per MCP session where the server keeps
+   * sessions, else all together. @default 30
    */
   createPerMinute?: number;
   /**

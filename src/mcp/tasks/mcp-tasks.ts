@@ -164,7 +164,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       } catch (error) {
         if (!(error instanceof TaskStartSignal)) throw error;
         const userId = this.taskUser(name, user());
-        return this.start(name, args, userId, this.modesOf(ctx), error.answered, error.steps);
+        return this.start(ctx, name, args, userId, this.modesOf(ctx), error.answered, error.steps);
       }
     }
     const created = await this.call(name, support, args, ctx, user);
@@ -223,7 +223,7 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
     const verified = user();
     // Without a verified user and tasks.allowAnonymous off: an optional tool runs as a plain call.
     if (verified === undefined && !this.options.tasks.allowAnonymous && support !== 'required') return undefined;
-    return this.start(name, args, this.taskUser(name, verified), this.modesOf(ctx));
+    return this.start(ctx, name, args, this.taskUser(name, verified), this.modesOf(ctx));
   }
 
   /**
@@ -246,9 +246,9 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
    * Makes the task of a call: its `CreateTaskResult`. A refusal (the user's cap on open tasks, -32005) is the call's
    * JSON-RPC error, never a tool result a model would read as the tool's answer.
    */
-  private async start(...params: Parameters<TaskRunner['start']>): Promise<Record<string, unknown>> {
+  private async start(ctx: unknown, ...params: Parameters<TaskRunner['start']>): Promise<Record<string, unknown>> {
     try {
-      await this.countCreation(params[2]);
+      await this.countCreation(params[2], (ctx as Partial<SdkV2Context> | undefined)?.sessionId);
       const { task, body } = await this.tasks().start(...params);
       return createTaskResult(task, body);
     } catch (error) {
@@ -259,15 +259,18 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Counts a task creation against its user's `tasks.createPerMinute` (in the store, so across instances): past it,
-   * -32005 naming the option. Tasks bound to no user share one count.
+   * -32005 naming the option. Tasks bound to no user are counted per MCP session when the transport has one (a
+   * stateful server), else all together.
    */
-  private async countCreation(userId: string): Promise<void> {
+  private async countCreation(userId: string, sessionId: string | undefined): Promise<void> {
     const { createPerMinute } = this.options.tasks;
-    const { count } = await this.store.hit(`task-create:${userId}`, 60_000, Date.now());
+    const key = userId === '' && sessionId ? `task-create-session:${sessionId}` : `task-create:${userId}`;
+    const { count } = await this.store.hit(key, 60_000, Date.now());
     if (count <= createPerMinute) return;
+    const by = userId !== '' ? 'by this user' : sessionId ? 'in this MCP session' : 'by callers without a verified user';
     throw new TaskProtocolError(
       TASK_ERROR_CODES.limit,
-      `Too many tasks created by this user in a minute (tasks.createPerMinute = ${createPerMinute}): try again shortly.`,
+      `Too many tasks created ${by} in a minute (tasks.createPerMinute = ${createPerMinute}): try again shortly.`,
       { limit: 'tasks.createPerMinute', value: createPerMinute },
     );
   }
