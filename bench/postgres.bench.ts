@@ -12,7 +12,9 @@
  *     that create and finish append their events too: the statements the store sends, counted on its pool;
  *  3. cross-instance completion latency: two demo processes on the database, an SDK 1.x client on A, the api-key page
  *     submitted on B; from just before the POST to the notification at the client (bench/cross-instance.ts);
- *  4. a sweep of SWEEP_N due records (100,000; 10,000 quick): its seconds, and records per second.
+ *  4. a sweep of SWEEP_N due records (100,000; 10,000 quick): its seconds, and records per second;
+ *  5. the statements idle `subscriptions/listen` streams cost: 20 waiting tasks followed by one stream, then by 50
+ *     (bench/postgres-listeners.ts); one poll per interval per instance, not per stream.
  *
  * Medians of MEASURED_RUNS runs, each after a warm-up. Targets (reported, never enforced): one round trip per
  * operation; cross-instance p99 within LATENCY_P99_TARGET. Without a PostgreSQL at DATABASE_URL it says so and exits 0
@@ -28,6 +30,7 @@ import { StoreKeyRing } from '../src/security/store-key-ring.js';
 import { DEMO_MAIN, liveChildren } from '../examples/demo/demo-process.js';
 import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 import { DEMO_LIMITS_ENV, type Latency, measureCrossInstance } from './cross-instance.js';
+import { countStatements, LISTEN_STREAMS, LISTEN_TASKS, measureIdleListeners, type ListenerFigures } from './postgres-listeners.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const RUN_ID = randomUUID().slice(0, 8);
@@ -45,6 +48,8 @@ const IDLE_LIMIT_MS = 300_000;
 
 const ROUND_TRIPS_TARGET = 1;
 const LATENCY_P99_TARGET = 15; // ms, at most (#33)
+/** Statements of many idle listen streams against one stream's (#41): the same polls, give or take a stray read. */
+const LISTENERS_RATIO_TARGET = 1.1;
 
 const TTL_MS = 10 * 60_000;
 const RETENTION_MS = 10 * 60_000;
@@ -114,18 +119,14 @@ async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, con
 /** The statements the store sends per operation, counted on its pool (the event channel's own reads left out). */
 async function roundTrips(store: PostgresElicitationStore, pool: pg.Pool): Promise<Record<string, number>> {
   const channel = await store.openEventChannel(() => undefined);
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  let calls = 0;
-  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    if (!String(args[0]).includes(`${PREFIX}events WHERE id >`)) calls++;
-    return query(...args);
-  };
+  // The channel's own catch-up reads are not the operations'.
+  const statements = countStatements(pool, (text) => text.includes(`${PREFIX}events WHERE id >`));
   const now = Date.now();
   const records = Array.from({ length: RT_OPS }, (_, i) => newRecord(i, now));
   const count = async (op: (r: ElicitationRecord) => Promise<unknown>) => {
-    calls = 0;
+    statements.count = 0;
     for (const r of records) await op(r);
-    return calls / RT_OPS;
+    return statements.count / RT_OPS;
   };
   try {
     return {
@@ -137,7 +138,7 @@ async function roundTrips(store: PostgresElicitationStore, pool: pg.Pool): Promi
       findLatestCompleted: await count((r) => store.findLatestCompleted(r.userId, r.type, now + 3)),
     };
   } finally {
-    (pool as unknown as { query: unknown }).query = query;
+    statements.stop();
     await channel.close();
     await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events`);
   }
@@ -175,6 +176,7 @@ function buildRows(
   rt: Record<string, number>,
   latency: Latency,
   sweepSeconds: number,
+  listeners: ListenerFigures,
 ): Row[] {
   const rows: Row[] = [];
   const callers = (c: number) => `${c} caller${c > 1 ? 's' : ''}`;
@@ -237,6 +239,23 @@ function buildRows(
     name: 'postgres sweep, due records per second',
     value: round(SWEEP_N / sweepSeconds, 0),
     unit: 'records/s',
+    baseline: null,
+    ratio: null,
+  });
+  const listenRatio = listeners.many / listeners.one;
+  rows.push({
+    name: `postgres transactions/s, ${LISTEN_STREAMS} idle listen streams on ${LISTEN_TASKS} waiting tasks, vs 1 stream`,
+    value: round(listeners.many, 1),
+    unit: 'tx/s',
+    baseline: round(listeners.one, 1),
+    ratio: round(listenRatio, 4),
+    target: `ratio <= ${LISTENERS_RATIO_TARGET}`,
+    met: listenRatio <= LISTENERS_RATIO_TARGET,
+  });
+  rows.push({
+    name: `postgres transactions/s per idle listen stream (${LISTEN_STREAMS} streams, each task read once per poll)`,
+    value: round(listeners.many / LISTEN_STREAMS, 2),
+    unit: 'tx/s',
     baseline: null,
     ratio: null,
   });
@@ -303,7 +322,11 @@ async function main(): Promise<void> {
     console.log(`\n4. a sweep of ${fmt(SWEEP_N)} due records:`);
     const sweepSeconds = await sweep(store);
     console.log(`  ${sweepSeconds.toFixed(2)} s (${fmt(SWEEP_N / sweepSeconds)} records/s)`);
-    const rows = buildRows(figures, rt, latency, sweepSeconds);
+    console.log(`\n5. idle listen streams on ${LISTEN_TASKS} waiting tasks (statements the store sends):`);
+    const listeners = await measureIdleListeners(store, pool);
+    console.log(`  1 stream ${listeners.one.toFixed(1)}/s, ${LISTEN_STREAMS} streams ${listeners.many.toFixed(1)}/s`);
+    progress();
+    const rows = buildRows(figures, rt, latency, sweepSeconds, listeners);
     printTable(rows);
     const outFile = mergeResults('postgres.bench', rows, { quick: QUICK, seconds: seconds(started), notes: [`PostgreSQL ${version}`] });
     console.log(`\nMerged ${rows.length} rows into ${relative(process.cwd(), outFile) || outFile}.`);
