@@ -62,6 +62,34 @@ describe('a person who answers after the client would have given up', () => {
     expect(textOf(await call())).toBe('Deployed shop');
   }, 20_000);
 
+  it('2025-11-25 form mode without a progress token: the form question ends with the link to its hosted page before the client times out; filled in later, the next call takes it', async () => {
+    // A form-mode client whose person never answers the dialog in time (the Inspector's core, Mastra and mcp-use cancel
+    // at their timeout): the server stops waiting at callWaitMs and ends the call with the link to the hosted form.
+    let asked = 0;
+    const client = await connectClient(demo.mcpUrl, {
+      user: 'slow-form',
+      elicitation: { form: {} },
+      onElicit: () => (asked++, new Promise(() => undefined)),
+    });
+    clients.push(client);
+    const call = () =>
+      client.client.callTool({ name: 'delete-file', arguments: { path: '/tmp/slow' } }, undefined, { timeout: CLIENT_TIMEOUT_MS });
+    const started = Date.now();
+    const first = await call();
+    expect(Date.now() - started).toBeLessThan(CLIENT_TIMEOUT_MS);
+    expect(asked).toBe(1);
+    const url = linkIn(textOf(first));
+    expect(url).toMatch(/\/form$/);
+    expect(textOf(first).split('\n')[0]).toBe(`Open this page to continue: ${url}`);
+
+    await late(CLIENT_TIMEOUT_MS);
+    const answered = await submitPage(url!, { confirmed: true }, { cookie: 'demo_user=slow-form' });
+    expect(answered.status).toBe(200);
+    expect(textOf(await call())).toBe('Deleted /tmp/slow');
+    // The answer came from the page: the dialog was not opened a second time.
+    expect(asked).toBe(1);
+  }, 20_000);
+
   it('2026-07-28 with a budget of 10 rounds: the link before the budget runs out; answered later, the next call takes it', async () => {
     const client = await connectV2Client(demo.mcpUrl, { user: 'slow-modern' }); // auto-fulfils, accepts URL requests
     clients.push(client);
