@@ -25,12 +25,14 @@ function withoutUrl(declared: DeclaredElicitation): DeclaredElicitation {
 export const BUILT_IN_CLIENT_PROFILES: readonly ClientProfile[] = [
   {
     id: 'mcp-remote',
-    // mcp-remote appends " (via mcp-remote <version>)" to the name of the client it serves.
-    matches: (client) => / \(via mcp-remote [^)]*\)$/.test(client.name ?? ''),
+    // mcp-remote appends " (via mcp-remote <version>)" to the name of the client it serves. Only where it speaks
+    // 2026-07-28 to the server (`--protocol auto`): in its default mode (2025-11-25) it passes URL requests through.
+    matches: (client) => client.era === '2026-07-28' && / \(via mcp-remote [^)]*\)$/.test(client.name ?? ''),
     act: (client) => withoutUrl(client.declared),
     evidence:
-      'mcp-remote --protocol auto declares URL mode for the stdio client behind it, but cannot forward a URL request to ' +
-      'a 2025-era stdio client ("cannot put to a 2025-era client"): the question never reaches the person.',
+      'mcp-remote 0.15 --protocol auto speaks 2026-07-28 to the server and declares URL mode for the stdio client behind ' +
+      'it, but cannot forward a URL request to a 2025-era stdio client ("cannot put to a 2025-era client"): the question ' +
+      'never reaches the person. In its default mode (2025-11-25, passing requests through) URL requests reach the client.',
   },
 ];
 

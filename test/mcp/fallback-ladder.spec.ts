@@ -15,6 +15,7 @@ import { resolveElicitationOptions } from '../../src/options/elicitation-options
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/options/client-ladder.js';
+import { composeClientPolicy } from '../../src/options/client-profiles.js';
 import { PENDING_QUESTION_META_KEY } from '../../src/mcp/questions/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
@@ -315,22 +316,23 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(progress.length).toBeGreaterThan(0);
   });
 
-  it('built-in profile mcp-remote: a client behind mcp-remote that declares URL mode gets the bridge; off, it gets the URL', async () => {
-    const behind = 'Claude Desktop (via mcp-remote 0.1.29)';
+  it('built-in profile mcp-remote: on 2026-07-28 a client behind mcp-remote that declares URL mode gets the bridge (off: the URL); on 2025-11-25, where mcp-remote passes requests through, the URL', async () => {
+    const behind = 'Claude Desktop (via mcp-remote 0.15.0)';
     const seen: McpClientProfile[] = [];
-    const on = await setup({ form: {}, url: {} }, approve, { clientPolicy: (client) => (seen.push(client), client.declared) });
+    const modern = { name: behind, version: '9.1', era: '2026-07-28' as const, declared: { form: {}, url: {} } };
+    const on = composeClientPolicy(undefined, (client) => (seen.push(client), client.declared));
+    expect(on?.(modern)).toEqual({ form: {} });
+    // clientPolicy sees what the profile left.
+    expect(seen).toEqual([{ ...modern, declared: { form: {} } }]);
+    expect(composeClientPolicy({ 'mcp-remote': false }, undefined)).toBeUndefined();
+    expect(composeClientPolicy(undefined, undefined)?.({ ...modern, declared: { url: {} } })).toBeUndefined();
+    expect(composeClientPolicy(undefined, undefined)?.({ ...modern, name: 'Claude Desktop' })).toEqual(modern.declared);
+
+    // 2025-11-25, through a real SDK 1.x client named as mcp-remote names it: the URL request goes out.
+    const legacy = await setup({ form: {}, url: {} }, approve);
     const modes: string[] = [];
     const answer = (params: ElicitRequest['params']) => (modes.push(params.mode ?? 'form'), { action: 'decline' as const });
-    await (await on.connect(answer, 'alice', behind)).callTool({ name: 'deploy', arguments: { app: 'shop' } });
-    expect(modes).toEqual(['form']);
-    // clientPolicy sees what the profile left.
-    expect(seen).toEqual([{ name: behind, version: '9.1', era: '2025-11-25', declared: { form: {} } }]);
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await ref?.close();
-
-    modes.length = 0;
-    const off = await setup({ form: {}, url: {} }, approve, { clientProfiles: { 'mcp-remote': false } });
-    await (await off.connect(answer, 'alice', behind)).callTool({ name: 'deploy', arguments: { app: 'shop' } });
+    await (await legacy.connect(answer, 'alice', behind)).callTool({ name: 'deploy', arguments: { app: 'shop' } });
     expect(modes).toEqual(['url']);
   });
 
