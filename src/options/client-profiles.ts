@@ -11,6 +11,8 @@ export interface ClientProfile {
   matches(client: McpClientProfile): boolean;
   /** The capabilities to act on for such a client. */
   act(client: McpClientProfile): DeclaredElicitation;
+  /** Extensions such a client declares but cannot use: acted on as not declared. */
+  readonly hides?: readonly string[];
   /** What was seen, for the docs. */
   readonly evidence: string;
 }
@@ -29,12 +31,27 @@ export const BUILT_IN_CLIENT_PROFILES: readonly ClientProfile[] = [
     // 2026-07-28 to the server (`--protocol auto`): in its default mode (2025-11-25) it passes URL requests through.
     matches: (client) => client.era === '2026-07-28' && / \(via mcp-remote [^)]*\)$/.test(client.name ?? ''),
     act: (client) => withoutUrl(client.declared),
+    // It forwards the stdio client's Tasks declaration, then fails on a task result ("unrecognised type: task").
+    hides: ['io.modelcontextprotocol/tasks'],
     evidence:
       'mcp-remote 0.15 --protocol auto speaks 2026-07-28 to the server and declares URL mode for the stdio client behind ' +
       'it, but cannot forward a URL request to a 2025-era stdio client ("cannot put to a 2025-era client"): the question ' +
       'never reaches the person. In its default mode (2025-11-25, passing requests through) URL requests reach the client.',
   },
 ];
+
+/**
+ * Whether a 2026-07-28 client's declaration of `extension` is to be acted on as absent: a built-in profile that is on
+ * matches the client and hides it. `undefined` when no profile that is on hides anything.
+ */
+export function composeHiddenExtensions(
+  switches: ClientProfileSwitches | undefined,
+): ((client: Pick<McpClientProfile, 'name' | 'version'>, extension: string) => boolean) | undefined {
+  const on = BUILT_IN_CLIENT_PROFILES.filter((profile) => switches?.[profile.id] !== false && profile.hides?.length);
+  if (on.length === 0) return undefined;
+  return (client, extension) =>
+    on.some((p) => p.hides?.includes(extension) && p.matches({ ...client, era: '2026-07-28', declared: undefined }));
+}
 
 /** The `clientProfiles` option: profiles turned on or off by id (unset ids stay on). */
 export type ClientProfileSwitches = Readonly<Record<string, boolean>>;

@@ -287,6 +287,8 @@ export interface ResolvedElicitationOptions extends Required<
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** The built-in client profiles that are on, then the app's policy; unset when neither changes anything. */
   clientPolicy?: ClientPolicy;
+  /** Whether a client's declared extension is acted on as absent (a built-in profile that is on hides it). */
+  hiddenExtension?: (client: { name?: string; version?: string }, extension: string) => boolean;
   /** As given; none by default. */
   logoUrl?: string;
   /** As given; the package's `templates/` folder when unset. */

@@ -10,6 +10,7 @@ import type { ResolvedElicitationOptions } from './elicitation-options.interface
 export interface ElicitationMcpOptions {
   readonly resolveMcpUser: ResolvedElicitationOptions['resolveMcpUser'];
   readonly clientPolicy?: ResolvedElicitationOptions['clientPolicy'];
+  readonly hiddenExtension?: ResolvedElicitationOptions['hiddenExtension'];
   readonly fallback: ResolvedElicitationOptions['fallback'];
   readonly instantDeclineMs: ResolvedElicitationOptions['instantDeclineMs'];
   readonly keepAliveMs: ResolvedElicitationOptions['keepAliveMs'];
@@ -39,6 +40,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
   return Object.freeze({
     resolveMcpUser: options.resolveMcpUser,
     clientPolicy: options.clientPolicy,
+    hiddenExtension: options.hiddenExtension,
     fallback: options.fallback,
     instantDeclineMs: options.instantDeclineMs,
     keepAliveMs: options.keepAliveMs,

@@ -19,7 +19,7 @@ import type { ElicitationModuleOptions } from './elicitation-options.interface.j
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './client-ladder.js';
 import { positiveMs, type Resolved } from './option-values.js';
-import { clientProfilesProblem, composeClientPolicy } from './client-profiles.js';
+import { clientProfilesProblem, composeClientPolicy, composeHiddenExtensions } from './client-profiles.js';
 import type { ElicitationTaskOptions } from './option-groups.js';
 
 /**
@@ -35,6 +35,7 @@ export function resolveMcp(
   | 'callWaitMs'
   | 'fallback'
   | 'clientPolicy'
+  | 'hiddenExtension'
   | 'instantDeclineMs'
   | 'keepAliveMs'
   | 'tasks'
@@ -62,6 +63,7 @@ export function resolveMcp(
       form: Object.freeze([...(fallback.form ?? DEFAULT_FORM_FALLBACK)]),
     },
     clientPolicy: composeClientPolicy(raw.clientProfiles, raw.clientPolicy),
+    hiddenExtension: composeHiddenExtensions(raw.clientProfiles),
     instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
     keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
     tasks: resolveTasks(raw.tasks),

@@ -26,6 +26,7 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
         [
           'callWaitMs',
           'clientPolicy',
+          'hiddenExtension',
           'fallback',
           'instantDeclineMs',
           'keepAliveMs',

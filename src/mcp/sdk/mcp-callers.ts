@@ -40,9 +40,14 @@ export class McpCallers {
     return applyClientPolicy(this.options.clientPolicy, { name: info?.name, version: info?.version, era: '2026-07-28', declared });
   }
 
-  /** Whether a 2026-07-28 request declared an extension (per request, in its `_meta`). */
+  /**
+   * Whether a 2026-07-28 request declared an extension (per request, in its `_meta`) that the client can use: a built-in
+   * client profile that is on may hide one the client declares but cannot consume (`clientProfiles`).
+   */
   declaresExtension(meta: Record<string, unknown> | undefined, extension: string): boolean {
-    return declaredClient(meta).capabilities?.extensions?.[extension] !== undefined;
+    const { capabilities, info } = declaredClient(meta);
+    if (capabilities?.extensions?.[extension] === undefined) return false;
+    return !this.options.hiddenExtension?.({ name: info?.name, version: info?.version }, extension);
   }
 
   /** The verified user of a call, from either SDK line's context (or an SDK 1.x `extra`), or `undefined`. */
