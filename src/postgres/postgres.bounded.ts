@@ -38,6 +38,23 @@ export function serverTimeouts(operationTimeoutMs: number): { statement_timeout:
 }
 
 /**
+ * What is wrong with a connection string, or `undefined`: a URL (`postgres:` or `postgresql:`) or a socket path, as
+ * `pg` reads them. Anything else `pg` would take for a host name (`not-a-url` reaches DNS as `base`). Says what it got
+ * without repeating it (a connection string may carry a password).
+ */
+function connectionStringProblem(value: string): string | undefined {
+  if (value.startsWith('/') || value.startsWith('socket:')) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(value))
+    return `a string of ${value.length} characters that starts with neither postgres:// nor postgresql://`;
+  try {
+    new URL(value);
+    return undefined;
+  } catch {
+    return `a postgres:// string of ${value.length} characters that is not a valid URL`;
+  }
+}
+
+/**
  * Every statement of the PostgreSQL store ends within `timeoutMs`, on the store's own pool and on the app's alike:
  * waiting for a pool client, and the statement itself (a held lock, a slow server). Past the bound the call fails
  * with `PostgresTimeoutError` (which `callPostgres` makes `ElicitationStoreUnavailableError`: pages and the status
@@ -139,6 +156,12 @@ function isConnectionError(error: unknown): boolean {
  */
 export function openPool(pool: pg.Pool | string, bound: number): { pool: pg.Pool; owned: boolean } {
   if (typeof pool === 'string') {
+    const problem = connectionStringProblem(pool);
+    if (problem)
+      throw new ElicitationConfigError(
+        'store',
+        `PostgresElicitationStore needs a connection string such as postgres://user@host:5432/database; it got ${problem}`,
+      );
     const own = new pg.Pool({ connectionString: pool, ...serverTimeouts(bound), connectionTimeoutMillis: 2 * bound });
     own.on('error', () => undefined); // an idle client's error: the next query reports it
     return { pool: own, owned: true };

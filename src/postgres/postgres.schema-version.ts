@@ -65,10 +65,28 @@ export async function readSchemaVersion(pool: PostgresQueries, names: PostgresNa
     const { rows } = await pool.query<{ value: string }>(`SELECT value FROM ${qualified(names, 'meta')} WHERE name = 'schema_version'`);
     return rows[0]?.value;
   } catch (error) {
-    if ((error as { code?: string }).code !== '42P01') throw new ElicitationStoreUnavailableError('schema check', error);
-    return undefined;
+    const code = (error as { code?: string }).code;
+    if (code === '42P01') return undefined;
+    const fix = code ? CONNECTION_FIXES[code] : undefined;
+    if (fix)
+      throw new ElicitationConfigError(
+        'store',
+        `PostgresElicitationStore cannot use ${where(names)}: ${(error as Error).message} (${code}); ${fix}`,
+      );
+    throw new ElicitationStoreUnavailableError('schema check', error);
   }
 }
+
+/**
+ * Refusals at start-up that waiting will not mend (the store is reachable, the settings are wrong): what to do, by
+ * SQLSTATE. Their messages name the database or the role, never a password.
+ */
+const CONNECTION_FIXES: Readonly<Record<string, string>> = {
+  '3D000': 'create that database, or point the connection string at one that exists',
+  '28000': 'create that role, or point the connection string at one that exists',
+  '28P01': 'the password for that role is wrong: check the connection string',
+  '42501': 'grant the role the rights the store needs on its schema (see docs/stores.md, PostgreSQL)',
+};
 
 /** Whether `version` is a version above `SCHEMA_VERSION`: made by a newer release, never to be downgraded. */
 export function isNewerSchema(version: string | undefined): version is string {

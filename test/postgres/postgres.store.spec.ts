@@ -56,6 +56,31 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       await expect(store.onModuleInit()).rejects.toThrow(/found version 0/);
     });
 
+    it('refuses a connection string pg would misread, and a database or role that does not exist, as config errors naming the fix', async () => {
+      // `not-a-url` would reach DNS as the host "base"; the error says what it got without repeating it.
+      expect(() => new PostgresElicitationStore('not-a-url')).toThrow(ElicitationConfigError);
+      expect(() => new PostgresElicitationStore('not-a-url')).toThrow(
+        /a string of 9 characters that starts with neither postgres:\/\/ nor postgresql:\/\//,
+      );
+      expect(() => new PostgresElicitationStore('postgres://user:hunter2@[bad')).toThrow(/not a valid URL/);
+      expect(() => new PostgresElicitationStore('postgres://user:hunter2@[bad')).not.toThrow(/hunter2/);
+      const url = new URL(DATABASE_URL);
+      for (const [change, message] of [
+        [
+          (u: URL) => (u.pathname = '/no_such_database_here'),
+          /database "no_such_database_here" does not exist \(3D000\); create that database/,
+        ],
+        [(u: URL) => (u.username = 'no_such_role_here'), /role "no_such_role_here" does not exist \(28000\); create that role/],
+      ] as const) {
+        const wrong = new URL(url);
+        change(wrong);
+        const store = keyed(new PostgresElicitationStore(wrong.toString(), { schema: SCHEMA }));
+        stores.push(store);
+        await expect(store.onModuleInit()).rejects.toThrow(ElicitationConfigError);
+        await expect(store.onModuleInit()).rejects.toThrow(message);
+      }
+    });
+
     it('creates its schema from several instances at once (one after the other)', async () => {
       const racing = Array.from({ length: 4 }, () => keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'race_' })));
       await Promise.all(racing.map((store) => store.createSchema()));
