@@ -79,6 +79,9 @@ CREATE TABLE IF NOT EXISTS public.elicitation_tasks (
 );
 CREATE INDEX IF NOT EXISTS elicitation_tasks_open ON public.elicitation_tasks (user_name) WHERE status IN ('working', 'input_required');
 CREATE INDEX IF NOT EXISTS elicitation_tasks_expiry ON public.elicitation_tasks (expires_at);
+-- What a 2025-11-25 call that ended before its tool ran leaves for its continuation (its steps' results, sealed).
+CREATE TABLE IF NOT EXISTS public.elicitation_call_states (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL);
+
 -- Finished tasks by when they finished, each user's and all: the oldest past tasks.maxFinishedPerUser or maxFinished go.
 CREATE INDEX IF NOT EXISTS elicitation_tasks_finished_user ON public.elicitation_tasks (user_name, updated_at) WHERE status NOT IN ('working', 'input_required');
 CREATE INDEX IF NOT EXISTS elicitation_tasks_finished ON public.elicitation_tasks (updated_at) WHERE status NOT IN ('working', 'input_required');
@@ -207,6 +210,7 @@ BEGIN
     EXIT WHEN n < p_batch;
   END LOOP;
   DELETE FROM public.elicitation_key_rings WHERE until <= p_now;
+  DELETE FROM public.elicitation_call_states WHERE expires_at <= p_now;
   DELETE FROM public.elicitation_events WHERE at < p_events_before
     OR id <= (SELECT max(id) FROM public.elicitation_events) - p_events_kept;
 END $$;

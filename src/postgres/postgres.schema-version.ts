@@ -11,8 +11,9 @@ import { qualified, type PostgresNames } from './postgres.names.js';
  *   1  the first: a record's two sealed texts in columns `v` and `j`.
  *   2  those columns named for what they hold, `event_part` and `sealed` (stores/sealed-record.codec.ts), and the
  *      `create` function's parameters with them.
- *   3  finished tasks indexed by when they finished, each user's and all (`tasks.maxFinishedPerUser`, `maxFinished`):
- *      two indexes, nothing else (the schema's text makes them; no step of its own).
+ *   3  finished tasks indexed by when they finished, each user's and all (`tasks.maxFinishedPerUser`, `maxFinished`),
+ *      and the `call_states` table (a 2025-11-25 call's steps for its continuation): new objects only (the schema's
+ *      text makes them; no step of its own).
  */
 
 /** The version `createSchema()` writes and the store requires. */

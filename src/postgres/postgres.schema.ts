@@ -89,6 +89,9 @@ CREATE TABLE IF NOT EXISTS ${t('tasks')} (
 );
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_open ON ${t('tasks')} (user_name) WHERE status IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_expiry ON ${t('tasks')} (expires_at);
+-- What a 2025-11-25 call that ended before its tool ran leaves for its continuation (its steps' results, sealed).
+CREATE TABLE IF NOT EXISTS ${t('call_states')} (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL);
+
 -- Finished tasks by when they finished, each user's and all: the oldest past tasks.maxFinishedPerUser or maxFinished go.
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished_user ON ${t('tasks')} (user_name, updated_at) WHERE status NOT IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished ON ${t('tasks')} (updated_at) WHERE status NOT IN (${openTasks});
@@ -217,6 +220,7 @@ BEGIN
     EXIT WHEN n < p_batch;
   END LOOP;
   DELETE FROM ${t('key_rings')} WHERE until <= p_now;
+  DELETE FROM ${t('call_states')} WHERE expires_at <= p_now;
   DELETE FROM ${t('events')} WHERE at < p_events_before
     OR id <= (SELECT max(id) FROM ${t('events')}) - p_events_kept;
 END $$;

@@ -32,6 +32,7 @@ import { PostgresCounters } from './postgres.counters.js';
 import { BoundedPool, openPool } from './postgres.bounded.js';
 import { callPostgres } from './postgres.call.js';
 import { PostgresTasks } from './postgres.tasks.js';
+import { PostgresCallStates } from './postgres.call-states.js';
 
 export type { PostgresElicitationStoreOptions } from './postgres.store-options.js';
 
@@ -58,6 +59,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private readonly options: ReturnType<typeof resolvePostgresStoreOptions>;
   private readonly channels = new Set<PostgresEventChannel>();
   private readonly tasks: PostgresTasks;
+  private readonly callStates: PostgresCallStates;
   private readonly counters: PostgresCounters;
   private readonly logger = new Logger('PostgresElicitationStore');
   private readonly keyHolder = new StoreKeyHolder('PostgresElicitationStore', () => ({}));
@@ -72,6 +74,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     ({ pool: this.pool, owned: this.ownsPool } = openPool(pool, bound));
     this.db = new BoundedPool(this.pool, bound, this.connection());
     this.tasks = new PostgresTasks(this.db, this.t, () => this.require());
+    this.callStates = new PostgresCallStates(this.db, this.t);
     this.counters = new PostgresCounters(this.db, this.t, () => this.require());
   }
 
@@ -305,6 +308,14 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
 
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     return this.call('putTask', () => this.tasks.put(task, now, finished));
+  }
+
+  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
+    return this.call('keepCallState', () => this.callStates.keepCallState(key, value, expiresAt));
+  }
+
+  override takeCallState(key: string, now: number): Promise<string | undefined> {
+    return this.call('takeCallState', () => this.callStates.takeCallState(key, now));
   }
 
   /** The records of an index, not purged, in creation order. */

@@ -26,6 +26,7 @@ import { keyRingEntryOf, redisStoreKeys } from './redis.key-ring.js';
 import { keySpace, type RedisKeySpace } from './redis.key-space.js';
 import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } from './redis.row-codec.js';
 import { RedisTasks } from './redis.tasks.js';
+import { RedisCallStates } from './redis.call-states.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
 import { resolveRedisStoreOptions, type RedisElicitationStoreOptions } from './redis.store-options.js';
@@ -70,6 +71,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   /** The asked index's upgrade while it runs here: `findByAskKey` waits for it (then unset, so it costs nothing). */
   private upgrading: Promise<void> | undefined;
   private readonly tasks: RedisTasks;
+  private readonly callStates: RedisCallStates;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -86,6 +88,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     }
     this.scripts = defineScripts(this.redis);
     this.tasks = new RedisTasks(this.scripts, this.keys.base, this.keyRing, this.graceMs);
+    this.callStates = new RedisCallStates(this.redis, this.keys.base);
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,
@@ -286,6 +289,14 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
 
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     return this.tasks.putTask(task, now, finished);
+  }
+
+  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
+    return this.callStates.keepCallState(key, value, expiresAt);
+  }
+
+  override takeCallState(key: string): Promise<string | undefined> {
+    return this.callStates.takeCallState(key);
   }
 
   override async ping(): Promise<void> {

@@ -6,6 +6,7 @@ import type {
   FinalStatus,
   TransitionResult,
 } from '../core/elicitation.types.js';
+import type { ElicitationCallStateStore } from './call-state-store.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
 /** The change `finish` applies to a pending record. */
@@ -165,11 +166,12 @@ export interface KeyRingEntry {
  * atomic compare-and-set so that a record leaves `pending` exactly once, across processes. Times are
  * passed in (epoch milliseconds), never read from a clock, so stores stay deterministic.
  *
- * Optional, the three together: the tasks of the MCP Tasks extension (`ElicitationTaskStore`).
+ * Optional, the three together: the tasks of the MCP Tasks extension (`ElicitationTaskStore`). Optional, the two
+ * together: what a 2025-11-25 call that ended before its tool ran leaves for its continuation (`ElicitationCallStateStore`).
  *
  * Check an implementation with `describeElicitationRecordStoreContract` (`nestjs-mcp-elicitation/testing`).
  */
-export interface ElicitationRecordStore extends Partial<ElicitationTaskStore> {
+export interface ElicitationRecordStore extends Partial<ElicitationTaskStore>, Partial<ElicitationCallStateStore> {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
    * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step. A store that sent
@@ -331,6 +333,9 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   createTask?(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult>;
   getTask?(id: string, now: number): Promise<StoredTask | undefined>;
   putTask?(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult>;
+  /** Optional, the two together: a call's state for its continuation (documented on `ElicitationCallStateStore`). */
+  keepCallState?(key: string, value: string, expiresAt: number): Promise<void>;
+  takeCallState?(key: string, now: number): Promise<string | undefined>;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from './elicitation-store.js';
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
+import { MemoryCallStates } from './memory-call-states.js';
 import { MemoryTasks } from './memory-tasks.js';
 import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
@@ -49,6 +50,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly counterEnds = new DeadlineWheel<string>(BUCKET_MS);
   /** The tasks (MCP Tasks extension), forgotten by the same sweep. */
   private readonly tasks = new MemoryTasks();
+  private readonly callStates = new MemoryCallStates();
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {
@@ -192,6 +194,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     else for (let i = 0; i < expired.length; i++) this.forget(expired[i]);
     dropEndedCounters(this.counters, this.counterEnds, now);
     this.tasks.sweep(now);
+    this.callStates.sweep(now);
     return Promise.resolve(expired);
   }
 
@@ -262,6 +265,14 @@ export class MemoryElicitationStore extends ElicitationStore {
 
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     return this.tasks.putTask(task, now, finished);
+  }
+
+  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
+    return this.callStates.keepCallState(key, value, expiresAt);
+  }
+
+  override takeCallState(key: string, now: number): Promise<string | undefined> {
+    return this.callStates.takeCallState(key, now);
   }
 
   /** Removes every record and counter (for tests). */

@@ -78,11 +78,22 @@ export interface ContractTestApi {
 }
 
 /**
- * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing` and the
- * tasks (`createTask`, `getTask`, `putTask`, offered together) of the record side, `peekHits` of the counters.
+ * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`, the
+ * tasks (`createTask`, `getTask`, `putTask`, offered together) and the call states (`keepCallState`, `takeCallState`,
+ * together) of the record side, `peekHits` of the counters.
  */
 export type OptionalStoreMember =
-  'peekHits' | 'findByAskKey' | 'extend' | 'ping' | 'openEventChannel' | 'announceKeyRing' | 'createTask' | 'getTask' | 'putTask';
+  | 'peekHits'
+  | 'findByAskKey'
+  | 'extend'
+  | 'ping'
+  | 'openEventChannel'
+  | 'announceKeyRing'
+  | 'createTask'
+  | 'getTask'
+  | 'putTask'
+  | 'keepCallState'
+  | 'takeCallState';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

@@ -6,6 +6,7 @@ import { extendTests } from './store-contract.extend.js';
 import { keyRingTests } from './store-contract.key-ring.js';
 import { recordTests } from './store-contract.records.js';
 import { taskTests } from './store-contract.tasks.js';
+import { callStateTests } from './store-contract.call-states.js';
 
 /**
  * The behaviour every `ElicitationRecordStore` must have, races included: the suite the built-in stores pass.
@@ -47,7 +48,7 @@ export function recordStoreTests(
   itOffersExactly(
     api,
     offers,
-    ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask'],
+    ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
     group.store,
   );
   recordTests(group);
@@ -56,4 +57,5 @@ export function recordStoreTests(
   keyRingTests(group);
   eventTests(group);
   taskTests(group);
+  callStateTests(group);
 }

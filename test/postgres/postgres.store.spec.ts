@@ -39,7 +39,7 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
   });
 
   describeElicitationStoreContract('PostgresElicitationStore', () => freshStore(), {
-    offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask'],
+    offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
   });
 
   describe('PostgreSQL specifics', () => {

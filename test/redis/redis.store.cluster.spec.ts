@@ -187,7 +187,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
   describeElicitationStoreContract(
     'RedisElicitationStore (Cluster client)',
     () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
-    { offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask'] },
+    { offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'] },
   );
 
   describe('Cluster specifics', () => {
