@@ -10,6 +10,7 @@ import type { RequestState } from './input-required/request-state.codec.js';
 import { RequestStates } from './input-required/request-states.js';
 import { anySignal } from './push/push-channel.js';
 import { PushElicitation } from './push/push-tool-elicitation.js';
+import { PushStepStates } from './push/push-step-states.js';
 import { LinkedQuestions, type CallScope } from './questions/linked-questions.js';
 import { McpCallers } from './sdk/mcp-callers.js';
 import { McpSdkLoader, type SdkLine } from './sdk/sdk-loader.js';
@@ -33,6 +34,7 @@ export class CallElicitations {
     @InjectMcpOptions() private readonly options: ElicitationMcpOptions,
     private readonly telemetry: ElicitationTelemetry,
     private readonly callers: McpCallers,
+    private readonly stepStates: PushStepStates,
   ) {}
 
   /** A 2025-11-25 call (or an SDK 2.x call without a per-request envelope): questions pushed within the call. */
@@ -54,6 +56,7 @@ export class CallElicitations {
         urlRequiredError: this.sdks.copyFor(low, line).UrlElicitationRequiredError,
         maxFormAttempts: this.options.limits.maxFormAttempts,
         maxStepResultBytes: this.options.limits.maxStepResultBytes,
+        stepStates: this.stepStates,
         fallback: this.options.fallback,
         instantDeclineMs: this.options.instantDeclineMs,
         keepAliveMs: this.options.keepAliveMs,

@@ -99,8 +99,8 @@ export interface ToolElicitation {
    * (create the ticket, then ask for approval) in a step. `idempotencyKey` is stable for this step of this task (or
    * call): pass it to the API the step calls, so a step whose effect went out but was never recorded (the instance
    * died in between) is not done twice. Names are unique in a run; results are at most `limits.maxStepResultBytes`
-   * of JSON. On 2025-11-25 the call waits for its answers, so the body runs once; a call that ends with -32042 or a
-   * link is a new call when the client comes back, and its steps run again (with new keys).
+   * of JSON. On 2025-11-25 the call waits for its answers, so the body runs once; a call that ends before its tool ran
+   * (-32042, a link) leaves its steps' results in the store for its continuation, which gets them back.
    */
   step<T>(name: string, fn: StepFn<T>): Promise<T>;
 }

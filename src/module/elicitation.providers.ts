@@ -10,6 +10,8 @@ import { ELICITATION_OAUTH_FEATURE_OPTIONS, oauthFeatureOptionsOf } from '../opt
 import { ELICITATION_OPERATIONS_OPTIONS, operationsOptionsOf } from '../options/operations-options.js';
 import { ELICITATION_PAGE_OPTIONS, pageOptionsOf } from '../options/page-options.js';
 import { RequestStateCodec } from '../mcp/input-required/request-state.codec.js';
+import { PushStepStates } from '../mcp/push/push-step-states.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { OAuthStateCodec } from '../oauth/oauth-state.js';
 import { AnnouncedKeyIds } from '../security/announced-key-ids.js';
 import { AnswerBox } from '../security/answer-box.js';
@@ -69,6 +71,13 @@ export const elicitationProviders: Provider[] = [
     provide: RequestStateCodec,
     inject: [ELICITATION_RESOLVED_OPTIONS],
     useFactory: (options: ResolvedElicitationOptions) => new RequestStateCodec(options.encryptionKeys),
+  },
+  // A 2025-11-25 call's steps for its continuation: sealed with the key ring, kept in the store.
+  {
+    provide: PushStepStates,
+    inject: [ELICITATION_RESOLVED_OPTIONS, ELICITATION_OBSERVED_STORE],
+    useFactory: (options: ResolvedElicitationOptions, store: ElicitationStore) =>
+      new PushStepStates(options.encryptionKeys, store, options.ttlMs),
   },
   // The audit log's and the expiry sweep's slice of the options.
   { provide: ELICITATION_OPERATIONS_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: operationsOptionsOf },

@@ -48,7 +48,18 @@ export function recordStoreTests(
   itOffersExactly(
     api,
     offers,
-    ['findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
+    [
+      'findByAskKey',
+      'extend',
+      'ping',
+      'openEventChannel',
+      'announceKeyRing',
+      'createTask',
+      'getTask',
+      'putTask',
+      'keepCallState',
+      'takeCallState',
+    ],
     group.store,
   );
   recordTests(group);

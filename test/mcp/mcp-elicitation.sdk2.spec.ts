@@ -195,4 +195,28 @@ describe('McpElicitation on an SDK 2.x McpServer serving 2025-11-25 (in-memory, 
     expect(await notified).toBe(el.elicitationId);
     expect(textOf(await link.call())).toEqual({ apiKey: 'ghp_unit' });
   });
+
+  it('a step before requireAnswer runs once across the -32042 continuations (its result and key kept in the store for the next call)', async () => {
+    const keys: string[] = [];
+    const link = await linkedV2(
+      async (el) => {
+        const ticket = await el.step('open-ticket', ({ idempotencyKey }) => (keys.push(idempotencyKey), `T-${keys.length}`));
+        const answer = await el.requireAnswer({ kind: 'api-key', type: 'api-key-steps', message: 'Your key for the ticket, please.' });
+        return { ticket, answer };
+      },
+      () => Promise.resolve({ action: 'accept' }),
+    );
+    const first = (await link.call().catch((x: unknown) => x)) as UrlElicitationRequiredError;
+    expect(first).toBeInstanceOf(UrlElicitationRequiredError);
+    // A retry before the page was answered continues the same call: the step is not run again.
+    const again = (await link.call().catch((x: unknown) => x)) as UrlElicitationRequiredError;
+    expect(again).toBeInstanceOf(UrlElicitationRequiredError);
+    expect((await service.complete(first.elicitations[0].elicitationId, { apiKey: 'k-1' })).ok).toBe(true);
+    expect(textOf(await link.call())).toEqual({ ticket: 'T-1', answer: { apiKey: 'k-1' } });
+    expect(keys).toHaveLength(1);
+    // The call ran its tool: a later call of it is a new one, its step runs (under a new key).
+    await link.call().catch(() => undefined);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).not.toBe(keys[0]);
+  });
 });

@@ -39,7 +39,19 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
   });
 
   describeElicitationStoreContract('PostgresElicitationStore', () => freshStore(), {
-    offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
+    offers: [
+      'peekHits',
+      'findByAskKey',
+      'extend',
+      'ping',
+      'openEventChannel',
+      'announceKeyRing',
+      'createTask',
+      'getTask',
+      'putTask',
+      'keepCallState',
+      'takeCallState',
+    ],
   });
 
   describe('PostgreSQL specifics', () => {

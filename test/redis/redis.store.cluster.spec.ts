@@ -187,7 +187,21 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
   describeElicitationStoreContract(
     'RedisElicitationStore (Cluster client)',
     () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
-    { offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'] },
+    {
+      offers: [
+        'peekHits',
+        'findByAskKey',
+        'extend',
+        'ping',
+        'openEventChannel',
+        'announceKeyRing',
+        'createTask',
+        'getTask',
+        'putTask',
+        'keepCallState',
+        'takeCallState',
+      ],
+    },
   );
 
   describe('Cluster specifics', () => {

@@ -31,7 +31,19 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: ['peekHits', 'findByAskKey', 'extend', 'ping', 'openEventChannel', 'announceKeyRing', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
+      offers: [
+        'peekHits',
+        'findByAskKey',
+        'extend',
+        'ping',
+        'openEventChannel',
+        'announceKeyRing',
+        'createTask',
+        'getTask',
+        'putTask',
+        'keepCallState',
+        'takeCallState',
+      ],
     },
   );
 

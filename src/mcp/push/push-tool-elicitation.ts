@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { displayText } from '../../security/display-text.js';
 import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
 import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
@@ -13,7 +12,8 @@ import type { CompletionNotifications } from '../completion-notifications.js';
 import { countedFormQuestion, statusOfAction, type MechanismTelemetry } from '../questions/form-telemetry.js';
 import type { CallScope, LinkedQuestions } from '../questions/linked-questions.js';
 import { QuestionEngine } from '../questions/question-engine.js';
-import { CallStepLog, RunSteps, type StepFn } from '../questions/run-steps.js';
+import { RunSteps, type StepFn } from '../questions/run-steps.js';
+import type { PushStepStates } from './push-step-states.js';
 import { PushChannel } from './push-channel.js';
 import { PushPages } from './push-pages.js';
 import { PushRoom } from './push-room.js';
@@ -43,6 +43,8 @@ export interface PushDeps {
   maxFormAttempts: number;
   /** `limits.maxStepResultBytes`: the largest result of one step, as JSON. */
   maxStepResultBytes: number;
+  /** The steps of a call across its continuation (the store's call states). */
+  stepStates: PushStepStates;
   /** The module's ladders (`fallback`). */
   fallback: { page: readonly PageFallbackRung[]; form: readonly FallbackRung[] };
   /** A decline sooner than this (ms) means "this client cannot ask"; 0: off. */
@@ -123,6 +125,7 @@ export class PushElicitation implements PushToolElicitation {
       questions: this.questions,
       throwRequired: (page: UrlElicitationRequest) => this.throwRequired([page]),
     });
+    const stepLog = deps.stepStates.log(call.user, call.scope.asking);
     const engineDeps = {
       questions: this.questions,
       linked,
@@ -131,9 +134,10 @@ export class PushElicitation implements PushToolElicitation {
       fallback: deps.fallback,
       maxFormAttempts,
       telemetry,
+      callEnds: () => stepLog.handOver(),
     };
     this.engine = new QuestionEngine(engineDeps, room);
-    this.steps = new RunSteps(new CallStepLog(randomUUID()), deps.maxStepResultBytes);
+    this.steps = new RunSteps(stepLog, deps.maxStepResultBytes);
   }
 
   get userId(): string {
@@ -149,7 +153,10 @@ export class PushElicitation implements PushToolElicitation {
     return Promise.resolve();
   }
 
-  /** Runs `fn` once in this call (which waits for its answers, so the body runs once). */
+  /**
+   * Runs `fn` once for this call (which waits for its answers, so the body runs once) and its continuation: a call
+   * that ends before its tool ran (-32042, a link) leaves its steps' results for the next call of the tool.
+   */
   step<T>(name: string, fn: StepFn<T>): Promise<T> {
     return this.steps.run(name, fn);
   }

@@ -36,6 +36,8 @@ export interface QuestionEngineDeps {
   maxFormAttempts: number;
   /** Form-mode questions, for the metrics. */
   telemetry: Pick<MechanismTelemetry, 'created' | 'finished'>;
+  /** The call ends before the tool ran (a link, -32042): what it did in steps is kept for its continuation. */
+  callEnds?: () => Promise<void>;
 }
 
 /** How a page question is to be asked. */
@@ -259,8 +261,9 @@ export class QuestionEngine {
     try {
       return await step();
     } catch (error) {
-      if (this.took.length > 0 && (isPendingQuestionSignal(error) || this.room.endsCall(error))) {
-        await this.deps.linked.handOver(this.took);
+      if (isPendingQuestionSignal(error) || this.room.endsCall(error)) {
+        if (this.took.length > 0) await this.deps.linked.handOver(this.took);
+        await this.deps.callEnds?.();
       }
       throw error;
     }

@@ -17,6 +17,8 @@ export type StepFn<T> = (step: StepContext) => T | Promise<T>;
 export interface StepLog {
   /** What the idempotency keys of this run's steps are made from: the task's id, or the call's (kept across its retries). */
   readonly scope: string;
+  /** Reads what the run continues from, before its first step (a 2025-11-25 call's earlier call, from the store). */
+  load?(): Promise<void>;
   /** Step `name`'s result as an earlier run recorded it. */
   recorded(name: string): string | undefined;
   /** Records step `name`'s result before the body goes on (a task writes it to the store, fenced by its lease). */
@@ -57,6 +59,7 @@ export class RunSteps {
       );
     }
     this.names.add(name);
+    await this.log.load?.();
     const recorded = this.log.recorded(name);
     if (recorded !== undefined) return valueOf<T>(recorded);
     const json = this.serialise(name, await fn({ idempotencyKey: stepKey(this.log.scope, name) }));
@@ -96,20 +99,4 @@ export function stepKey(scope: string, name: string): string {
 
 function valueOf<T>(json: string): T {
   return (JSON.parse(json) as { v: T }).v;
-}
-
-/** A log kept in the call itself (2025-11-25, where the call waits and the body runs once): nothing outlives it. */
-export class CallStepLog implements StepLog {
-  private readonly results = new Map<string, string>();
-
-  constructor(readonly scope: string) {}
-
-  recorded(name: string): string | undefined {
-    return this.results.get(name);
-  }
-
-  keep(name: string, json: string): Promise<void> {
-    this.results.set(name, json);
-    return Promise.resolve();
-  }
 }
