@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from '@jest/globals';
 import type { V2TestClient } from '../support/mcp-v2-client.js';
+import { connectClient, textOf, type TestClient } from '../support/mcp-client.js';
+import { submitPage } from '../../src/testing/index.js';
 import { callTask, getTask, updateTask, waitForTask } from '../support/mcp-tasks-client.js';
 import { describeTwoInstances, LEASE_MS, sleep } from '../support/two-instances.js';
 
@@ -59,6 +61,25 @@ describeTwoInstances('steps', 'steps', (instances) => {
     expect(runs[0].pid).toBe(a.child.pid);
     expect(JSON.stringify(done)).toContain(`ticket T-${runs[0].key.slice(0, 8)} approved by dave`);
     expect(String(asked.requestState)).not.toContain(runs[0].key.slice(0, 8));
+  }, 45_000);
+
+  it('a 2025-11-25 call that ends with a link on A: its continuation on B gets the step from the store and does not run it', async () => {
+    const { a, b } = instances;
+    const label = `legacy-${randomUUID().slice(0, 8)}`;
+    const onA = await connectClient(a.mcpUrl, { user: 'gina', elicitation: null });
+    const onB = await connectClient(b.mcpUrl, { user: 'gina', elicitation: null });
+    try {
+      const call = (c: TestClient) => c.client.callTool({ name: 'ticket_then_ask', arguments: { label, holdMs: 0 } });
+      const page = /(https?:\/\/\S+\/elicit\/[0-9a-f-]{36}\/form)/.exec(textOf(await call(onA)))?.[1];
+      expect(page).toBeDefined();
+      expect((await submitPage(page!, { by: 'hank' }, { cookie: 'demo_user=gina' })).status).toBe(200);
+      const runs = attempts(label);
+      expect(runs).toEqual([{ pid: a.child.pid, key: expect.stringMatching(/^[\w-]{43}$/) }]);
+      expect(textOf(await call(onB))).toBe(`ticket T-${runs[0].key.slice(0, 8)} approved by hank`);
+      expect(attempts(label)).toHaveLength(1);
+    } finally {
+      await Promise.all([onA.close(), onB.close()].map((p) => p.catch(() => undefined)));
+    }
   }, 45_000);
 
   it('A killed (SIGKILL) between the step and its record: B takes the task over and runs the step again, with the same key, once', async () => {

@@ -6,7 +6,7 @@ import { defineForm, McpElicitation, type ElicitingToolHandler, type OAuthToken 
 import { profileForm } from './profile-form.js';
 import { registerConformanceTools, registerInputRequiredConformanceTools } from './conformance-tools.js';
 import { registerTaskConformanceTools } from './conformance-task-tools.js';
-import { openReleaseTicket, registerEffectTestTool } from './effect-test-tool.js';
+import { openReleaseTicket, registerEffectTestTool, registerTicketTestTool } from './effect-test-tool.js';
 
 const SERVER_INFO = { name: 'nestjs-mcp-elicitation-demo', version: '0.1.0' };
 
@@ -161,6 +161,8 @@ export class DemoToolsService {
     this.register(server);
     // MCP conformance suite only (`npm run conformance` sets MCP_CONFORMANCE=1): the suite's test tools.
     if (process.env.MCP_CONFORMANCE === '1') registerConformanceTools(server, this.elicitation);
+    // A test fixture (the steps e2e test): a tool that records its step's effect in this file.
+    if (process.env.DEMO_EFFECTS_FILE) registerTicketTestTool(server, this.elicitation, process.env.DEMO_EFFECTS_FILE);
     return server;
   }
 

@@ -10,7 +10,7 @@
 import { appendFileSync } from 'node:fs';
 import type { McpServer as Sdk2McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { defineForm, type McpElicitation, type TaskContext } from '../../src/index.js';
+import { defineForm, type McpElicitation, type SdkToolServer, type TaskContext } from '../../src/index.js';
 
 /**
  * The demo's release ticket (`plan-release`'s step): an id made of the step's idempotency key, so the same step of
@@ -43,6 +43,11 @@ export function registerEffectTestTool(server: Sdk2McpServer, elicitation: McpEl
       return { content: [{ type: 'text' as const, text: `recorded ${label}` }] };
     },
   );
+  registerTicketTestTool(server, elicitation, file);
+}
+
+/** `ticket_then_ask` alone, on a server of either SDK line (the 2025-11-25 sessions' too). */
+export function registerTicketTestTool(server: SdkToolServer, elicitation: McpElicitation, file: string): void {
   elicitation.registerTool(
     server,
     'ticket_then_ask',
