@@ -59,7 +59,7 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
       if (!(error instanceof ElicitationStoreUnavailableError)) throw error;
       this.logger.warn(
         `Could not compare this instance's encryptionKey ring ${this.ringText()} with the other instances' (${error.message}); ` +
-          `comparing when the store is back.`,
+          'start-up goes on without it, and if the app runs, the rings are compared once the store answers.',
       );
       this.schedule();
       return;

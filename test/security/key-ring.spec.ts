@@ -316,7 +316,9 @@ describe('ElicitationKeyRingAnnouncer (a store stub, fake timers)', () => {
     store.setDown(true);
     const announcer = new ElicitationKeyRingAnnouncer(options([K1]), store);
     await announcer.start();
-    expect(String(warn.mock.calls[0][0])).toContain('comparing when the store is back');
+    expect(String(warn.mock.calls[0][0])).toContain(
+      'start-up goes on without it, and if the app runs, the rings are compared once the store answers',
+    );
     store.setDown(false);
     await jest.advanceTimersByTimeAsync(KEY_RING_REFRESH_MS);
     expect(error).toHaveBeenCalledTimes(1);
