@@ -41,7 +41,7 @@ import {
   type ElicitationRecord,
 } from '../src/index.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
-import { TaskRunner } from '../src/mcp/tasks/task-runner.js';
+import { releaseTaskRunner } from './release-tasks.js';
 import { MemoryTasks } from '../src/stores/memory-tasks.js';
 import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
 import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
@@ -581,39 +581,7 @@ interface TaskFigures {
  */
 async function measureWaitingTasks(): Promise<TaskFigures> {
   const store = new MemoryTasks();
-  const form = defineForm({ type: 'object', properties: { version: { type: 'string' } }, required: ['version'] });
-  const tools = new Map([
-    [
-      'release',
-      {
-        body: async (_args: unknown, elicitation: { elicit: (m: string, f: typeof form) => Promise<unknown> }) =>
-          elicitation.elicit('Version?', form),
-      },
-    ],
-  ]);
-  const runner = new TaskRunner({
-    store,
-    questions: {
-      service: {} as never,
-      records: {} as never,
-      linked: { earlier: () => Promise.resolve(undefined) } as never,
-      telemetry: { created: () => undefined, finished: () => undefined, fallback: () => undefined },
-      fallback: { page: ['url', 'form-bridge', 'link'], form: ['form', 'url', 'link'] },
-      maxFormAttempts: 3,
-      instantDeclineMs: 0,
-      maxStepResultBytes: 8192,
-    },
-    settings: {
-      ttlMs: 86_400_000,
-      pollIntervalMs: 2_000,
-      maxOpenPerUser: WAITING_TASKS,
-      leaseMs: 30_000,
-      maxFinishedPerUser: 100,
-      maxFinished: 10_000,
-      maxOpenAnonymous: 100,
-    },
-    tools,
-  });
+  const runner = releaseTaskRunner(store, { maxOpenPerUser: WAITING_TASKS });
   const timersBefore = timers();
   const ids: string[] = [];
   const half = Math.floor(WAITING_TASKS / 2);

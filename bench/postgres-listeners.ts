@@ -7,16 +7,15 @@
  * STREAMS streams cost what one does.
  */
 import type pg from 'pg';
-import { defineForm } from '../src/forms/define-form.js';
 import type { McpTasks } from '../src/mcp/tasks/mcp-tasks.js';
 import { detailedTask } from '../src/mcp/tasks/task-body.js';
 import { McpTaskNotifications, type FetchMcpHandler } from '../src/mcp/tasks/task-notifications.js';
-import { TaskRunner } from '../src/mcp/tasks/task-runner.js';
 import { McpCallers } from '../src/mcp/sdk/mcp-callers.js';
 import type { ElicitationMcpOptions } from '../src/options/mcp-options.js';
 import type { PostgresElicitationStore } from '../src/postgres/index.js';
 import { isTerminalTaskStatus, type ElicitationTaskStore } from '../src/stores/task-store.js';
 import { bySize } from './bench-kit.js';
+import { releaseTaskRunner } from './release-tasks.js';
 
 export const LISTEN_TASKS = 20;
 export const LISTEN_STREAMS = 50;
@@ -56,38 +55,7 @@ export async function measureIdleListeners(store: PostgresElicitationStore, pool
     getTask: (id, now) => store.getTask(id, now),
     putTask: (task, now, finished) => store.putTask(task, now, finished),
   };
-  const form = defineForm({ type: 'object', properties: { version: { type: 'string' } }, required: ['version'] });
-  const runner = new TaskRunner({
-    store: tasks,
-    questions: {
-      service: {} as never,
-      records: {} as never,
-      linked: { earlier: () => Promise.resolve(undefined) } as never,
-      telemetry: { created: () => undefined, finished: () => undefined, fallback: () => undefined },
-      fallback: { page: ['url', 'form-bridge', 'link'], form: ['form', 'url', 'link'] },
-      maxFormAttempts: 3,
-      instantDeclineMs: 0,
-      maxStepResultBytes: 8192,
-    },
-    settings: {
-      ttlMs: 600_000,
-      pollIntervalMs: POLL_MS,
-      maxOpenPerUser: LISTEN_TASKS,
-      maxOpenAnonymous: 1,
-      leaseMs: 30_000,
-      maxFinishedPerUser: 100,
-      maxFinished: 10_000,
-    },
-    tools: new Map([
-      [
-        'release',
-        {
-          body: (_args: unknown, elicitation: { elicit: (m: string, f: typeof form) => Promise<unknown> }) =>
-            elicitation.elicit('Version?', form),
-        },
-      ],
-    ]),
-  });
+  const runner = releaseTaskRunner(tasks, { ttlMs: 600_000, pollIntervalMs: POLL_MS, maxOpenPerUser: LISTEN_TASKS });
   const ids: string[] = [];
   for (let i = 0; i < LISTEN_TASKS; i++) ids.push((await runner.start('release', { app: `app-${i}` }, USER, ['form'])).task.id);
   for (let waited = 0; ; waited += 50) {

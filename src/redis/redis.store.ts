@@ -27,6 +27,7 @@ import { keySpace, type RedisKeySpace } from './redis.key-space.js';
 import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } from './redis.row-codec.js';
 import { RedisTasks } from './redis.tasks.js';
 import { RedisCallStates } from './redis.call-states.js';
+import { RedisCounters } from './redis.counters.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
 import { resolveRedisStoreOptions, type RedisElicitationStoreOptions } from './redis.store-options.js';
@@ -72,6 +73,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   private upgrading: Promise<void> | undefined;
   private readonly tasks: RedisTasks;
   private readonly callStates: RedisCallStates;
+  private readonly counters: RedisCounters;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -89,6 +91,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     this.scripts = defineScripts(this.redis);
     this.tasks = new RedisTasks(this.scripts, this.keys.base, this.keyRing, this.graceMs);
     this.callStates = new RedisCallStates(this.redis, this.keys.base);
+    this.counters = new RedisCounters(this.redis, this.scripts, this.keys, this.keyRing);
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,
@@ -154,24 +157,12 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     return row ? toRecord(row, keys) : undefined;
   }
 
-  async hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
-    const window = Math.floor(now / windowMs);
-    const counters = this.keyRing
-      .require()
-      .names.counter(key)
-      .map((name) => this.keys.counter(name, window));
-    const count = await callRedis('hit', () => this.scripts.elicitHit(counters.length, ...counters, 2 * windowMs));
-    return { count, resetAt: (window + 1) * windowMs };
+  hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
+    return this.counters.hit(key, windowMs, now);
   }
 
-  override async peekHits(key: string, windowMs: number, now: number): Promise<number> {
-    const window = Math.floor(now / windowMs);
-    const counters = this.keyRing
-      .require()
-      .names.counter(key)
-      .map((name) => this.keys.counter(name, window));
-    const counts = await callRedis('peekHits', () => this.redis.mget(...counters));
-    return counts.reduce((sum, count) => sum + Number(count ?? 0), 0);
+  override peekHits(key: string, windowMs: number, now: number): Promise<number> {
+    return this.counters.peek(key, windowMs, now);
   }
 
   async get(id: string, now: number): Promise<ElicitationRecord | undefined> {

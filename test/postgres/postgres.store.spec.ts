@@ -12,7 +12,7 @@ import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
 import { DATABASE_URL, describePostgres, dropSchema } from '../support/postgres.js';
 import { keyed } from '../support/store-keys.js';
 import { compileElicitation } from '../support/testing-module.js';
-import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
+import { describeElicitationStoreContract, pendingRecord, SHARED_STORE_OFFERS } from '../support/store-contract.js';
 
 const SCHEMA = `test_${randomUUID().slice(0, 8)}`;
 let pool: pg.Pool;
@@ -39,19 +39,7 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
   });
 
   describeElicitationStoreContract('PostgresElicitationStore', () => freshStore(), {
-    offers: [
-      'peekHits',
-      'findByAskKey',
-      'extend',
-      'ping',
-      'openEventChannel',
-      'announceKeyRing',
-      'createTask',
-      'getTask',
-      'putTask',
-      'keepCallState',
-      'takeCallState',
-    ],
+    offers: SHARED_STORE_OFFERS,
   });
 
   describe('PostgreSQL specifics', () => {

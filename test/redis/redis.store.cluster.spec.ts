@@ -25,7 +25,7 @@ import {
   type ServerProcess,
 } from '../support/redis-server.js';
 import { keyed } from '../support/store-keys.js';
-import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
+import { describeElicitationStoreContract, pendingRecord, SHARED_STORE_OFFERS } from '../support/store-contract.js';
 
 const RUN = `cluster-${randomUUID().slice(0, 8)}`;
 const SETUP_TIMEOUT_MS = 60_000;
@@ -188,19 +188,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
     'RedisElicitationStore (Cluster client)',
     () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: [
-        'peekHits',
-        'findByAskKey',
-        'extend',
-        'ping',
-        'openEventChannel',
-        'announceKeyRing',
-        'createTask',
-        'getTask',
-        'putTask',
-        'keepCallState',
-        'takeCallState',
-      ],
+      offers: SHARED_STORE_OFFERS,
     },
   );
 

@@ -12,7 +12,7 @@ import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { deletePrefix, describeRedis, REDIS_URL } from '../support/redis.js';
 import { keyed } from '../support/store-keys.js';
 import { compileElicitation } from '../support/testing-module.js';
-import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
+import { describeElicitationStoreContract, pendingRecord, SHARED_STORE_OFFERS } from '../support/store-contract.js';
 
 const RUN = `test-${randomUUID().slice(0, 8)}`;
 let client: Redis;
@@ -31,19 +31,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: [
-        'peekHits',
-        'findByAskKey',
-        'extend',
-        'ping',
-        'openEventChannel',
-        'announceKeyRing',
-        'createTask',
-        'getTask',
-        'putTask',
-        'keepCallState',
-        'takeCallState',
-      ],
+      offers: SHARED_STORE_OFFERS,
     },
   );
 

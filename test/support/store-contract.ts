@@ -5,6 +5,21 @@ import { describeElicitationStoreContract as describeContract } from '../../src/
 
 export { pendingRecord } from '../../src/testing/contract-test-api.js';
 
+/** Every optional member a store shared between instances offers (the Redis and the PostgreSQL store do, all of them). */
+export const SHARED_STORE_OFFERS: NonNullable<ContractSuiteOptions['offers']> = [
+  'peekHits',
+  'findByAskKey',
+  'extend',
+  'ping',
+  'openEventChannel',
+  'announceKeyRing',
+  'createTask',
+  'getTask',
+  'putTask',
+  'keepCallState',
+  'takeCallState',
+];
+
 /** The shipped store contract suite (`nestjs-mcp-elicitation/testing`), bound to jest. */
 export function describeElicitationStoreContract(
   name: string,

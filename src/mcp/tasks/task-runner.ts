@@ -4,10 +4,11 @@ import { performance } from 'node:perf_hooks';
 import { leaseFor, leaseLive, leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
 import { Logger } from '@nestjs/common';
 import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
-import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask, type TaskStatus } from '../../stores/task-store.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask } from '../../stores/task-store.js';
 import { decodeBody, encodeBody, outstandingRequests, type TaskBody } from './task-body.js';
 import { TaskElicitation, type TaskQuestionDeps } from './task-elicitation.js';
 import { executeRun, type RunOutcome, type TaskTool } from './task-outcome.js';
+import { TaskWrites } from './task-writes.js';
 import type { AnsweredQuestion } from '../input-required/request-state.codec.js';
 
 export type { TaskContext, TaskTool } from './task-outcome.js';
@@ -39,9 +40,6 @@ export interface TaskRunnerDeps {
   changed?: (taskId: string) => void;
 }
 
-/** Writes retried on a compare-and-set conflict before giving up (another writer keeps winning). */
-const WRITE_ATTEMPTS = 8;
-
 /**
  * Runs tasks: creates them, runs a task's tool body (from the top, its questions answered from the task) on the
  * instance that holds its lease, and records what the run ended with, every change a compare-and-set on the task's
@@ -57,9 +55,17 @@ export class TaskRunner {
   /** The tasks running here now. */
   private readonly running = new Map<string, TaskRun>();
   private readonly now: () => number;
+  private readonly writes: TaskWrites;
 
   constructor(private readonly deps: TaskRunnerDeps) {
     this.now = deps.now ?? Date.now;
+    const { maxFinishedPerUser, maxFinished } = deps.settings;
+    this.writes = new TaskWrites({
+      store: deps.store,
+      now: this.now,
+      finished: { maxFinishedPerUser, maxFinished },
+      changed: deps.changed,
+    });
   }
 
   /** Creates the task of a tool call (leased here) and starts its first run; resolves the stored task. */
@@ -122,7 +128,7 @@ export class TaskRunner {
 
   /** `tasks/update`: records the answers to requests still outstanding (others are ignored); the last one starts a run. */
   async update(taskId: string, userId: string, responses: Record<string, unknown>): Promise<void> {
-    const due = await this.write(taskId, userId, (task, body) => {
+    const due = await this.writes.write(taskId, userId, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       let taken = 0;
       for (const [key, response] of Object.entries(responses)) {
@@ -141,7 +147,7 @@ export class TaskRunner {
 
   /** `tasks/cancel`: a task not finished yet is cancelled (a run under way here is discarded when it ends), its open pages with it. */
   async cancel(taskId: string, userId: string): Promise<void> {
-    const cancelled = await this.write(taskId, userId, (task, body) => {
+    const cancelled = await this.writes.write(taskId, userId, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       body.statusMessage = 'Cancelled by the client.';
       return { status: 'cancelled', body, lease: null };
@@ -154,9 +160,10 @@ export class TaskRunner {
 
   /** A page of a task finished (on any instance): its task runs again. */
   pageFinished(taskId: string): void {
-    void this.write(taskId, undefined, (task, body) =>
-      isTerminalTaskStatus(task.status) ? undefined : ((body.due = true), { status: task.status, body }),
-    )
+    void this.writes
+      .write(taskId, undefined, (task, body) =>
+        isTerminalTaskStatus(task.status) ? undefined : ((body.due = true), { status: task.status, body }),
+      )
       .then((due) => due && this.schedule(taskId))
       .catch((error: unknown) => this.logger.warn(`A finished page could not move task ${taskId} on: ${String(error)}`));
   }
@@ -222,7 +229,7 @@ export class TaskRunner {
    * task still holds this run's fencing token, so a run another instance took over writes nothing.
    */
   private async settle(taskId: string, run: TaskRun, ran: TaskBody, outcome: RunOutcome): Promise<void> {
-    const settled = await this.write(taskId, undefined, (task, current) => {
+    const settled = await this.writes.write(taskId, undefined, (task, current) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       if (!this.holds(task, current, run)) return undefined;
       const body: TaskBody = { ...ran, due: current.due };
@@ -253,7 +260,7 @@ export class TaskRunner {
     let lost = leaseTaken();
     const kept = run.lost
       ? undefined
-      : await this.write(taskId, undefined, (task, body) => {
+      : await this.writes.write(taskId, undefined, (task, body) => {
           if (task.status === 'cancelled') lost = taskCancelled();
           if (isTerminalTaskStatus(task.status) || !this.holds(task, body, run)) return undefined;
           body.steps = { ...body.steps, [name]: json };
@@ -276,7 +283,7 @@ export class TaskRunner {
    */
   private async takeLease(taskId: string, run: TaskRun): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
     const askedAt = performance.now();
-    const taken = await this.write(taskId, undefined, (task, body) => {
+    const taken = await this.writes.write(taskId, undefined, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       if (task.lease && task.lease.owner !== this.instanceId && this.leaseLive(task.lease)) return undefined;
       delete body.due;
@@ -302,7 +309,7 @@ export class TaskRunner {
     const askedAt = performance.now();
     let lost: Error | undefined = leaseTaken();
     try {
-      const renewed = await this.write(taskId, undefined, (task, body) => {
+      const renewed = await this.writes.write(taskId, undefined, (task, body) => {
         if (isTerminalTaskStatus(task.status)) {
           lost = task.status === 'cancelled' ? taskCancelled() : new Error(`The task ended elsewhere (${task.status}).`);
           return undefined;
@@ -321,54 +328,13 @@ export class TaskRunner {
 
   /** A run that lost the task: if the task is still its own (its lease ran out here, nobody took it), it is left due, unleased. */
   private async release(taskId: string, run: TaskRun): Promise<void> {
-    const released = await this.write(taskId, undefined, (task, body) => {
-      if (isTerminalTaskStatus(task.status) || !this.holds(task, body, run)) return undefined;
-      body.due = true;
-      return { status: task.status, body, lease: null, quiet: true };
-    }).catch(() => undefined);
+    const released = await this.writes
+      .write(taskId, undefined, (task, body) => {
+        if (isTerminalTaskStatus(task.status) || !this.holds(task, body, run)) return undefined;
+        body.due = true;
+        return { status: task.status, body, lease: null, quiet: true };
+      })
+      .catch(() => undefined);
     if (released) this.schedule(taskId);
-  }
-
-  /**
-   * A compare-and-set change of a task: `change` gets the task as stored and its body (its own copy) and returns the
-   * new status, body and lease (`null`: none; absent: unchanged), or `undefined` for no change. Retried over a newer
-   * version. Resolves the task as written, or `undefined` when nothing was. `userId`, when given, must be the task's.
-   */
-  private async write(
-    taskId: string,
-    userId: string | undefined,
-    change: (
-      task: StoredTask,
-      body: TaskBody,
-    ) => { status: TaskStatus; body: TaskBody; lease?: StoredTask['lease'] | null; quiet?: boolean } | undefined,
-  ): Promise<{ task: StoredTask; body: TaskBody } | undefined> {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const now = this.now();
-      const task = await this.deps.store.getTask(taskId, now);
-      if (!task || (userId !== undefined && task.userId !== userId)) {
-        if (userId !== undefined) throw TaskProtocolError.notFound();
-        return undefined;
-      }
-      const next = change(task, decodeBody(task));
-      if (!next) return undefined;
-      const { lease: _old, ...rest } = task;
-      const lease = next.lease === undefined ? task.lease : next.lease;
-      const written: StoredTask = {
-        ...rest,
-        ...(lease && { lease }),
-        status: next.status,
-        version: task.version + 1,
-        updatedAt: next.quiet ? task.updatedAt : now,
-        body: encodeBody(next.body),
-      };
-      const { maxFinishedPerUser, maxFinished } = this.deps.settings;
-      const result = await this.deps.store.putTask(written, now, { maxFinishedPerUser, maxFinished });
-      if (result === 'written') {
-        if (!next.quiet) this.deps.changed?.(taskId);
-        return { task: written, body: next.body };
-      }
-      if (result === 'not-found') return undefined;
-    }
-    throw new Error(`Task ${taskId} kept changing under ${WRITE_ATTEMPTS} writes`);
   }
 }
