@@ -118,8 +118,14 @@ export {
   type FallbackRung,
   type McpClientProfile,
   type PageFallbackRung,
+  type UrlRequiredMode,
 } from './options/client-ladder.js';
-export { BUILT_IN_CLIENT_PROFILES, type ClientProfile, type ClientProfileSwitches } from './options/client-profiles.js';
+export {
+  BUILT_IN_CLIENT_PROFILES,
+  type ClientProfile,
+  type ClientProfileSwitches,
+  type UrlRequiredOption,
+} from './options/client-profiles.js';
 export {
   isPendingQuestionSignal,
   PENDING_QUESTION_META_KEY,

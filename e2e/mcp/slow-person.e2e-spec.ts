@@ -8,6 +8,8 @@
  * - 2026-07-28, an SDK 2.x client with its budget of 10 rounds: the call ends with the link before the budget runs
  *   out (no "still required input after 10 rounds"); the next call takes the answer.
  * - 2025-11-25, a client that does not handle -32042 and shows the error's message: the message carries the page.
+ * - 2025-11-25, the clients that pass -32042 to the app (mcp-use, Mastra on its legacy protocol), configured as they
+ *   are: `requireAnswer` reaches them as a pushed URL request, bounded as any wait, never as -32042.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
@@ -103,6 +105,50 @@ describe('a person who answers after the client would have given up', () => {
     expect((await submitPage(url!, { action: 'confirm' }, { cookie: 'demo_user=slow-modern' })).status).toBe(200);
     expect(textOf(await client.client.callTool({ name: 'approve-deploy', arguments: { app: 'blog' } }))).toBe('Deployed blog');
   }, 20_000);
+
+  // Each as the client names itself and declares: mcp-use's MCPClient; Mastra 2.0 (its name is the app's key for the
+  // server, its version always 1.0.0, the MCP Apps extension declared) with protocolVersion 'legacy' and URL mode.
+  it.each([
+    ['mcp-use 1.34', { name: 'mcp-use', version: '1.34.6' }, undefined],
+    ['Mastra 2.0', { name: 'releases', version: '1.0.0' }, { 'io.modelcontextprotocol/ui': {} }],
+  ])(
+    '%s: requireAnswer is a pushed URL request, never -32042; a person on time continues the call, a late one the next call',
+    async (_, clientInfo, extensions) => {
+      const user = `slow-${clientInfo.name}`;
+      const cookie = `demo_user=${user}`;
+      const shown: string[] = [];
+      let quick = true;
+      const client = await connectClient(demo.mcpUrl, {
+        user,
+        clientInfo,
+        extensions,
+        onElicit: (params) => {
+          const url = (params as { url: string }).url;
+          shown.push(`${params.mode} ${url}`);
+          // The person follows the link: at once for the first call, only after the client would have given up later.
+          if (quick) setTimeout(() => void submitPage(url, { apiKey: 'ghp_QUICK_PERSON_KEY_0123456789' }, { cookie }), 200);
+          return Promise.resolve({ action: 'accept' });
+        },
+      });
+      clients.push(client);
+      const call = (service: string) =>
+        client.client.callTool({ name: 'connect-service', arguments: { service } }, undefined, { timeout: CLIENT_TIMEOUT_MS });
+      expect(textOf(await call('github'))).toBe('Connected to github');
+      expect(shown).toEqual([expect.stringMatching(/^url https?:\/\/\S+\/api-key$/)]);
+
+      quick = false;
+      const started = Date.now();
+      const first = await call('gitlab');
+      expect(Date.now() - started).toBeLessThan(CLIENT_TIMEOUT_MS);
+      const url = linkIn(textOf(first));
+      expect(shown[1]).toBe(`url ${url}`);
+      await late(CLIENT_TIMEOUT_MS);
+      expect((await submitPage(url!, { apiKey: 'glpat-SLOW_PERSON_KEY_0123456789' }, { cookie })).status).toBe(200);
+      expect(textOf(await call('gitlab'))).toBe('Connected to gitlab');
+      expect(shown).toHaveLength(2);
+    },
+    20_000,
+  );
 
   it('a client that shows the -32042 message (not its data) still shows the page: the person follows it later', async () => {
     const client = await connectClient(demo.mcpUrl, { user: 'slow-reader' });

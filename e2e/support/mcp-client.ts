@@ -33,9 +33,20 @@ export async function connectClient(
     elicitation = { form: {}, url: {} },
     onElicit = (req: ElicitRequest['params']): Promise<ElicitResult> =>
       Promise.resolve({ action: req.mode === 'url' ? 'accept' : 'decline' }),
-  }: { user?: string | null; elicitation?: Capabilities; onElicit?: (req: ElicitRequest['params']) => Promise<ElicitResult> } = {},
+    clientInfo = { name: 'e2e-client', version: '1.0.0' },
+    extensions,
+  }: {
+    user?: string | null;
+    elicitation?: Capabilities;
+    onElicit?: (req: ElicitRequest['params']) => Promise<ElicitResult>;
+    /** Who the client says it is in `initialize`. */
+    clientInfo?: { name: string; version: string };
+    /** Declared in `capabilities.extensions`. */
+    extensions?: Record<string, object>;
+  } = {},
 ): Promise<TestClient> {
-  const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: elicitation ? { elicitation } : {} });
+  const capabilities = { ...(elicitation && { elicitation }), ...(extensions && { extensions }) };
+  const client = new Client(clientInfo, { capabilities });
   const completions = completionLog();
   if (elicitation) client.setRequestHandler(ElicitRequestSchema, ({ params }) => onElicit(params));
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => completions.record(params.elicitationId));

@@ -11,4 +11,7 @@ export const elicitation = ElicitationModule.forRoot({
   },
   // Or, without naming clients: a decline within 1.5 s counts as "cannot ask" and the question moves to `link`.
   instantDeclineMs: 1500,
+  // A client of your own that shows a -32042 error instead of retrying: ask it with a URL request in the call
+  // (`undefined` leaves every other client to the built-in profiles).
+  urlRequired: ({ name }) => (name === 'acme-agent' ? 'request' : undefined),
 });

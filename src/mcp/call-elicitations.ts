@@ -69,6 +69,7 @@ export class CallElicitations {
         extra,
         user,
         elicitation: this.callers.sessionElicitation(low),
+        urlRequired: this.callers.sessionUrlRequired(low),
         scope,
         ...waits,
       },

@@ -47,7 +47,17 @@ export interface McpClientProfile {
   era: '2025-11-25' | '2026-07-28';
   /** The elicitation capability the client declared (`undefined`: none). */
   declared: DeclaredElicitation;
+  /** The names of the extensions the client declared (`capabilities.extensions`), if any. */
+  extensions?: readonly string[];
 }
+
+/**
+ * Protocol 2025-11-25: how `requireAnswer` puts a page question on the `url` rung. `'error'`: the call ends with
+ * -32042 (`URLElicitationRequiredError`) naming the page, and the client calls again once the person has finished;
+ * `'request'`: a URL-mode request on the call's own stream, awaited as `requestUrl`'s is (at most `callWaitMs` for
+ * a call without a progress token, then the link result).
+ */
+export type UrlRequiredMode = 'error' | 'request';
 
 /**
  * Decides which elicitation capabilities to act on for a client: return `declared` unchanged, less of it

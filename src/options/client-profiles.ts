@@ -1,4 +1,4 @@
-import type { ClientPolicy, DeclaredElicitation, McpClientProfile } from './client-ladder.js';
+import type { ClientPolicy, DeclaredElicitation, McpClientProfile, UrlRequiredMode } from './client-ladder.js';
 
 /**
  * A client known to declare what it cannot do, and what the module acts on for it instead. Built in, on by default;
@@ -9,10 +9,12 @@ export interface ClientProfile {
   readonly id: string;
   /** Which clients it is for. */
   matches(client: McpClientProfile): boolean;
-  /** The capabilities to act on for such a client. */
-  act(client: McpClientProfile): DeclaredElicitation;
+  /** The capabilities to act on for such a client (absent: as declared). */
+  act?(client: McpClientProfile): DeclaredElicitation;
   /** Extensions such a client declares but cannot use: acted on as not declared. */
   readonly hides?: readonly string[];
+  /** How `requireAnswer` asks such a client on the `url` rung (absent: the module's default, -32042). */
+  readonly urlRequired?: UrlRequiredMode;
   /** What was seen, for the docs. */
   readonly evidence: string;
 }
@@ -21,6 +23,15 @@ export interface ClientProfile {
 function withoutUrl(declared: DeclaredElicitation): DeclaredElicitation {
   if (!declared || declared.url === undefined) return declared;
   return declared.form !== undefined ? { form: declared.form } : undefined;
+}
+
+/** The MCP Apps extension, which `@mastra/mcp` declares to every server. */
+const MCP_APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+
+/** The major of a `major.minor.patch` version, or `undefined`. */
+function majorOf(version: string | undefined): number | undefined {
+  const major = /^(\d+)\./.exec(version ?? '')?.[1];
+  return major === undefined ? undefined : Number(major);
 }
 
 /** The profiles the module ships. */
@@ -37,6 +48,29 @@ export const BUILT_IN_CLIENT_PROFILES: readonly ClientProfile[] = [
       'mcp-remote 0.15 --protocol auto speaks 2026-07-28 to the server and declares URL mode for the stdio client behind ' +
       'it, but cannot forward a URL request to a 2025-era stdio client ("cannot put to a 2025-era client"): the question ' +
       'never reaches the person. In its default mode (2025-11-25, passing requests through) URL requests reach the client.',
+  },
+  {
+    id: 'mcp-use',
+    // Its MCPClient names itself "mcp-use" (version: the package's); its connectors used alone, "http-connector" 1.0.0.
+    matches: (client) =>
+      client.era === '2025-11-25' && (client.name === 'mcp-use' || client.name === 'http-connector') && majorOf(client.version) === 1,
+    urlRequired: 'request',
+    evidence:
+      'mcp-use 1.34 (SDK 1.26) declares URL mode and shows a pushed URL request (elicitation/create, mode url), but ' +
+      'passes a -32042 answer to the app as a failed call: the person reads the URL in the message and the call has ' +
+      'to be made again by hand.',
+  },
+  {
+    id: 'mastra',
+    // @mastra/mcp names its client after the app's key for the server, so it is known by what it always sends: the
+    // version "1.0.0" and the MCP Apps extension it declares for every server.
+    matches: (client) =>
+      client.era === '2025-11-25' && client.version === '1.0.0' && (client.extensions ?? []).includes(MCP_APPS_EXTENSION),
+    urlRequired: 'request',
+    evidence:
+      "@mastra/mcp 2.0 (SDK 2.0, protocolVersion 'legacy') declares URL mode when given inputRequests and answers a " +
+      'pushed URL request through it, but passes a -32042 answer to the app as a failed call. On 2026-07-28 (its ' +
+      "default, 'auto') it answers input_required and needs nothing.",
   },
 ];
 
@@ -78,9 +112,39 @@ export function composeClientPolicy(
 ): ClientPolicy | undefined {
   const on = BUILT_IN_CLIENT_PROFILES.filter((profile) => switches?.[profile.id] !== false);
   if (on.length === 0) return policy;
+  const acting = on.filter((profile) => profile.act !== undefined);
+  if (acting.length === 0) return policy;
   return (client) => {
-    const profile = on.find((p) => p.matches(client));
-    const profiled = profile ? { ...client, declared: profile.act(client) } : client;
+    const profile = acting.find((p) => p.matches(client));
+    const profiled = profile?.act ? { ...client, declared: profile.act(client) } : client;
     return policy ? policy(Object.freeze(profiled)) : profiled.declared;
+  };
+}
+
+/** The `urlRequired` option: one mode for every client, or a function of the client (`undefined`: the profiles decide). */
+export type UrlRequiredOption = UrlRequiredMode | ((client: McpClientProfile) => UrlRequiredMode | undefined);
+
+/** A problem with the `urlRequired` option, or `undefined`. */
+export function urlRequiredProblem(value: unknown): string | undefined {
+  if (value === undefined || value === 'error' || value === 'request' || typeof value === 'function') return undefined;
+  return "must be 'error', 'request' or a function (client) => 'error' | 'request' | undefined";
+}
+
+/**
+ * How `requireAnswer` asks a 2025-11-25 client on the `url` rung: the app's `urlRequired` (a mode, or a function that
+ * may leave the client to the profiles), else the first built-in profile that is on and matches, else `'error'`.
+ * `undefined` when every client gets `'error'`.
+ */
+export function composeUrlRequired(
+  switches: ClientProfileSwitches | undefined,
+  option: UrlRequiredOption | undefined,
+): ((client: McpClientProfile) => UrlRequiredMode) | undefined {
+  if (option === 'error') return undefined;
+  if (option === 'request') return () => 'request';
+  const on = BUILT_IN_CLIENT_PROFILES.filter((profile) => switches?.[profile.id] !== false && profile.urlRequired);
+  if (on.length === 0 && !option) return undefined;
+  return (client) => {
+    const frozen = Object.freeze(client);
+    return option?.(frozen) ?? on.find((p) => p.matches(frozen))?.urlRequired ?? 'error';
   };
 }

@@ -1,5 +1,12 @@
-import type { ClientPolicy, ElicitationFallback, FallbackRung, PageFallbackRung } from './client-ladder.js';
-import type { ClientProfileSwitches } from './client-profiles.js';
+import type {
+  ClientPolicy,
+  ElicitationFallback,
+  FallbackRung,
+  McpClientProfile,
+  PageFallbackRung,
+  UrlRequiredMode,
+} from './client-ladder.js';
+import type { ClientProfileSwitches, UrlRequiredOption } from './client-profiles.js';
 import type { ElicitationOAuthOptions, ResolvedOAuthOptions } from './oauth-options.js';
 import type { ElicitationAuditOption } from './audit-record.js';
 import type { PageMessagesOverride } from '../messages/locales.js';
@@ -226,6 +233,14 @@ export interface ElicitationModuleOptions {
    */
   clientProfiles?: ClientProfileSwitches;
   /**
+   * Protocol 2025-11-25: how `requireAnswer` asks on the `url` rung. `'error'`: the call ends with -32042
+   * (`URLElicitationRequiredError`) naming the page, and the client calls again once the person has finished;
+   * `'request'`: a URL-mode request on the call's stream, awaited as `requestUrl`'s is (`callWaitMs`, then the link).
+   * A function decides per client (`undefined`: the built-in profiles decide).
+   * @default 'error', and 'request' for the clients of a built-in profile that pass -32042 to the app (mcp-use, Mastra)
+   */
+  urlRequired?: UrlRequiredOption;
+  /**
    * A decline that arrives sooner than this many milliseconds after the question was sent is taken for
    * "this client cannot ask" (some clients decline every request at once): the question moves down the
    * ladder to the rungs that need no client dialog (`link`, `model`) instead of ending as `declined`. `0`: off.
@@ -275,6 +290,7 @@ export interface ResolvedElicitationOptions extends Required<
     | 'fallback'
     | 'clientPolicy'
     | 'clientProfiles'
+    | 'urlRequired'
     | 'extendMs'
     | 'uploadSink'
   >
@@ -289,6 +305,8 @@ export interface ResolvedElicitationOptions extends Required<
   clientPolicy?: ClientPolicy;
   /** Whether a client's declared extension is acted on as absent (a built-in profile that is on hides it). */
   hiddenExtension?: (client: { name?: string; version?: string }, extension: string) => boolean;
+  /** How `requireAnswer` asks a 2025-11-25 client on the `url` rung; unset: `'error'` for every client. */
+  urlRequired?: (client: McpClientProfile) => UrlRequiredMode;
   /** As given; none by default. */
   logoUrl?: string;
   /** As given; the package's `templates/` folder when unset. */

@@ -11,6 +11,7 @@ export interface ElicitationMcpOptions {
   readonly resolveMcpUser: ResolvedElicitationOptions['resolveMcpUser'];
   readonly clientPolicy?: ResolvedElicitationOptions['clientPolicy'];
   readonly hiddenExtension?: ResolvedElicitationOptions['hiddenExtension'];
+  readonly urlRequired?: ResolvedElicitationOptions['urlRequired'];
   readonly fallback: ResolvedElicitationOptions['fallback'];
   readonly instantDeclineMs: ResolvedElicitationOptions['instantDeclineMs'];
   readonly keepAliveMs: ResolvedElicitationOptions['keepAliveMs'];
@@ -41,6 +42,7 @@ export function mcpOptionsOf(options: ResolvedElicitationOptions): ElicitationMc
     resolveMcpUser: options.resolveMcpUser,
     clientPolicy: options.clientPolicy,
     hiddenExtension: options.hiddenExtension,
+    urlRequired: options.urlRequired,
     fallback: options.fallback,
     instantDeclineMs: options.instantDeclineMs,
     keepAliveMs: options.keepAliveMs,

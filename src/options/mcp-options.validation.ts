@@ -19,7 +19,13 @@ import type { ElicitationModuleOptions } from './elicitation-options.interface.j
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { DEFAULT_FORM_FALLBACK, DEFAULT_PAGE_FALLBACK, ladderProblem } from './client-ladder.js';
 import { positiveMs, type Resolved } from './option-values.js';
-import { clientProfilesProblem, composeClientPolicy, composeHiddenExtensions } from './client-profiles.js';
+import {
+  clientProfilesProblem,
+  composeClientPolicy,
+  composeHiddenExtensions,
+  composeUrlRequired,
+  urlRequiredProblem,
+} from './client-profiles.js';
 import type { ElicitationTaskOptions } from './option-groups.js';
 
 /**
@@ -36,6 +42,7 @@ export function resolveMcp(
   | 'fallback'
   | 'clientPolicy'
   | 'hiddenExtension'
+  | 'urlRequired'
   | 'instantDeclineMs'
   | 'keepAliveMs'
   | 'tasks'
@@ -53,6 +60,8 @@ export function resolveMcp(
   }
   const profiles = clientProfilesProblem(raw.clientProfiles);
   if (profiles) throw new ElicitationConfigError('clientProfiles', profiles, { value: raw.clientProfiles });
+  const urlRequired = urlRequiredProblem(raw.urlRequired);
+  if (urlRequired) throw new ElicitationConfigError('urlRequired', urlRequired, { value: raw.urlRequired });
   return {
     requestStateTtlMs: positiveMs('requestStateTtlMs', raw.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     pendingRetryWaitMs: positiveMs('pendingRetryWaitMs', raw.pendingRetryWaitMs, DEFAULT_PENDING_RETRY_WAIT_MS, true),
@@ -64,6 +73,7 @@ export function resolveMcp(
     },
     clientPolicy: composeClientPolicy(raw.clientProfiles, raw.clientPolicy),
     hiddenExtension: composeHiddenExtensions(raw.clientProfiles),
+    urlRequired: composeUrlRequired(raw.clientProfiles, raw.urlRequired),
     instantDeclineMs: positiveMs('instantDeclineMs', raw.instantDeclineMs, 0, true),
     keepAliveMs: positiveMs('keepAliveMs', raw.keepAliveMs, DEFAULT_KEEP_ALIVE_MS, true),
     tasks: resolveTasks(raw.tasks),

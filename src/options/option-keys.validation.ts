@@ -46,6 +46,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   fallback: true,
   clientPolicy: true,
   clientProfiles: true,
+  urlRequired: true,
   instantDeclineMs: true,
   keepAliveMs: true,
   resolveMcpUser: true,

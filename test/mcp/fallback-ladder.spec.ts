@@ -8,18 +8,17 @@ import type { TestingModule } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
-import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { defineForm } from '../../src/forms/define-form.js';
 import { descend, fits, type FallbackRung, type McpClientProfile } from '../../src/options/client-ladder.js';
 import { composeClientPolicy } from '../../src/options/client-profiles.js';
 import { PENDING_QUESTION_META_KEY } from '../../src/mcp/questions/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
-import type { ToolElicitation } from '../../src/mcp/tool-elicitation.js';
 import { compileElicitation } from '../support/testing-module.js';
+import { ladderSession, type LadderHandler } from '../support/ladder-session.js';
 
 const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content.map((c) => c.text).join('');
 const pageUrl = (s: string) => /(https:\/\/mcp\.example\.com\/elicit\/[0-9a-f-]{36}\/[a-z-]+)/.exec(s)?.[1];
@@ -27,8 +26,7 @@ const idOf = (url: string) => url.split('/').at(-2)!;
 
 const secretForm = defineForm({ type: 'object', properties: { password: { type: 'string' } } }, { secretFields: ['password'] });
 
-type Handler = (args: { app: string }, el: ToolElicitation) => Promise<string>;
-type Answer = (params: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
+type Handler = LadderHandler;
 
 describe('fallback ladder rules', () => {
   const question = (supports: Array<'form' | 'url'>, extra: Partial<Parameters<typeof fits>[1]> = {}) => ({
@@ -93,7 +91,11 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
   let ref: TestingModule | undefined;
   const clients: Client[] = [];
 
+  let closing: (() => Promise<void>) | undefined;
+
   afterEach(async () => {
+    await closing?.();
+    [ref, closing] = [closing ? undefined : ref, undefined];
     await Promise.all(clients.splice(0).map((c) => c.close()));
     await ref?.close();
     ref = undefined;
@@ -106,26 +108,10 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     options: Partial<ElicitationModuleOptions> = {},
     user = 'alice',
   ) {
-    ref = await compileElicitation({ pendingRetryWaitMs: 50, ...options });
-    const binding = ref.get(McpElicitation);
-    const service = ref.get(ElicitationService);
-    const connect = async (answer: Answer = () => ({ action: 'decline' }), as = user, name = 'test-client') => {
-      const client = new Client({ name, version: '9.1' }, { capabilities: caps ? { elicitation: caps } : {} });
-      if (caps) client.setRequestHandler(ElicitRequestSchema, ({ params }) => answer(params));
-      const [a, b] = InMemoryTransport.createLinkedPair();
-      const session = new McpServer({ name: 'ladder', version: '1.0.0' });
-      binding.registerTool(session, 'deploy', { inputSchema: z.object({ app: z.string() }) }, (args: { app: string }, el) =>
-        handler(args, el).then((t) => ({ content: [{ type: 'text' as const, text: t }] })),
-      );
-      const auth = { token: 't', clientId: as, scopes: [] };
-      // The in-memory transport carries authInfo on each message, as an HTTP transport would.
-      const send = b.send.bind(b);
-      b.send = (message, opts) => send(message, { ...opts, authInfo: auth });
-      await Promise.all([session.connect(a), client.connect(b)]);
-      clients.push(client);
-      return client;
-    };
-    return { binding, service, connect };
+    const session = await ladderSession(caps, handler, options, user);
+    ref = session.ref;
+    closing = session.close;
+    return session;
   }
 
   const approve: Handler = async ({ app }, el) => {
@@ -224,8 +210,7 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
       const { connect } = await setup({ form: {}, url: {} }, approve, { instantDeclineMs });
       const client = await connect(() => ({ action: 'decline' }));
       expect(text(await client.callTool({ name: 'deploy', arguments: { app: 'shop' } }))).toMatch(expected);
-      await Promise.all(clients.splice(0).map((c) => c.close()));
-      await ref?.close();
+      await closing?.();
     }
   });
 
@@ -339,7 +324,9 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
   it('refuses a clientProfiles entry that names no profile, or is not a boolean, naming it', () => {
     const resolve = (clientProfiles: unknown) => () =>
       resolveElicitationOptions({ baseUrl: 'https://x.example', clientProfiles: clientProfiles as never }, 'elicit', {});
-    expect(resolve({ 'mcp-remot': false })).toThrow(/clientProfiles.*has no profile "mcp-remot" \(the built-in profiles: mcp-remote\)/);
+    expect(resolve({ 'mcp-remot': false })).toThrow(
+      /clientProfiles.*has no profile "mcp-remot" \(the built-in profiles: mcp-remote, mcp-use, mastra\)/,
+    );
     expect(resolve({ 'mcp-remote': 'no' })).toThrow(/clientProfiles.*\.mcp-remote must be true or false/);
     expect(resolve(['mcp-remote'])).toThrow(/clientProfiles.*must be an object/);
   });

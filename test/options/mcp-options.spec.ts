@@ -38,10 +38,12 @@ describe('ELICITATION_MCP_OPTIONS (the MCP binding’s slice of the options)', (
           'retentionMs',
           'tasks',
           'ttlMs',
+          'urlRequired',
         ].sort(),
       );
       expect(slice.resolveMcpUser).toBe(resolved.resolveMcpUser);
       expect(slice.fallback).toBe(resolved.fallback);
+      expect(slice.urlRequired).toBe(resolved.urlRequired);
       expect(slice).toMatchObject({
         ttlMs: resolved.ttlMs,
         retentionMs: resolved.retentionMs,

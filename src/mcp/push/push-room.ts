@@ -1,6 +1,7 @@
 import type { ElicitationData, ElicitationRecord } from '../../core/elicitation.types.js';
 import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
+import type { UrlRequiredMode } from '../../options/client-ladder.js';
 import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
 import type { CallQuestions } from '../questions/call-questions.js';
 import type { OpenQuestionState, Slot } from '../questions/question-log.js';
@@ -19,12 +20,15 @@ export interface PushRoomDeps {
   questions: Pick<CallQuestions, 'isSupported'>;
   /** Ends the call with -32042 for this page (`requireAnswer` on the `url` rung). */
   throwRequired(page: UrlElicitationRequest): never;
+  /** How `requireAnswer` asks this client on the `url` rung: -32042 (`error`) or a URL request awaited in the call. */
+  urlRequired: UrlRequiredMode;
 }
 
 /**
  * The 2025-11-25 transport: questions are pushed to the client as `elicitation/create` on the call's own stream and
  * awaited inside the call, so nothing is logged between runs (a retry is a new call: the engine finds its question
- * again by its `askKey`). `requireAnswer` on the `url` rung ends the call with -32042 instead of waiting. A call
+ * again by its `askKey`). `requireAnswer` on the `url` rung ends the call with -32042 instead of waiting (unless the
+ * client is one that passes -32042 to the app: `urlRequired: 'request'`). A call
  * without a progress token waits `callWaitMs` at most (`leave`: the engine ends it with the link).
  */
 export class PushRoom implements QuestionRoom {
@@ -73,7 +77,7 @@ export class PushRoom implements QuestionRoom {
 
   async page(ask: UrlElicitationAsk, slot: Slot, rung: 'url' | 'form-bridge', suspend?: boolean): Promise<Page> {
     const { pages, channel } = this.deps;
-    if (suspend && rung === 'url') return (await pages.reopen(ask)) ?? pages.createKeyed(ask, slot.index, slot.question, true);
+    if (suspend && this.suspends(rung)) return (await pages.reopen(ask)) ?? pages.createKeyed(ask, slot.index, slot.question, true);
     // From here the call waits on a person: its place among the calls in flight first, before any page is made.
     channel.waiting();
     return pages.createKeyed(ask, slot.index, slot.question, rung === 'url');
@@ -87,7 +91,7 @@ export class PushRoom implements QuestionRoom {
   }
 
   askOnPage<T extends ElicitationData>(_slot: Slot, rung: 'url' | 'form-bridge', page: Page, how: PageAsking): Promise<PageStep<T>> {
-    if (rung === 'url' && how.suspend) {
+    if (how.suspend && this.suspends(rung)) {
       try {
         this.deps.throwRequired(page);
       } catch (error) {
@@ -97,6 +101,11 @@ export class PushRoom implements QuestionRoom {
     }
     const { rungs } = this.deps;
     return rung === 'url' ? rungs.url<T>(page, how.timeoutMs, how.canLeave) : rungs.bridge<T>(page, how.timeoutMs, how.canLeave);
+  }
+
+  /** Whether `requireAnswer` on `rung` ends the call with -32042 rather than waiting. */
+  private suspends(rung: 'url' | 'form-bridge'): boolean {
+    return rung === 'url' && this.deps.urlRequired === 'error';
   }
 
   /** Nothing stays open between calls here. */

@@ -6,7 +6,7 @@ import type { ElicitationData } from '../../core/elicitation.types.js';
 import { ElicitationUnsupportedError } from '../../errors/elicitation-unsupported.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
 import type { FormSchema } from '../../forms/form-schema.js';
-import type { FallbackRung, PageFallbackRung } from '../../options/client-ladder.js';
+import type { FallbackRung, PageFallbackRung, UrlRequiredMode } from '../../options/client-ladder.js';
 import { CallQuestions } from '../questions/call-questions.js';
 import type { CompletionNotifications } from '../completion-notifications.js';
 import { countedFormQuestion, statusOfAction, type MechanismTelemetry } from '../questions/form-telemetry.js';
@@ -67,6 +67,8 @@ export interface PushCall {
   user: () => string | undefined;
   /** The elicitation capability to act on (declared, after the module's `clientPolicy`). */
   elicitation: DeclaredElicitation;
+  /** How `requireAnswer` asks on the `url` rung (`urlRequired`, the client profiles). @default 'error' */
+  urlRequired?: UrlRequiredMode;
   /** The link and model rungs' view of the call (a fresh scope without the tool: those rungs do not fit). */
   scope: CallScope;
   /** Aborted when the call's response stream closed and nothing can resume it (the client hung up). */
@@ -124,6 +126,7 @@ export class PushElicitation implements PushToolElicitation {
       pages: this.pages,
       questions: this.questions,
       throwRequired: (page: UrlElicitationRequest) => this.throwRequired([page]),
+      urlRequired: call.urlRequired ?? 'error',
     });
     const stepLog = deps.stepStates.log(call.user, call.scope.asking);
     const engineDeps = {

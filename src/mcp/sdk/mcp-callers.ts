@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { applyClientPolicy, type DeclaredElicitation } from '../../options/client-ladder.js';
+import { applyClientPolicy, type DeclaredElicitation, type McpClientProfile, type UrlRequiredMode } from '../../options/client-ladder.js';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -28,16 +28,24 @@ export class McpCallers {
 
   /** The elicitation capability to act on for a 2025-11-25 session. */
   sessionElicitation(server: SdkServerLike): DeclaredElicitation {
-    const info = server.getClientVersion?.();
-    const declared = server.getClientCapabilities()?.elicitation;
-    return applyClientPolicy(this.options.clientPolicy, { name: info?.name, version: info?.version, era: '2025-11-25', declared });
+    return applyClientPolicy(this.options.clientPolicy, sessionClient(server));
+  }
+
+  /** How `requireAnswer` asks a 2025-11-25 session's client on the `url` rung (`urlRequired`, the client profiles). */
+  sessionUrlRequired(server: SdkServerLike): UrlRequiredMode {
+    return this.options.urlRequired?.(sessionClient(server)) ?? 'error';
   }
 
   /** The elicitation capability to act on for a 2026-07-28 request (declared per request in its `_meta`). */
   requestElicitation(meta: Record<string, unknown> | undefined): DeclaredElicitation {
     const { capabilities, info } = declaredClient(meta);
-    const declared = capabilities?.elicitation;
-    return applyClientPolicy(this.options.clientPolicy, { name: info?.name, version: info?.version, era: '2026-07-28', declared });
+    return applyClientPolicy(this.options.clientPolicy, {
+      name: info?.name,
+      version: info?.version,
+      era: '2026-07-28',
+      declared: capabilities?.elicitation,
+      extensions: extensionNames(capabilities?.extensions),
+    });
   }
 
   /**
@@ -55,6 +63,24 @@ export class McpCallers {
     const extra = isSdkV2Context(context) ? extraOf(context) : (context as SdkRequestExtra);
     return this.options.resolveMcpUser(extra) ?? undefined;
   }
+}
+
+/** The client of a 2025-11-25 session, as its `initialize` declared it. */
+function sessionClient(server: SdkServerLike): McpClientProfile {
+  const info = server.getClientVersion?.();
+  const capabilities = server.getClientCapabilities();
+  return {
+    name: info?.name,
+    version: info?.version,
+    era: '2025-11-25',
+    declared: capabilities?.elicitation,
+    extensions: extensionNames(capabilities?.extensions),
+  };
+}
+
+/** The names of declared extensions, or `undefined`. */
+function extensionNames(extensions: Record<string, unknown> | undefined): readonly string[] | undefined {
+  return extensions && typeof extensions === 'object' ? Object.keys(extensions) : undefined;
 }
 
 /** The client a 2026-07-28 request's `_meta` declares. */

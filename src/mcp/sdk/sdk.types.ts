@@ -5,7 +5,7 @@
 
 /** The part of the SDK low-level `Server` (1.x, or 2.x on a 2025-11-25 connection) the binding uses. */
 export interface SdkServerLike {
-  getClientCapabilities(): { elicitation?: { form?: object; url?: object } } | undefined;
+  getClientCapabilities(): { elicitation?: { form?: object; url?: object }; extensions?: Record<string, unknown> } | undefined;
   elicitInput(
     params: Record<string, unknown>,
     options?: Record<string, unknown>,
