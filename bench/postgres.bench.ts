@@ -6,8 +6,9 @@
  *
  * Measures, on loopback, under its own table prefix (every table and function dropped at the end):
  *  1. PostgresElicitationStore create / finish (complete) / get operations per second at 1 and at 32 concurrent
- *     callers, next to a raw `SELECT 1` on the same pool at the same concurrency in the same run (the floor of any
- *     statement);
+ *     callers, with an event channel open as the module keeps one, next to a raw `SELECT 1` on the same pool at the
+ *     same concurrency in the same run (the floor of any statement), and create and finish next to the same durable
+ *     work written by hand (an INSERT or UPDATE … RETURNING and a pg_notify in one statement);
  *  2. round trips per operation (create, get, finish, findLatestCompleted) with an event channel open on the store, so
  *     that create and finish append their events too: the statements the store sends, counted on its pool;
  *  3. cross-instance completion latency: two demo processes on the database, an SDK 1.x client on A, the api-key page
@@ -47,6 +48,8 @@ const SWEEP_N = bySize(100_000, 10_000, 1_000);
 const IDLE_LIMIT_MS = 300_000;
 
 const ROUND_TRIPS_TARGET = 1;
+/** Create and finish against the same durable work by hand (#46). */
+const HAND_RATIO_TARGET = 0.8;
 const LATENCY_P99_TARGET = 15; // ms, at most (#33)
 /** Statements of many idle listen streams against one stream's (#41): the same polls, give or take a stray read. */
 const LISTENERS_RATIO_TARGET = 1.1;
@@ -90,13 +93,34 @@ async function create(store: PostgresElicitationStore, record: ElicitationRecord
   if ((typeof answer === 'string' ? answer : answer.result) !== 'created') throw new Error(`create: ${JSON.stringify(answer)}`);
 }
 
-type OpName = 'create' | 'finish' | 'get' | 'raw';
+type OpName = 'create' | 'finish' | 'get' | 'raw' | 'handCreate' | 'handFinish';
+
+/**
+ * The same durable work written by hand, as an app without the store would: a table of its own (the record as JSON
+ * text, the columns it looks up by, indexed by user and by expiry), one `INSERT … RETURNING` and a `pg_notify` of the id
+ * in one statement (one transaction) per create, one `UPDATE … RETURNING` and its `pg_notify` per finish.
+ */
+const HAND_TABLE = `${PREFIX}hand`;
+const HAND_SCHEMA = [
+  `CREATE TABLE ${HAND_TABLE} (id text PRIMARY KEY, user_name text NOT NULL, type_name text NOT NULL, status text NOT NULL,
+    expires_at bigint NOT NULL, body text NOT NULL, data text, finished_at bigint)`,
+  `CREATE INDEX ON ${HAND_TABLE} (user_name)`,
+  `CREATE INDEX ON ${HAND_TABLE} (expires_at) WHERE status = 'pending'`,
+];
+const HAND_CREATE =
+  `WITH made AS (INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) ` +
+  `VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM made`;
+const HAND_FINISH =
+  `WITH done AS (UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 ` +
+  `WHERE id = $1 AND status = 'pending' RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM done`;
 
 /** One run at one concurrency: n records created, finished, read, and n raw `SELECT 1`. Returns ops/s of each. */
 async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, concurrency: number): Promise<Record<OpName, number>> {
   const n = OPS[concurrency];
   const now = Date.now();
   const records = Array.from({ length: n }, (_, i) => newRecord(i, now));
+  // As the module runs it: an event channel open, so each create and finish appends its event and notifies.
+  const channel = await store.openEventChannel(() => undefined);
   fullGc();
   const spent = {
     create: await timed(n, concurrency, (i) => create(store, records[i])),
@@ -111,9 +135,20 @@ async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, con
     raw: await timed(n, concurrency, async () => {
       await pool.query('SELECT 1');
     }),
+    handCreate: await timed(n, concurrency, async (i) => {
+      const r = records[i];
+      const made = await pool.query(HAND_CREATE, [`h${r.id}`, r.userId, r.type, r.expiresAt, JSON.stringify(r)]);
+      if (made.rowCount !== 1) throw new Error('hand create: no row');
+    }),
+    handFinish: await timed(n, concurrency, async (i) => {
+      const done = await pool.query(HAND_FINISH, [`h${records[i].id}`, JSON.stringify({ $sealed: 'x' }), Date.now()]);
+      if (done.rowCount !== 1) throw new Error('hand finish: no row');
+    }),
   };
-  await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events`);
-  return { create: n / spent.create, finish: n / spent.finish, get: n / spent.get, raw: n / spent.raw };
+  await channel.close();
+  await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events, ${HAND_TABLE}`);
+  const rate = (op: OpName) => n / spent[op];
+  return Object.fromEntries((Object.keys(spent) as OpName[]).map((op) => [op, rate(op)])) as Record<OpName, number>;
 }
 
 /** The statements the store sends per operation, counted on its pool (the event channel's own reads left out). */
@@ -200,6 +235,29 @@ function buildRows(
       baseline: null,
       ratio: null,
     });
+    for (const [op, hand] of [
+      ['create', 'handCreate'],
+      ['finish', 'handFinish'],
+    ] as const) {
+      const value = median(figures[op][c]);
+      const baseline = median(figures[hand][c]);
+      rows.push({
+        name: `postgres store ${op === 'finish' ? 'finish (complete)' : op}, ${callers(c)}, vs the same write by hand`,
+        value: round(value, 0),
+        unit: 'ops/s',
+        baseline: round(baseline, 0),
+        ratio: round(value / baseline, 4),
+        target: `ratio >= ${HAND_RATIO_TARGET}`,
+        met: value / baseline >= HAND_RATIO_TARGET,
+      });
+      rows.push({
+        name: `postgres baseline: ${op} by hand (INSERT/UPDATE … RETURNING + pg_notify, one statement), ${callers(c)}`,
+        value: round(baseline, 0),
+        unit: 'ops/s',
+        baseline: null,
+        ratio: null,
+      });
+    }
   }
   for (const [op, value] of Object.entries(rt)) {
     rows.push({
@@ -282,15 +340,16 @@ async function main(): Promise<void> {
   let exitCode = 0;
   try {
     await store.createSchema();
-    console.log('\n1. store throughput (ops/s) next to a raw SELECT 1 on the same pool:');
-    const figures: Record<OpName, Record<number, number[]>> = { create: {}, finish: {}, get: {}, raw: {} };
+    for (const statement of HAND_SCHEMA) await pool.query(statement);
+    console.log('\n1. store throughput (ops/s) next to a raw SELECT 1 and the same writes by hand, on the same pool:');
+    const figures: Record<OpName, Record<number, number[]>> = { create: {}, finish: {}, get: {}, raw: {}, handCreate: {}, handFinish: {} };
     for (const c of CONCURRENCIES) for (const op of Object.keys(figures) as OpName[]) figures[op][c] = [];
     for (let run = 0; run <= MEASURED_RUNS; run++) {
       for (const c of CONCURRENCIES) {
         const r = await throughputRun(store, pool, c);
         console.log(
           `  ${run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`}, ${String(c).padStart(2)} callers: create ${fmt(r.create)}, ` +
-            `finish ${fmt(r.finish)}, get ${fmt(r.get)}, raw SELECT 1 ${fmt(r.raw)}`,
+            `finish ${fmt(r.finish)}, get ${fmt(r.get)}, raw SELECT 1 ${fmt(r.raw)}, by hand: create ${fmt(r.handCreate)}, finish ${fmt(r.handFinish)}`,
         );
         progress();
         if (run > 0) for (const op of Object.keys(r) as OpName[]) figures[op][c].push(r[op]);

@@ -14,10 +14,12 @@ import { qualified, type PostgresNames } from './postgres.names.js';
  *   3  finished tasks indexed by when they finished, each user's and all (`tasks.maxFinishedPerUser`, `maxFinished`),
  *      and the `call_states` table (a 2025-11-25 call's steps for its continuation): new objects only (the schema's
  *      text makes them; no step of its own).
+ *   4  the sweep forgets what is past its time once per sweep (in its last call) rather than in every batch, each
+ *      lookup in index order: the `sweep` function made anew (no step of its own).
  */
 
 /** The version `createSchema()` writes and the store requires. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * The files of sql/postgres/, oldest first: the one at index i is the whole schema at version i + 1 for the default
@@ -27,6 +29,7 @@ export const SCHEMA_FILES: readonly string[] = [
   'sql/postgres/0001_elicitation.sql',
   'sql/postgres/0002_named_columns.sql',
   'sql/postgres/0003_finished_tasks.sql',
+  'sql/postgres/0004_sweep_once.sql',
 ];
 
 /**

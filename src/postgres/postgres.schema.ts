@@ -179,8 +179,9 @@ CREATE OR REPLACE FUNCTION ${t('consume')}(p_id text, p_now bigint) RETURNS text
   RETURNING json_build_object('row', row_to_json(r), 'data', taken.data)::text
 $$;
 
--- Expires one batch of what is due (the caller calls again while a batch is full), skipping rows a page post holds,
--- and forgets what is past its time.
+-- Expires one batch of what is due (the caller calls again while a batch is full), skipping rows a page post holds;
+-- the last call of a sweep (a batch not full) also forgets what is past its time, once per sweep. Each lookup walks
+-- its index in order, so that the plan cached for the function never scans a whole table.
 CREATE OR REPLACE FUNCTION ${t('sweep')}(
   p_now bigint, p_retention bigint, p_batch integer, p_event_start text, p_event_end text,
   p_events_before bigint, p_events_kept integer
@@ -188,6 +189,7 @@ CREATE OR REPLACE FUNCTION ${t('sweep')}(
 DECLARE
   r ${t('records')};
   n integer;
+  expired integer := 0;
 BEGIN
   FOR r IN
     WITH due AS (
@@ -197,25 +199,27 @@ BEGIN
     UPDATE ${t('records')} x SET status = 'expired', finished_at = p_now, purge_at = p_now + p_retention
     FROM due WHERE x.id = due.id RETURNING x.*
   LOOP
+    expired := expired + 1;
     IF p_event_start IS NOT NULL THEN PERFORM ${t('emit')}(p_now, p_event_start || r.event_part || p_event_end); END IF;
     RETURN NEXT row_to_json(r)::text;
   END LOOP;
+  IF expired >= p_batch THEN RETURN; END IF;
   -- Finished records past their time, ended counters and expired tasks: in batches until none is left.
   LOOP
     DELETE FROM ${t('records')} WHERE id IN (
-      SELECT id FROM ${t('records')} WHERE purge_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+      SELECT id FROM ${t('records')} WHERE purge_at <= p_now ORDER BY purge_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     EXIT WHEN n < p_batch;
   END LOOP;
   LOOP
     DELETE FROM ${t('counters')} WHERE name IN (
-      SELECT name FROM ${t('counters')} WHERE reset_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+      SELECT name FROM ${t('counters')} WHERE reset_at <= p_now ORDER BY reset_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     EXIT WHEN n < p_batch;
   END LOOP;
   LOOP
     DELETE FROM ${t('tasks')} WHERE id IN (
-      SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now LIMIT p_batch FOR UPDATE SKIP LOCKED);
+      SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now ORDER BY expires_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     EXIT WHEN n < p_batch;
   END LOOP;
