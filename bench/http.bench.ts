@@ -38,6 +38,10 @@
  *    like the other Nest implementation of these pages (examples/demo/bench-peer.controller.ts: a Map for a store,
  *    a page built per request by a template function, no CSRF, security headers or throttle), each module route
  *    against the one of its shape (`vs the other Nest implementation's shape`, PEER_TARGET);
+ *  - the same three routes on the secure stack a Nest user would build instead (bench/secure-stack/: helmet, a CSRF
+ *    library, @nestjs/throttler, Handlebars, an AES-GCM sealed Map), a Nest app of its own on the same adapter and Nest
+ *    major, one process per throttler window (SECURE_WINDOWS: 1 s, its best configuration, which carries SECURE_TARGET,
+ *    and 60 s), started beside the demo and pinned to the same CPU (only the process under load runs);
  * and the p99 latency of each module route against its baseline's p99; and the module's own cost per request of each
  * route (`own cost per request`, µs of the server's core: 1/route rate − 1/baseline rate, OWN_COST_TARGET_US).
  *
@@ -61,8 +65,15 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_MAX_BATCH } from '../examples/demo/bench.controller.js';
 import { DEMO_MAIN, type DemoProcess, liveChildren, startDemoProcess } from '../examples/demo/demo-process.js';
-import { bySize, fmt, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
+import { bySize, fmt, median, mergeResults, printTable, QUICK, round, seconds, SMOKE, startWatchdog, type Row } from './bench-kit.js';
 import type { FromGenerator, LoadResult, LoadSpec, ToGenerator } from './load-generator.js';
+import {
+  SECURE_WINDOWS,
+  secureCsrfPair,
+  seedSecureStack,
+  startSecureStack,
+  type SecureWindow,
+} from './secure-stack/secure-stack-process.js';
 
 // ---------------------------------------------------------------------------------------------- setup
 
@@ -89,6 +100,13 @@ const POST_VS_GET_TARGET = 0.8; // page POST req/s / HTML GET baseline req/s, at
 const P99_TARGET = 1.3; // p99 / the baseline's p99, at most
 /** A module route / the same route of the other Nest implementation's shape (bench-peer.controller.ts), at least (#31). */
 const PEER_TARGET = 1.0;
+/** A module route / the same route of the secure stack (bench/secure-stack/) in its best configuration, at least (#46). */
+const SECURE_TARGET = 1.5;
+/**
+ * The throttler windows the secure stack runs with: both, but the short one alone in the smoke (the long window is the
+ * same app with another number, and the smoke stays under a minute).
+ */
+const SECURE_RUNS: readonly SecureWindow[] = SMOKE ? ['short'] : ['short', 'long'];
 /**
  * The module's own cost per request, in µs of the server's one core: 1/route rate − 1/baseline rate of the same
  * shape, from the same run (#31: page ≤ 40, POST ≤ 50, status ≤ 10, on both adapters).
@@ -319,11 +337,24 @@ async function createPeerRecords(app: DemoProcess, count: number): Promise<strin
 
 // ------------------------------------------------------------------------------------------ endpoints
 
-type EndpointName = 'baselineJson' | 'status' | 'baselineHtml' | 'page' | 'baselinePost' | 'post' | 'peerStatus' | 'peerPage' | 'peerPost';
+type SecureEndpointName = `secure-${SecureWindow}-${'status' | 'page' | 'post'}`;
+type EndpointName =
+  | 'baselineJson'
+  | 'status'
+  | 'baselineHtml'
+  | 'page'
+  | 'baselinePost'
+  | 'post'
+  | 'peerStatus'
+  | 'peerPage'
+  | 'peerPost'
+  | SecureEndpointName;
 
 interface Endpoint {
   name: EndpointName;
   label: string;
+  /** The process that answers it, when not the demo (the secure-stack baseline). */
+  server?: DemoProcess;
   /** The load of one run of `seconds` (untimed: seeds what the run needs first). */
   load(seconds: number): Promise<Omit<LoadSpec, 'url' | 'duration' | 'connections'>>;
   /** Called with each run's result. */
@@ -337,7 +368,8 @@ interface RunResult extends LoadResult {
   othersCpu: number | null;
 }
 
-async function runLoad(app: DemoProcess, generator: Generator, endpoint: Endpoint, duration: number): Promise<RunResult> {
+async function runLoad(demo: DemoProcess, generator: Generator, endpoint: Endpoint, duration: number): Promise<RunResult> {
+  const app = endpoint.server ?? demo;
   const spec = await endpoint.load(duration);
   const serverBefore = cpuSeconds(app.child.pid);
   const machineBefore = machineCpuSeconds();
@@ -358,7 +390,7 @@ async function runLoad(app: DemoProcess, generator: Generator, endpoint: Endpoin
 const get = (path: string, headers: Record<string, string> = {}) => ({ method: 'GET' as const, path, headers });
 
 /** Checks one request of each endpoint answers as expected, and sizes the baselines like the module's answers. */
-async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: string }> {
+async function setUp(app: DemoProcess, stacks: SecureStacks): Promise<{ endpoints: Endpoint[]; sizes: string }> {
   // The elicitation whose status and page are loaded (a GET changes nothing); made again after each clear.
   let [target] = await createPending(app, 1);
   const statusPath = () => `/elicit/${target[0]}/status`;
@@ -462,7 +494,61 @@ async function setUp(app: DemoProcess): Promise<{ endpoints: Endpoint[]; sizes: 
       measured: (r) => void (peerPostRate = r.rps),
     },
   ];
+  for (const window of SECURE_RUNS) {
+    endpoints.push(...(await secureStackEndpoints(window, stacks[window]!, () => Math.max(lastPostRate, baselinePostRate))));
+  }
   return { endpoints, sizes };
+}
+
+/** The secure-stack baseline of each throttler window run (bench/secure-stack/), beside the demo on the same adapter. */
+type SecureStacks = Partial<Record<SecureWindow, DemoProcess>>;
+
+/** The message of the bench's elicitations (examples/demo/bench.controller.ts), on the secure stack's records too. */
+const SECURE_MESSAGE = 'Enter your github API key so the assistant can connect to github for you.';
+
+/**
+ * The status, page and post of one secure stack. Its CSRF pair is bound to the browser (and on Express the user), not
+ * to a record: one pair, read from a page as a browser reads it, posts every seeded record. `postRate`: the most the
+ * module's post or the POST baseline posted so far, to size the seeding.
+ */
+async function secureStackEndpoints(window: SecureWindow, stack: DemoProcess, postRate: () => number): Promise<Endpoint[]> {
+  let [target] = await seedSecureStack(stack, 1, USER, SECURE_MESSAGE, SEED_BATCH);
+  const { page, token, cookie } = await secureCsrfPair(stack, target, USER_COOKIE);
+  if (!page.includes('name="apiKey"')) throw new Error(`the secure stack's page is not the form: ${page.slice(0, 300)}`);
+  const label = `(secure stack, ${SECURE_WINDOWS[window] / 1000} s window)`;
+  let lastRate = 0;
+  return [
+    {
+      name: `secure-${window}-status`,
+      label: `GET status ${label}`,
+      server: stack,
+      load: () => Promise.resolve(get(`/elicit/${target}/status`)),
+    },
+    {
+      name: `secure-${window}-page`,
+      label: `GET page ${label}`,
+      server: stack,
+      load: () => Promise.resolve(get(`/elicit/${target}/api-key`, { Cookie: USER_COOKIE })),
+    },
+    {
+      name: `secure-${window}-post`,
+      label: `POST page ${label}`,
+      server: stack,
+      load: async (duration) => {
+        const count = Math.ceil(Math.max(lastRate, postRate()) * duration * SEED_FACTOR) + SEED_MARGIN;
+        const ids = await seedSecureStack(stack, count + 1, USER, SECURE_MESSAGE, SEED_BATCH);
+        target = ids.pop()!;
+        return {
+          method: 'POST',
+          path: '/elicit/{id}/api-key',
+          headers: { 'Content-Type': FORM_CONTENT_TYPE, Cookie: `${USER_COOKIE}; ${cookie}` },
+          body: FORM_BODY.replace('{token}', encodeURIComponent(token)),
+          items: ids.map((id): Item => [id, '', '']),
+        };
+      },
+      measured: (r) => void (lastRate = r.rps),
+    },
+  ];
 }
 
 type Figures = Record<EndpointName, RunResult[]>;
@@ -478,16 +564,23 @@ function describeRun(label: string, r: RunResult): string {
 }
 
 async function measureAdapter(adapter: Adapter, generator: Generator, pinning: Pinning, warnings: string[]): Promise<Figures> {
-  const app = await startDemoProcess({ ...DEMO_ENV, ELICITATION_ADAPTER: adapter });
+  // The secure stacks share the server's CPU with the demo: only the process under load runs at any time.
+  const started = await Promise.allSettled([
+    startDemoProcess({ ...DEMO_ENV, ELICITATION_ADAPTER: adapter }),
+    ...SECURE_RUNS.map((window) => startSecureStack(adapter, window)),
+  ]);
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const [app, ...secure] = servers;
   try {
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     if (!app.output().includes(`, ${adapter})`)) throw new Error(`the demo did not start on ${adapter}:\n${app.output()}`);
     let where = 'unpinned';
     if ('server' in pinning) {
-      const failed = pin(app.child.pid!, pinning.server);
+      const failed = servers.map((s) => pin(s.child.pid!, pinning.server)).find((f) => f !== null);
       if (failed) warnings.push(`${adapter} server NOT pinned: ${failed}`);
       else where = `on ${describeCpus(pinning.server)}`;
     }
-    const { endpoints, sizes } = await setUp(app);
+    const { endpoints, sizes } = await setUp(app, Object.fromEntries(SECURE_RUNS.map((window, i) => [window, secure[i]])));
     console.log(`\n  ${adapter} (pid ${app.child.pid} ${where}, ${app.url}): ${sizes}`);
     const figures = Object.fromEntries(endpoints.map((e) => [e.name, [] as RunResult[]])) as Figures;
     // The smoke has no warm-up run (WARMUP_SECONDS 0): it checks that every route answers, not how fast.
@@ -504,7 +597,7 @@ async function measureAdapter(adapter: Adapter, generator: Generator, pinning: P
     }
     return figures;
   } finally {
-    await app.stop();
+    await Promise.all(servers.map((s) => s.stop()));
   }
 }
 
@@ -575,6 +668,18 @@ function buildRows(adapter: Adapter, figures: Figures): Row[] {
   rows.push(rateRow(`GET /elicit/:id/status${peer}`, 'status', 'peerStatus', PEER_TARGET));
   rows.push(rateRow(`GET /elicit/:id/api-key (page)${peer}`, 'page', 'peerPage', PEER_TARGET));
   rows.push(rateRow(`POST /elicit/:id/api-key (submit)${peer}`, 'post', 'peerPost', PEER_TARGET));
+  // Against the secure stack a Nest user would build instead (bench/secure-stack/), with each throttler window; its
+  // best configuration is the short window (its throttler keeps fewer hits), which carries the target.
+  for (const window of SECURE_RUNS) {
+    const secure = ` vs the secure stack (${SECURE_WINDOWS[window] / 1000} s window)`;
+    const secureRow = (name: string, e: EndpointName, base: EndpointName): Row => {
+      const row = rateRow(`${name}${secure}`, e, base, SECURE_TARGET);
+      return window === 'short' ? row : { ...row, target: undefined, met: undefined };
+    };
+    rows.push(secureRow('GET /elicit/:id/status', 'status', `secure-${window}-status`));
+    rows.push(secureRow('GET /elicit/:id/api-key (page)', 'page', `secure-${window}-page`));
+    rows.push(secureRow('POST /elicit/:id/api-key (submit)', 'post', `secure-${window}-post`));
+  }
   rows.push(ownCostRow('GET /elicit/:id/status', 'status', 'baselineJson'));
   rows.push(ownCostRow('GET /elicit/:id/api-key (page)', 'page', 'baselineHtml'));
   rows.push(ownCostRow('POST /elicit/:id/api-key (submit)', 'post', 'baselinePost'));

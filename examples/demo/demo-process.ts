@@ -47,11 +47,17 @@ export { freePort } from './http-server.js';
 
 /**
  * Starts the demo on 127.0.0.1 with `env` (on `port`, or a free one) and waits at most `readyMs` until it
- * prints that it is ready. A process that fails to start is stopped before the error is thrown.
+ * prints that it is ready (`ready`: the line another `main` prints, e.g. the benchmark's secure-stack baseline). A
+ * process that fails to start is stopped before the error is thrown.
  */
 export async function startDemoProcess(
   env: Record<string, string>,
-  { port, readyMs = 45_000, main = DEMO_MAIN }: { port?: number; readyMs?: number; main?: string } = {},
+  {
+    port,
+    readyMs = 45_000,
+    main = DEMO_MAIN,
+    ready = /MCP elicitation demo .*ready/,
+  }: { port?: number; readyMs?: number; main?: string; ready?: RegExp } = {},
 ): Promise<DemoProcess> {
   if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build:demo" first`);
   port ??= await freePort();
@@ -81,7 +87,7 @@ export async function startDemoProcess(
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`demo on port ${port} not ready in ${readyMs / 1000} s:\n${out}`)), readyMs);
       child.stdout.on('data', () => {
-        if (/MCP elicitation demo .*ready/.test(out)) {
+        if (ready.test(out)) {
           clearTimeout(timer);
           resolve();
         }
