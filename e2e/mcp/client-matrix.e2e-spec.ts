@@ -239,7 +239,8 @@ function expectLinkResult(result: TestToolResult, tool: string, url: string, id:
   expect(text).toContain(url);
   expect(text).toContain(`call the tool "${tool}" again with the same arguments`);
   const pending = { elicitationId: id, url, status: 'pending' };
-  expect(result.structuredContent).toEqual(pending);
+  // The text again in structuredContent, for clients that give the model only that (Mastra).
+  expect(result.structuredContent).toEqual({ ...pending, instructions: text });
   expect(result._meta?.[PENDING_META]).toEqual(pending);
 }
 

@@ -48,10 +48,12 @@ interface PendingInfo {
 /** A link (or model) result's pending question: the same in `structuredContent` and `_meta`. */
 function pendingOf(result: TestToolResult): PendingInfo {
   expect(result.isError).toBeFalsy();
-  const info = result.structuredContent as PendingInfo | undefined;
-  expect(info).toBeDefined();
+  const structured = result.structuredContent as (PendingInfo & { instructions?: string }) | undefined;
+  expect(structured).toBeDefined();
+  const { instructions, ...info } = structured!;
+  expect(instructions).toBe(textOf(result));
   expect(result._meta?.[PENDING_QUESTION_META_KEY]).toEqual(info);
-  return info!;
+  return info;
 }
 
 /** Polls `read` until `done` holds (at most `ms`), then returns the last value read. */

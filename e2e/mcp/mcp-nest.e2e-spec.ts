@@ -188,7 +188,7 @@ function expectLinkResult(demo: DemoProcess, result: TestToolResult, tool: strin
   const url = result.structuredContent?.url;
   if (typeof url !== 'string') throw new Error(`not a link result: ${JSON.stringify(result)}`);
   const pending = { elicitationId: idOf(demo, url, page), url, status: 'pending' };
-  expect(result.structuredContent).toEqual(pending);
+  expect(result.structuredContent).toEqual({ ...pending, instructions: textOf(result) });
   expect(result._meta?.[PENDING_META]).toEqual(pending);
   expect(textOf(result)).toContain(url);
   expect(textOf(result)).toContain(`call the tool "${tool}" again with the same arguments`);

@@ -175,7 +175,7 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     const first = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
     const url = pageUrl(text(first))!;
     expect(text(first)).toContain('call the tool "deploy" again with the same arguments');
-    expect(first.structuredContent).toEqual({ elicitationId: idOf(url), url, status: 'pending' });
+    expect(first.structuredContent).toEqual({ elicitationId: idOf(url), url, status: 'pending', instructions: text(first) });
     const again = await client.callTool({ name: 'deploy', arguments: { app: 'shop' } });
     expect(pageUrl(text(again))).toBe(url);
     expect(await service.list({ userId: 'alice' })).toHaveLength(1);

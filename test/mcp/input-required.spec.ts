@@ -480,7 +480,7 @@ describe('2026-07-28 tool flow through SDK 2.x McpServer, createMcpHandler and t
       const { client } = await connect({ elicitation: null });
       const first = await client.callTool({ name: 'approve', arguments: { app: 'shop' } });
       const [url, id] = pageIn(textOf(first))!.slice(1);
-      expect(first.structuredContent).toEqual({ elicitationId: id, url, status: 'pending' });
+      expect(first.structuredContent).toEqual({ elicitationId: id, url, status: 'pending', instructions: textOf(first) });
       expect(pageIn(textOf(await client.callTool({ name: 'approve', arguments: { app: 'shop' } })))![1]).toBe(url);
       await service.complete(id, { confirmed: true });
       expect(textOf(await client.callTool({ name: 'approve', arguments: { app: 'shop' } }))).toBe('completed via link');

@@ -28,7 +28,11 @@ export interface PendingQuestionInfo {
 /** A normal tool result (not `isError`) that ends the call while a question stays open. */
 export interface PendingQuestionResult {
   content: Array<{ type: 'text'; text: string }>;
-  structuredContent?: PendingQuestionInfo;
+  /**
+   * For programs, with the text as `instructions`: some clients hand the model `structuredContent` instead of the text
+   * when a tool has it (`@mastra/mcp`), and the model still needs to know to show the link and call again.
+   */
+  structuredContent?: PendingQuestionInfo & { instructions: string };
   _meta: Record<string, PendingQuestionInfo>;
   [key: string]: unknown;
 }
@@ -275,7 +279,7 @@ export function modelResult(
 function pendingResult(call: AskingCall, text: string, info: PendingQuestionInfo): PendingQuestionResult {
   return {
     content: [{ type: 'text', text }],
-    ...(call.structured && { structuredContent: info }),
+    ...(call.structured && { structuredContent: { ...info, instructions: text } }),
     _meta: { [PENDING_QUESTION_META_KEY]: info },
   };
 }
