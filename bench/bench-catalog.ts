@@ -42,6 +42,12 @@ export const BENCH_SCRIPTS: readonly BenchScript[] = [
     caption: 'The PostgreSQL store and cross-instance completion',
   },
   {
+    name: 'tasks.bench',
+    nodeFlags: ['--expose-gc'],
+    rows: /^tasks\b/,
+    caption: 'Tasks: polling a waiting task',
+  },
+  {
     name: 'http.bench',
     nodeFlags: ['--expose-gc'],
     rows: /^http\b/,

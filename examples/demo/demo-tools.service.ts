@@ -145,6 +145,11 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
       return text(`Profile saved for ${p.displayName} (${p.plan ?? 'free'} plan, interests: ${p.interests.join(', ')})`);
     },
   },
+  {
+    name: 'whoami',
+    description: 'Says which user the server takes you for (asks nothing: the trivial call the benchmarks compare with).',
+    run: (_args, elicitation) => text(`You are ${elicitation.userId}`),
+  },
 ];
 
 /**
