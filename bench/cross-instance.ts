@@ -1,8 +1,11 @@
 /**
  * Cross-instance completion latency, for every shared store's bench: two demo processes on one store (`env` says
  * which), a real SDK 1.x client on A with URL mode, the api-key page of each question submitted on B as a browser
- * does; from just before the POST to the completion notification at the client. Fixed counts, whatever the machine.
+ * does; from just before the POST to the completion notification at the client. The answers go in rounds of
+ * `concurrency` (32): the round's questions are asked and their pages loaded first (untimed), then all its POSTs
+ * are sent at once, each timed on its own. Fixed counts, whatever the machine.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,12 +27,17 @@ export const DEMO_LIMITS_ENV = {
   ELICITATION_CREATE_PER_MINUTE: '1000000',
 };
 
+/** How many answers are posted at once: the "at 32 concurrent answers" of the latency rows (#46). */
+export const CROSS_INSTANCE_CONCURRENCY = 32;
+
 export interface CrossInstanceOptions {
   /** The demo processes' environment: the store, its settings and one encryptionKey for both. */
   env: Record<string, string>;
   /** Measured elicitations, after `warmup` unmeasured ones. */
   n: number;
   warmup: number;
+  /** Answers posted at once, in rounds (the last round of `n` or `warmup` may be smaller). @default CROSS_INSTANCE_CONCURRENCY */
+  concurrency?: number;
   /** Called after each step (the caller's watchdog). */
   progress: () => void;
   /**
@@ -77,9 +85,36 @@ export interface Latency {
   p50: number;
   p99: number;
   max: number;
+  /**
+   * CPU time per measured answer while the answers ran, in milliseconds: instance B (the page post, its store calls
+   * and the event's append) and instance A (the event read, opened and sent as a notification). Undefined where
+   * /proc does not tell (not Linux).
+   */
+  cpuPerAnswer?: { a: number; b: number };
 }
 
-export async function measureCrossInstance({ env, n, warmup, progress, breakdown }: CrossInstanceOptions): Promise<Latency> {
+/** CPU time of process `pid`, every thread, in nanoseconds (Linux `/proc/<pid>/task/<tid>/schedstat`); undefined elsewhere. */
+function cpuNs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return Number.isFinite(ns) ? ns : undefined;
+  } catch {
+    return undefined; // no /proc, or a thread that ended while read
+  }
+}
+
+export async function measureCrossInstance({
+  env,
+  n,
+  warmup,
+  progress,
+  breakdown,
+  concurrency = CROSS_INSTANCE_CONCURRENCY,
+}: CrossInstanceOptions): Promise<Latency> {
   const processes: DemoProcess[] = [];
   let client: Client | undefined;
   let transport: StreamableHTTPClientTransport | undefined;
@@ -120,7 +155,8 @@ export async function measureCrossInstance({ env, n, warmup, progress, breakdown
     await client.connect(transport);
     await sseOpen;
 
-    const one = async (i: number): Promise<number> => {
+    /** Asks question `i` on A and loads its page on B (untimed); resolves the timed answer, to be started later. */
+    const prepare = async (i: number): Promise<() => Promise<number>> => {
       const service = `bench${i}`;
       const error = await client!.callTool({ name: 'connect-service', arguments: { service } }).then(
         (r) => new Error(`connect-service ${service} did not ask for the key: ${JSON.stringify(r)}`),
@@ -128,13 +164,7 @@ export async function measureCrossInstance({ env, n, warmup, progress, breakdown
       );
       if (!(error instanceof UrlElicitationRequiredError)) throw error;
       const { elicitationId } = error.elicitations[0];
-      let timer: NodeJS.Timeout | undefined;
-      const notified = new Promise<number>((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no completion notification for ${elicitationId} within 5 s`)), 5_000);
-        waiters.set(elicitationId, resolve);
-      });
-      const publishedAt = breakdown ? new Promise<number>((resolve) => published.set(elicitationId, resolve)) : undefined;
-      // The browser's page load (untimed): the answer form's hidden fields and the cookies (a CSRF token, when the pages
+      // The browser's page load: the answer form's hidden fields and the cookies (a CSRF token, when the pages
       // use one) go into the POST like a browser would send them.
       const pageUrl = `${b.url}/elicit/${elicitationId}/api-key`;
       const page = await fetch(pageUrl, { headers: { Cookie: 'demo_user=alice' } });
@@ -145,7 +175,17 @@ export async function measureCrossInstance({ env, n, warmup, progress, breakdown
       form.set('action', 'submit');
       const cookies = ['demo_user=alice', ...page.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
       const body = form.toString();
+      return () => answer(elicitationId, pageUrl, cookies, body);
+    };
 
+    /** Posts one prepared answer on B: milliseconds from just before the POST to the notification on A. */
+    const answer = async (elicitationId: string, pageUrl: string, cookies: string, body: string): Promise<number> => {
+      let timer: NodeJS.Timeout | undefined;
+      const notified = new Promise<number>((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no completion notification for ${elicitationId} within 5 s`)), 5_000);
+        waiters.set(elicitationId, resolve);
+      });
+      const publishedAt = breakdown ? new Promise<number>((resolve) => published.set(elicitationId, resolve)) : undefined;
       // ---- timed span: from just before the POST is sent to the notification at the client
       const t0 = performance.now();
       const post = fetch(pageUrl, {
@@ -163,8 +203,8 @@ export async function measureCrossInstance({ env, n, warmup, progress, breakdown
       }
       // ---- end of the timed span
       const res = await post;
-      const answer = await res.text();
-      if (res.status !== 200) throw new Error(`POST ${pageUrl} answered ${res.status}: ${answer.slice(0, 300)}`);
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`POST ${pageUrl} answered ${res.status}: ${text.slice(0, 300)}`);
       if (publishedAt) {
         const tp = await publishedAt;
         published.delete(elicitationId);
@@ -173,25 +213,52 @@ export async function measureCrossInstance({ env, n, warmup, progress, breakdown
       return t1 - t0;
     };
 
+    /** CPU of A and B (ns) spent while the measured answers ran: NaN once a read failed. */
+    const cpu = { a: 0, b: 0 };
+    /**
+     * Elicitations `from` to `to - 1` in rounds of `concurrency`: each round asked and loaded, then answered at once
+     * (with `countCpu`, the instances' CPU counted over the answers only).
+     */
+    const rounds = async (from: number, to: number, countCpu: boolean): Promise<number[]> => {
+      const samples: number[] = [];
+      for (let lo = from; lo < to; lo += concurrency) {
+        const hi = Math.min(to, lo + concurrency);
+        const answers = await Promise.all(Array.from({ length: hi - lo }, (_, k) => prepare(lo + k)));
+        const [a0, b0] = [cpuNs(a.child.pid), cpuNs(b.child.pid)];
+        samples.push(...(await Promise.all(answers.map((post) => post()))));
+        if (countCpu) {
+          cpu.a += (cpuNs(a.child.pid) ?? NaN) - (a0 ?? NaN);
+          cpu.b += (cpuNs(b.child.pid) ?? NaN) - (b0 ?? NaN);
+        }
+        progress();
+      }
+      return samples;
+    };
+
     const warmStart = process.hrtime.bigint();
-    for (let i = 0; i < warmup; i++) await one(i);
+    await rounds(0, warmup, false);
     console.log(`  warm-up: ${warmup} elicitations in ${seconds(warmStart).toFixed(1)}s`);
-    progress();
     fullGc();
-    const samples: number[] = [];
     const start = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) samples.push(await one(warmup + i));
+    const samples = await rounds(warmup, warmup + n, true);
     const sorted = [...samples].sort((x, y) => x - y);
-    const result = { samples, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+    const result: Latency = { samples, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+    if (Number.isFinite(cpu.a + cpu.b)) result.cpuPerAnswer = { a: cpu.a / 1e6 / n, b: cpu.b / 1e6 / n };
     const thirds = [0, 1, 2].map((k) => {
       const part = samples.slice(Math.floor((k * n) / 3), Math.floor(((k + 1) * n) / 3)).sort((x, y) => x - y);
       return `p50 ${percentile(part, 50).toFixed(2)} / p99 ${percentile(part, 99).toFixed(2)}`;
     });
     console.log(
-      `  ${n} elicitations in ${seconds(start).toFixed(1)}s: POST on B → notification on A ` +
+      `  ${n} elicitations, ${concurrency} answers at once, in ${seconds(start).toFixed(1)}s: POST on B → notification on A ` +
         `p50 ${result.p50.toFixed(2)} ms, p90 ${percentile(sorted, 90).toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
         `max ${result.max.toFixed(2)} ms; by thirds: ${thirds.join(', ')} ms`,
     );
+    if (result.cpuPerAnswer) {
+      console.log(
+        `  CPU per answer while the answers ran: instance B (page post) ${result.cpuPerAnswer.b.toFixed(3)} ms, ` +
+          `instance A (event → notification) ${result.cpuPerAnswer.a.toFixed(3)} ms`,
+      );
+    }
     console.log(
       `  slowest 10: ${sorted
         .slice(-10)

@@ -22,8 +22,9 @@
  *     excluded), and next to it the INFO commandstats delta (which also counts every redis.call inside a
  *     script);
  *  3. finish (complete) at 32 callers as a ratio of the raw EVALSHA at 32 callers;
- *  4. cross-instance completion latency: two demo processes on one Redis, a real SDK 1.x client on A,
- *     the api-key page submitted on B; from just before the POST to the notification at the client;
+ *  4. cross-instance completion latency at 32 concurrent answers: two demo processes on one Redis, a real SDK 1.x
+ *     client on A, the api-key pages submitted on B 32 at once (bench/cross-instance.ts); from just before each POST
+ *     to its notification at the client; and the CPU each instance spent per answer meanwhile;
  *  5. the event hop alone, against the pub/sub hop the store used before as the baseline, in the same run:
  *     an event appended by the store's append script and read by another store's channel (XREAD BLOCK on
  *     its reader connection, message opened), and the same message PUBLISHed from a script to a raw
@@ -67,8 +68,8 @@ const CONCURRENCIES = [1, 32] as const;
 /** Operations of each kind counted for round trips. */
 const RT_OPS = bySize(500, 100, 20);
 /** Elicitations in the cross-instance latency measurement, after LATENCY_WARMUP unmeasured ones. */
-const LATENCY_N = bySize(1_000, 100, 20);
-const LATENCY_WARMUP = bySize(100, 20, 5);
+const LATENCY_N = bySize(1_024, 128, 32);
+const LATENCY_WARMUP = bySize(128, 32, 8);
 /** Events per transport in the event-hop measurement, after HOP_WARMUP unmeasured ones, in HOP_BLOCKS alternating blocks. */
 const HOP_N = bySize(2_000, 200, 40);
 const HOP_WARMUP = bySize(200, 20, 5);
@@ -770,6 +771,15 @@ function buildRows(
     met: latency.p99 <= LATENCY_P99_TARGET,
   });
   rows.push({ name: 'redis cross-instance completion latency max', value: round(latency.max, 3), unit: 'ms', baseline: null, ratio: null });
+  if (latency.cpuPerAnswer) {
+    for (const [side, label] of [
+      ['b', 'instance B (page post, store calls, event append)'],
+      ['a', 'instance A (event read → notification)'],
+    ] as const) {
+      const value = round(latency.cpuPerAnswer[side], 3);
+      rows.push({ name: `redis cross-instance CPU per answer, ${label}`, value, unit: 'ms', baseline: null, ratio: null });
+    }
+  }
   for (const p of ['p50', 'p99'] as const) {
     rows.push({
       name: `redis event hop ${p}: stream (append script → XREAD BLOCK), baseline pub/sub (PUBLISH in a script → SUBSCRIBE)`,
@@ -843,7 +853,7 @@ async function main(): Promise<void> {
     console.log('\n2b. Redis round trips per operation:');
     const rt = await measureRoundTrips(store, cleaner);
     console.log(took());
-    console.log('\n4. cross-instance completion (two demo processes, SDK client on A, page submitted on B):');
+    console.log('\n4. cross-instance completion (two demo processes, SDK client on A, pages submitted on B 32 at once):');
     const latency = await measureLatency();
     console.log(took());
     console.log('\n5. the event hop alone: the event stream against pub/sub, one event at a time:');
