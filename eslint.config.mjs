@@ -7,7 +7,18 @@ import { maxLinesRule } from './scripts/file-size-cap.mjs';
 
 export default tseslint.config(
   // test/consumers/ holds apps with their own tsconfig and dependencies, compiled by scripts/consumer-test.mjs.
-  { ignores: ['dist/', 'dist-demo/', 'coverage/', 'bench/results/', 'node_modules/', 'test/consumers/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-demo/',
+      'coverage/',
+      'bench/results/',
+      'node_modules/',
+      'test/consumers/',
+      'bench/nest11/dist-demo/',
+      'bench/nest11/bench/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
