@@ -3,24 +3,26 @@
  * PostgreSQL from 8 to 500 transactions a second). TASKS tasks of one user wait for a person (each run once through the
  * binding's runner, up to its form question); `McpTaskNotifications` serves listen streams that follow all of them,
  * polling every POLL_MS; the statements the store's pool sends while the streams idle are counted (each one a
- * transaction of its own), first with one stream, then with STREAMS. One poll per interval per instance, not per stream:
- * STREAMS streams cost what one does.
+ * transaction of its own), first with one stream, then with LISTEN_STREAMS (1,000). One statement per interval per
+ * instance, whatever the streams follow (#46: it was one per followed task per interval, #41: one per stream): 1,000
+ * streams cost what one does.
  */
 import type pg from 'pg';
 import type { McpTasks } from '../src/mcp/tasks/mcp-tasks.js';
-import { detailedTask } from '../src/mcp/tasks/task-body.js';
+import { detailedTask, type TaskBody } from '../src/mcp/tasks/task-body.js';
 import { McpTaskNotifications, type FetchMcpHandler } from '../src/mcp/tasks/task-notifications.js';
 import { McpCallers } from '../src/mcp/sdk/mcp-callers.js';
 import type { ElicitationMcpOptions } from '../src/options/mcp-options.js';
 import type { PostgresElicitationStore } from '../src/postgres/index.js';
-import { isTerminalTaskStatus, type ElicitationTaskStore } from '../src/stores/task-store.js';
+import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask } from '../src/stores/task-store.js';
 import { bySize } from './bench-kit.js';
 import { releaseTaskRunner } from './release-tasks.js';
 
 export const LISTEN_TASKS = 20;
-export const LISTEN_STREAMS = 50;
+export const LISTEN_STREAMS = bySize(1_000, 200, 20);
 /** The streams' poll interval (`tasks.pollIntervalMs`): short, so that a window holds many polls. */
-const POLL_MS = 100;
+export const LISTEN_POLL_MS = 250;
+const POLL_MS = LISTEN_POLL_MS;
 /** How long each count runs, after the streams settled. */
 const WINDOW_MS = bySize(5_000, 2_000, 500);
 const USER = 'bench-listener';
@@ -53,6 +55,7 @@ export async function measureIdleListeners(store: PostgresElicitationStore, pool
   const tasks: ElicitationTaskStore = {
     createTask: (task, limit) => store.createTask(task, limit),
     getTask: (id, now) => store.getTask(id, now),
+    getTasks: (ids, now) => store.getTasks(ids, now),
     putTask: (task, now, finished) => store.putTask(task, now, finished),
   };
   const runner = releaseTaskRunner(tasks, { ttlMs: 600_000, pollIntervalMs: POLL_MS, maxOpenPerUser: LISTEN_TASKS });
@@ -65,13 +68,17 @@ export async function measureIdleListeners(store: PostgresElicitationStore, pool
     if (waited > 30_000) throw new Error('the tasks did not reach their question in 30 s');
   }
 
-  // The binding's view of the tasks, as McpTasks gives it: each read one getTask on the store.
+  // The binding's view of the tasks, as McpTasks gives it: a stream's first read of each task one getTask, each poll's
+  // read of every followed task one getTasks.
+  const detailed = (read: { task: StoredTask; body: TaskBody }) => ({
+    detail: detailedTask(read.task, read.body),
+    terminal: isTerminalTaskStatus(read.task.status),
+  });
   const binding = {
     onChange: () => () => undefined,
-    detailed: async (taskId: string, user: string) => {
-      const { task, body } = await runner.read(taskId, user);
-      return { detail: detailedTask(task, body), terminal: isTerminalTaskStatus(task.status) };
-    },
+    detailed: async (taskId: string, user: string) => detailed(await runner.read(taskId, user)),
+    detailedMany: async (wanted: Array<{ taskId: string; userId: string }>) =>
+      (await runner.readMany(wanted)).map((read) => read && detailed(read)),
   } as unknown as McpTasks;
   const options = {
     resolveMcpUser: () => USER,

@@ -9,5 +9,5 @@ describeElicitationStoreContract(
   'MyStore',
   () => new MyStore(),
   { describe, it, expect, beforeEach, afterAll },
-  { offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'] },
+  { offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'] },
 );

@@ -2,7 +2,6 @@ import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { eventMessageEnd, eventMessageStart } from '../stores/event-wire.js';
-import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { StoreKeyHolder } from '../stores/store-keys.js';
 import { decodeData, sealRecord } from '../stores/sealed-record.codec.js';
 import { COLUMNS, recordOf, recordOfJson, type RecordRow } from './postgres.rows.js';
@@ -31,6 +30,7 @@ import { checkSchemaVersion } from './postgres.schema-version.js';
 import { PostgresCounters } from './postgres.counters.js';
 import { BoundedPool, openPool } from './postgres.bounded.js';
 import { callPostgres } from './postgres.call.js';
+import { announcePostgresKeyRing } from './postgres.key-rings.js';
 import { PostgresTasks } from './postgres.tasks.js';
 import { PostgresCallStates } from './postgres.call-states.js';
 
@@ -277,17 +277,8 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     return channel;
   }
 
-  override async announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
-    checkAnnouncedKeyRing(entry);
-    const { rows } = await this.call('announceKeyRing', () =>
-      this.db.query<{ instance_id: string; key_ids: string }>(`SELECT instance_id, key_ids FROM ${this.t('announce')}($1, $2, $3, $4)`, [
-        entry.instanceId,
-        entry.keyIds.join(','),
-        ttlMs > 0 ? now + ttlMs : 0,
-        now,
-      ]),
-    );
-    return rows.map((r) => ({ instanceId: r.instance_id, keyIds: r.key_ids.split(',') }));
+  override announceKeyRing(entry: KeyRingEntry, now: number, ttlMs: number): Promise<KeyRingEntry[]> {
+    return this.call('announceKeyRing', () => announcePostgresKeyRing(this.db, this.t, entry, now, ttlMs));
   }
 
   hit(key: string, windowMs: number, now: number): Promise<CounterHit> {
@@ -304,6 +295,10 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
 
   override getTask(id: string, now: number): Promise<StoredTask | undefined> {
     return this.call('getTask', () => this.tasks.get(id, now));
+  }
+
+  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return this.call('getTasks', () => this.tasks.getMany(ids, now));
   }
 
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {

@@ -71,12 +71,24 @@ export class PostgresTasks {
   }
 
   async get(id: string, now: number): Promise<StoredTask | undefined> {
+    return (await this.getMany([id], now))[0];
+  }
+
+  /** Several tasks in one statement, in the order of `ids`. */
+  async getMany(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
     const { rows } = await this.pool.query<TaskRow>(
-      `SELECT *, lease_until - ${STORE_NOW} AS lease_remaining FROM ${this.t('tasks')} WHERE id = $1 AND expires_at > $2`,
-      [id, now],
+      `SELECT *, lease_until - ${STORE_NOW} AS lease_remaining FROM ${this.t('tasks')} WHERE id = ANY($1) AND expires_at > $2`,
+      [ids, now],
     );
-    const row = rows[0];
-    if (!row) return undefined;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row && this.taskOf(row);
+    });
+  }
+
+  /** A task from its row. */
+  private taskOf(row: TaskRow): StoredTask {
     const { userId, body } = openTask(row.id, row.sealed, this.keys());
     return {
       id: row.id,

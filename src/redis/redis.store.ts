@@ -278,6 +278,10 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     return this.tasks.getTask(id, now);
   }
 
+  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return this.tasks.getTasks(ids, now);
+  }
+
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     return this.tasks.putTask(task, now, finished);
   }

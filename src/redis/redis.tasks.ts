@@ -191,6 +191,11 @@ export class RedisTasks implements ElicitationTaskStore {
     };
   }
 
+  /** Each task's script sent at once on the connection (one round trip's wait; keys of any slot, for a cluster). */
+  getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return Promise.all(ids.map((id) => this.getTask(id, now)));
+  }
+
   async putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     const { keys } = this.keyRing.require();
     return callRedis('putTask', () =>

@@ -329,9 +329,10 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   useKeys?(keys: ElicitationStoreKeys): void;
   abstract hit(key: string, windowMs: number, now: number): Promise<CounterHit>;
   peekHits?(key: string, windowMs: number, now: number): Promise<number>;
-  /** Optional, the three together: the tasks of the MCP Tasks extension (documented on `ElicitationTaskStore`). */
+  /** Optional, the three together: the tasks of the MCP Tasks extension (documented on `ElicitationTaskStore`), and `getTasks` with them. */
   createTask?(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult>;
   getTask?(id: string, now: number): Promise<StoredTask | undefined>;
+  getTasks?(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>>;
   putTask?(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult>;
   /** Optional, the two together: a call's state for its continuation (documented on `ElicitationCallStateStore`). */
   keepCallState?(key: string, value: string, expiresAt: number): Promise<void>;

@@ -55,6 +55,10 @@ export class MemoryTasks implements ElicitationTaskStore {
     return Promise.resolve(task.lease ? { ...task, lease: { ...task.lease, remainingMs: task.lease.until - Date.now() } } : { ...task });
   }
 
+  async getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return Promise.all(ids.map((id) => this.getTask(id, now)));
+  }
+
   putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     const stored = this.tasks.get(task.id);
     if (!stored || now >= stored.expiresAt) return Promise.resolve('not-found');

@@ -263,6 +263,10 @@ export class MemoryElicitationStore extends ElicitationStore {
     return this.tasks.getTask(id, now);
   }
 
+  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return this.tasks.getTasks(ids, now);
+  }
+
   override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
     return this.tasks.putTask(task, now, finished);
   }

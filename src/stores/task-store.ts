@@ -120,6 +120,11 @@ export interface ElicitationTaskStore {
   /** Reads one task: `undefined` for an unknown id and from its `expiresAt` on. The task is the caller's own copy. */
   getTask(id: string, now: number): Promise<StoredTask | undefined>;
   /**
+   * Optional: reads several tasks in one call, each as `getTask` reads it, in the order of `ids` (the one poll of the
+   * `subscriptions/listen` streams of an instance, however many tasks they follow). Without it each is read alone.
+   */
+  getTasks?(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>>;
+  /**
    * Replaces a task when the stored one has version `task.version - 1` and has not expired at `now`: an atomic
    * compare-and-set, across processes on a shared store. A task that reaches a final status leaves its user's
    * open tasks, and then, with `finished`, the store forgets the oldest finished tasks past its bounds

@@ -79,7 +79,7 @@ export interface ContractTestApi {
 
 /**
  * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`, the
- * tasks (`createTask`, `getTask`, `putTask`, offered together) and the call states (`keepCallState`, `takeCallState`,
+ * tasks (`createTask`, `getTask`, `putTask`, offered together; `getTasks` with them) and the call states (`keepCallState`, `takeCallState`,
  * together) of the record side, `peekHits` of the counters.
  */
 export type OptionalStoreMember =
@@ -91,6 +91,7 @@ export type OptionalStoreMember =
   | 'announceKeyRing'
   | 'createTask'
   | 'getTask'
+  | 'getTasks'
   | 'putTask'
   | 'keepCallState'
   | 'takeCallState';

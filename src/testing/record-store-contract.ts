@@ -56,6 +56,7 @@ export function recordStoreTests(
       'announceKeyRing',
       'createTask',
       'getTask',
+      'getTasks',
       'putTask',
       'keepCallState',
       'takeCallState',

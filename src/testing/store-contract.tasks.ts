@@ -188,4 +188,23 @@ export function taskTests({ itIfOffered, expect }: ContractGroupApi<ElicitationR
       await expect(tasks.getTask(open.id, T0 + 51)).resolves.toMatchObject({ status: 'working' });
     },
   );
+
+  itIfOffered('getTasks', 'reads several tasks in one call, as getTask reads each, in the order asked', async (store) => {
+    const tasks = tasksOf(store);
+    if (!store.getTasks) throw new Error('the store lacks getTasks, but options.offers lists it');
+    const leased = workingTask({ lease: { owner: 'instance-a', until: T0 + 5_000 } });
+    const soon = workingTask({ expiresAt: T0 + 100 });
+    const other = workingTask({ userId: 'someone-else', status: 'input_required' });
+    for (const task of [leased, soon, other]) await tasks.createTask(task, LIMIT);
+    const unknown = randomUUID();
+    const read = await store.getTasks([other.id, unknown, leased.id, soon.id, leased.id], T0 + 1);
+    expect(read.map(asWritten)).toEqual([other, undefined, leased, soon, leased]);
+    // Each read as getTask reads it (the lease's remainingMs by the store's clock), each its own copy.
+    expect(typeof read[2]?.lease?.remainingMs).toBe('number');
+    expect(read[2]).not.toBe(read[4]);
+    // From its expiresAt on, a task is not read; no ids, no tasks.
+    const later = await store.getTasks([soon.id, other.id], T0 + 100);
+    expect(later.map((task) => task?.id)).toEqual([undefined, other.id]);
+    await expect(store.getTasks([], T0)).resolves.toEqual([]);
+  });
 }

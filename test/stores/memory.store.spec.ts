@@ -4,7 +4,7 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), {
-  offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'putTask', 'keepCallState', 'takeCallState'],
+  offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'],
 });
 
 describe('MemoryElicitationStore specifics', () => {

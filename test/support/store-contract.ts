@@ -15,6 +15,7 @@ export const SHARED_STORE_OFFERS: NonNullable<ContractSuiteOptions['offers']> = 
   'announceKeyRing',
   'createTask',
   'getTask',
+  'getTasks',
   'putTask',
   'keepCallState',
   'takeCallState',

@@ -178,9 +178,15 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A task as `tasks/get` shows it to `userId` (-32602 when it is not theirs, unknown or expired). */
-  async detailed(taskId: string, userId: string): Promise<{ detail: Record<string, unknown>; terminal: boolean }> {
+  async detailed(taskId: string, userId: string): Promise<DetailedTask> {
     const { task, body } = await this.tasks().read(taskId, userId);
     return { detail: detailedTask(task, body), terminal: isTerminalTaskStatus(task.status) };
+  }
+
+  /** Several tasks as `detailed` reads each (`undefined` where it finds none), in one store call where the store can. */
+  async detailedMany(wanted: ReadonlyArray<{ taskId: string; userId: string }>): Promise<Array<DetailedTask | undefined>> {
+    const read = await this.tasks().readMany(wanted);
+    return read.map((one) => one && { detail: detailedTask(one.task, one.body), terminal: isTerminalTaskStatus(one.task.status) });
   }
 
   /** Calls `listener` with the id of each task changed on this instance (a run's outcome, an answer, a cancel). */
@@ -307,6 +313,12 @@ export class McpTasks implements OnModuleInit, OnModuleDestroy {
       return { resultType: 'complete' };
     });
   }
+}
+
+/** A task as `tasks/get` shows it, and whether it is finished. */
+export interface DetailedTask {
+  detail: Record<string, unknown>;
+  terminal: boolean;
 }
 
 /** How a tool runs as a task: its `execution.taskSupport`, and `taskStart`. */

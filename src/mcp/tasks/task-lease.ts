@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { TaskLease } from '../../stores/task-store.js';
+import type { StoredTask, TaskLease } from '../../stores/task-store.js';
 
 /**
  * How long before the lease's end by the store's clock this instance stops trusting it: the lease's time is measured
@@ -16,6 +16,15 @@ function leaseMargin(leaseMs: number): number {
  */
 export function leaseLive(lease: TaskLease, now: number): boolean {
   return (lease.remainingMs ?? lease.until - now) > 0;
+}
+
+/**
+ * A task with a run due that nobody runs: its lease ran out (by the store's clock), or its run was due (`due`, written
+ * `updatedAt`) and not taken within a quarter of a lease.
+ */
+export function orphaned(task: Pick<StoredTask, 'lease' | 'updatedAt'>, due: boolean | undefined, now: number, leaseMs: number): boolean {
+  if (task.lease) return !leaseLive(task.lease, now);
+  return due === true && now - task.updatedAt > leaseMs / 4;
 }
 
 /** A lease for `owner`, granted by the store's clock (`until`: this instance's guess, for a store that cannot). */

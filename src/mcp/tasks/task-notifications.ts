@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TaskProtocolError } from './task-protocol.error.js';
 import { InjectMcpOptions, type ElicitationMcpOptions } from '../../options/mcp-options.js';
-import { McpTasks } from './mcp-tasks.js';
+import { McpTasks, type DetailedTask } from './mcp-tasks.js';
 import type { SdkRequestExtra } from '../sdk/sdk.types.js';
 import { McpCallers } from '../sdk/mcp-callers.js';
 import { TASKS_EXTENSION } from './task-body.js';
@@ -228,24 +228,33 @@ export class McpTaskNotifications implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The one timer: the followed tasks read again (changes made on other instances), each once per interval however
-   * many streams follow it (a task is one user's: the same read serves each of their streams), and a keep-alive on a
-   * quiet stream.
+   * The one timer: the followed tasks read again (changes made on other instances), all of them in one store call per
+   * interval however many streams follow however many tasks (a task is one user's: the same read serves each of their
+   * streams), and a keep-alive on a quiet stream.
    */
   private startPolling(): void {
     if (this.timer) return;
     const { pollIntervalMs } = this.options.tasks;
     this.timer = setInterval(() => {
       const now = Date.now();
-      const reads = new Map<string, Promise<Detailed | undefined>>();
+      const wanted = new Map<string, { taskId: string; userId: string }>();
+      for (const stream of this.streams) {
+        for (const taskId of stream.tasks.keys()) wanted.set(`${stream.user}\n${taskId}`, { taskId, userId: stream.user });
+        if (now - stream.lastWrite >= KEEP_ALIVE_MS) stream.write(': keepalive\n\n');
+      }
+      if (wanted.size === 0) return;
+      // One read of every followed task, in one store call: what each stream sees of its tasks comes from it.
+      const all = this.tasks.detailedMany([...wanted.values()]).catch(() => [] as Array<Detailed | undefined>);
+      const at = new Map([...wanted.keys()].map((key, i) => [key, i]));
       for (const stream of this.streams) {
         for (const taskId of stream.tasks.keys()) {
-          const key = `${stream.user}\n${taskId}`;
-          let read = reads.get(key);
-          if (!read) reads.set(key, (read = this.read(taskId, stream.user)));
-          this.check(stream, taskId, read);
+          const i = at.get(`${stream.user}\n${taskId}`);
+          this.check(
+            stream,
+            taskId,
+            all.then((read) => (i === undefined ? undefined : read[i])),
+          );
         }
-        if (now - stream.lastWrite >= KEEP_ALIVE_MS) stream.write(': keepalive\n\n');
       }
     }, pollIntervalMs);
     this.timer.unref();
@@ -265,7 +274,7 @@ interface ListenRequest {
 }
 
 /** A task as `McpTasks.detailed` reads it. */
-type Detailed = Awaited<ReturnType<McpTasks['detailed']>>;
+type Detailed = DetailedTask;
 
 /** -32005 for a listen past one of the limits, naming the option and its value. */
 function limitError(id: string | number, option: 'maxListenersPerUser' | 'maxTasksPerListener', value: number, what: string): Response {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newUuid } from '../../core/elicitation-id.js';
 import { performance } from 'node:perf_hooks';
-import { leaseFor, leaseLive, leaseTaken, taskCancelled, TaskRun } from './task-lease.js';
+import { leaseFor, leaseLive, leaseTaken, orphaned, taskCancelled, TaskRun } from './task-lease.js';
 import { Logger } from '@nestjs/common';
 import { TaskProtocolError, TASK_ERROR_CODES } from './task-protocol.error.js';
 import { isTerminalTaskStatus, type ElicitationTaskStore, type StoredTask } from '../../stores/task-store.js';
@@ -118,12 +118,29 @@ export class TaskRunner {
 
   /** The task as its user may see it: unknown, expired and other users' tasks alike are "not found". A run due with no live lease is started. */
   async read(taskId: string, userId: string): Promise<{ task: StoredTask; body: TaskBody }> {
-    const task = await this.deps.store.getTask(taskId, this.now());
-    if (!task || task.userId !== userId) throw TaskProtocolError.notFound();
-    const body = decodeBody(task);
-    // Only an instance that has the task's tool takes a due run over (one without it would hold the lease for nothing).
-    if (!isTerminalTaskStatus(task.status) && this.deps.tools.has(body.tool) && this.orphaned(task, body)) this.schedule(task.id);
-    return { task, body };
+    const [seen] = await this.readMany([{ taskId, userId }]);
+    if (!seen) throw TaskProtocolError.notFound();
+    return seen;
+  }
+
+  /** Tasks as `read` reads each (`undefined` where it finds none), in one store call where the store offers `getTasks`. */
+  async readMany(
+    wanted: ReadonlyArray<{ taskId: string; userId: string }>,
+  ): Promise<Array<{ task: StoredTask; body: TaskBody } | undefined>> {
+    const { store, tools } = this.deps;
+    const ids = wanted.map((one) => one.taskId);
+    const tasks = store.getTasks
+      ? await store.getTasks(ids, this.now())
+      : await Promise.all(ids.map((id) => store.getTask(id, this.now())));
+    return tasks.map((task, i) => {
+      if (!task || task.userId !== wanted[i].userId) return undefined;
+      const body = decodeBody(task);
+      // Only an instance that has the task's tool takes a due run over (one without it would hold the lease for nothing).
+      if (!isTerminalTaskStatus(task.status) && tools.has(body.tool) && orphaned(task, body.due, this.now(), this.deps.settings.leaseMs)) {
+        this.schedule(task.id);
+      }
+      return { task, body };
+    });
   }
 
   /** `tasks/update`: records the answers to requests still outstanding (others are ignored); the last one starts a run. */
@@ -173,16 +190,6 @@ export class TaskRunner {
     setImmediate(
       () => void this.run(taskId).catch((error: unknown) => this.logger.error(`Task ${taskId} failed to run: ${String(error)}`)),
     );
-  }
-
-  /** A task with a run due that nobody runs: its lease ran out (by the store's clock), or its run was due and never taken. */
-  private orphaned(task: StoredTask, body: TaskBody): boolean {
-    if (task.lease) return !this.leaseLive(task.lease);
-    return body.due === true && this.now() - task.updatedAt > this.deps.settings.leaseMs / 4;
-  }
-
-  private leaseLive(lease: NonNullable<StoredTask['lease']>): boolean {
-    return leaseLive(lease, this.now());
   }
 
   private grant(now = this.now()): NonNullable<StoredTask['lease']> {
@@ -285,7 +292,7 @@ export class TaskRunner {
     const askedAt = performance.now();
     const taken = await this.writes.write(taskId, undefined, (task, body) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
-      if (task.lease && task.lease.owner !== this.instanceId && this.leaseLive(task.lease)) return undefined;
+      if (task.lease && task.lease.owner !== this.instanceId && leaseLive(task.lease, this.now())) return undefined;
       delete body.due;
       body.fence = (body.fence ?? 0) + 1;
       return { status: task.status, body, lease: this.grant(), quiet: true };

@@ -60,15 +60,21 @@ describe('McpTaskNotifications.handler', () => {
   });
 });
 
-describe('McpTaskNotifications: limits per user, one read per task per poll', () => {
-  const reads: string[] = [];
+describe('McpTaskNotifications: limits per user, one store call per poll', () => {
+  /** The polls' calls, each the tasks it read. */
+  const polls: string[][] = [];
+  // Each user's own tasks are `<user>-<n>`, working (a stream following them stays open).
+  const detail = (taskId: string, user: string) =>
+    taskId.startsWith(`${user}-`) ? { detail: { resultType: 'complete', taskId, status: 'working' }, terminal: false } : undefined;
   const tasks = {
     onChange: () => () => undefined,
     detailed: (taskId: string, user: string) => {
-      reads.push(`${user}:${taskId}`);
-      // Each user's own tasks are `<user>-<n>`, working (a stream following them stays open).
-      if (!taskId.startsWith(`${user}-`)) return Promise.reject(new Error('not found'));
-      return Promise.resolve({ detail: { resultType: 'complete', taskId, status: 'working' }, terminal: false });
+      const read = detail(taskId, user);
+      return read ? Promise.resolve(read) : Promise.reject(new Error('not found'));
+    },
+    detailedMany: (wanted: Array<{ taskId: string; userId: string }>) => {
+      polls.push(wanted.map(({ taskId, userId }) => `${userId}:${taskId}`));
+      return Promise.resolve(wanted.map(({ taskId, userId }) => detail(taskId, userId)));
     },
   } as unknown as McpTasks;
   let user = 'alice';
@@ -121,16 +127,13 @@ describe('McpTaskNotifications: limits per user, one read per task per poll', ()
     expect((await listenAs('alice', ['alice-3'])).headers.get('content-type')).toBe('text/event-stream');
   });
 
-  it('reads a task once per poll however many streams follow it', async () => {
-    // bob-1 followed by two of Bob's streams now; alice-2 by one stream.
+  it('reads every followed task in one call per poll, each once however many streams follow it', async () => {
+    // bob-1 followed by two of Bob's streams now; alice-1, alice-2 and alice-3 by Alice's streams.
     expect((await listenAs('bob', ['bob-1'])).headers.get('content-type')).toBe('text/event-stream');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    reads.length = 0;
+    polls.length = 0;
     await new Promise((resolve) => setTimeout(resolve, 130));
-    const counts = new Map<string, number>();
-    for (const read of reads) counts.set(read, (counts.get(read) ?? 0) + 1);
-    const polls = counts.get('alice:alice-2') ?? 0;
-    expect(polls).toBeGreaterThanOrEqual(2);
-    for (const [read, count] of counts) expect({ read, count }).toEqual({ read, count: polls });
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    for (const read of polls) expect([...read].sort()).toEqual(['alice:alice-1', 'alice:alice-2', 'alice:alice-3', 'bob:bob-1']);
   });
 });
