@@ -75,14 +75,14 @@ const FORM_RUN_MS = bySize(1_000, 300, 100);
 /** Gives up after this long without a finished step (a hang; the longest, creating 1M pending, takes well under a minute). */
 const IDLE_LIMIT_MS = 180_000;
 
-const BYTES_TARGET = 500; // heap bytes per pending elicitation, at most
+const BYTES_TARGET = 300; // heap bytes per pending elicitation, at most (#46: kept at 300)
 const GROWTH_TARGET = 0.05; // heap growth after CYCLES, as a share of the heap CYCLES pending records hold, below
 const SWEEP_RATIO_TARGET = 0.05; // sweep time / full scan time, at most
 const FORM_TARGET = 200_000; // validations/s, at least
 /** Tasks made to wait on a form question at once (MCP Tasks extension): each must hold no timer. */
 const WAITING_TASKS = bySize(10_000, 2_000, 200);
-/** The heap one waiting task may hold in the memory store (#41: it was 1,550 B, the body keeping each open question's request). */
-const TASK_HEAP_TARGET = 800;
+/** The heap one waiting task may hold in the memory store (#46; #41 halved it from 1,550 B). */
+const TASK_HEAP_TARGET = 600;
 
 const USER_ID = 'u';
 const SERVICE = 'github';
