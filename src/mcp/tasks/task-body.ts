@@ -113,16 +113,34 @@ export function detailedTask(task: StoredTask, body: TaskBody): Record<string, u
 
 /** Reads a task's body (written by `encodeBody`). */
 export function decodeBody(task: StoredTask): TaskBody {
-  return JSON.parse(task.body) as TaskBody;
+  const body = JSON.parse(task.body) as TaskBody & { open: Record<string, KeptOpenQuestion> };
+  body.answers ??= {};
+  for (const open of Object.values(body.open)) {
+    if (open.ask === undefined) continue;
+    open.request = { method: 'elicitation/create', params: open.ask };
+    delete open.ask;
+  }
+  return body;
 }
 
+/** An open question as a body keeps it: an elicitation's request by its params alone (`ask`), the method implied. */
+type KeptOpenQuestion = Omit<OpenQuestion, 'request'> & { request?: InputRequest; ask?: Record<string, unknown> };
+
 /**
- * A body as the store keeps it. `JSON.stringify` builds its string from parts, and a string kept so holds them all
- * (some 140 bytes more for a waiting task's body); reading one character flattens it to one string
- * (bench/memory.bench.ts, the heap per waiting task).
+ * A body as the store keeps it, read back by `decodeBody`: no empty `answers`, and an open question's elicitation
+ * request by its params (`ask`): what a waiting task keeps is what a re-run and `tasks/get` need, not the envelope
+ * (bench/memory.bench.ts, the heap per waiting task). Bodies written before, with `request`, read the same.
+ * `JSON.stringify` builds its string from parts, and a string kept so holds them all (some 140 bytes more for a
+ * waiting task's body); reading one character flattens it to one string.
  */
 export function encodeBody(body: TaskBody): string {
-  const json = JSON.stringify(body);
+  const { answers, open, ...rest } = body;
+  const kept: Record<string, KeptOpenQuestion> = {};
+  for (const [key, question] of Object.entries(open)) {
+    const { request, ...state } = question;
+    kept[key] = request?.method === 'elicitation/create' && request.params ? { ...state, ask: request.params } : question;
+  }
+  const json = JSON.stringify({ ...rest, ...(Object.keys(answers).length > 0 && { answers }), open: kept });
   json.charCodeAt(0);
   return json;
 }

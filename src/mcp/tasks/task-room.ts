@@ -163,7 +163,9 @@ export class TaskRoom implements QuestionRoom {
   /** Leaves the question open under a new key (keys are never reused within a task) and ends the run. */
   private suspend(slot: Slot, request: InputRequest, state: OpenQuestionState): never {
     const body = this.deps.body;
-    body.open[`${slot.index}.${body.nextKey++}`] = { index: slot.index, question: slot.question, request, ...state, askedAt: Date.now() };
+    // When it was asked matters only to tell an instant decline (`instantDeclineMs`): kept only then.
+    const askedAt = this.deps.instantDeclineMs > 0 ? { askedAt: Date.now() } : {};
+    body.open[`${slot.index}.${body.nextKey++}`] = { index: slot.index, question: slot.question, request, ...state, ...askedAt };
     throw new TaskSuspended();
   }
 
