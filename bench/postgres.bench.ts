@@ -102,7 +102,7 @@ async function create(store: PostgresElicitationStore, record: ElicitationRecord
   if ((typeof answer === 'string' ? answer : answer.result) !== 'created') throw new Error(`create: ${JSON.stringify(answer)}`);
 }
 
-type OpName = 'create' | 'finish' | 'get' | 'raw' | 'handCreate' | 'handFinish';
+type OpName = 'create' | 'finish' | 'get' | 'raw' | 'handCreate' | 'handFinish' | 'logCreate' | 'logFinish';
 
 /**
  * The same durable work written by hand, as an app without the store would: a table of its own (the record as JSON
@@ -119,6 +119,25 @@ const HAND_SCHEMA = [
 const HAND_CREATE =
   `WITH made AS (INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) ` +
   `VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM made`;
+/**
+ * The same by hand with the guarantee the store adds, what it costs: each write's event appended to a log table in the
+ * same statement (the event as the store writes it, about its size), the log row's id notified, so that an instance
+ * that was not listening reads what it missed.
+ */
+const HAND_LOG = `${PREFIX}hand_log`;
+const HAND_LOG_SCHEMA = `CREATE TABLE ${HAND_LOG} (id bigserial PRIMARY KEY, at bigint NOT NULL, message text NOT NULL)`;
+/** `write` (which returns the id) with its log row appended, the row's time and message the params `$at` and `$at + 1`. */
+const logged = (write: string, at: number) =>
+  `WITH changed AS (${write}), logged AS (INSERT INTO ${HAND_LOG} (at, message) SELECT $${at}, $${at + 1} ` +
+  `FROM changed RETURNING id) SELECT pg_notify('${PREFIX}hand', id::text) FROM logged`;
+const LOG_CREATE = logged(
+  `INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id`,
+  6,
+);
+const LOG_FINISH = logged(
+  `UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 WHERE id = $1 AND status = 'pending' RETURNING id`,
+  4,
+);
 const HAND_FINISH =
   `WITH done AS (UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 ` +
   `WHERE id = $1 AND status = 'pending' RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM done`;
@@ -153,9 +172,20 @@ async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, con
       const done = await pool.query(HAND_FINISH, [`h${records[i].id}`, JSON.stringify({ $sealed: 'x' }), Date.now()]);
       if (done.rowCount !== 1) throw new Error('hand finish: no row');
     }),
+    logCreate: await timed(n, concurrency, async (i) => {
+      const r = records[i];
+      const body = JSON.stringify(r);
+      const made = await pool.query(LOG_CREATE, [`l${r.id}`, r.userId, r.type, r.expiresAt, body, Date.now(), body]);
+      if (made.rowCount !== 1) throw new Error('hand create with its log: no row');
+    }),
+    logFinish: await timed(n, concurrency, async (i) => {
+      const r = records[i];
+      const done = await pool.query(LOG_FINISH, [`l${r.id}`, JSON.stringify({ $sealed: 'x' }), Date.now(), Date.now(), JSON.stringify(r)]);
+      if (done.rowCount !== 1) throw new Error('hand finish with its log: no row');
+    }),
   };
   await channel.close();
-  await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events, ${HAND_TABLE}`);
+  await pool.query(`TRUNCATE ${PREFIX}records, ${PREFIX}events, ${HAND_TABLE}, ${HAND_LOG}`);
   const rate = (op: OpName) => n / spent[op];
   return Object.fromEntries((Object.keys(spent) as OpName[]).map((op) => [op, rate(op)])) as Record<OpName, number>;
 }
@@ -266,6 +296,14 @@ function buildRows(
         baseline: null,
         ratio: null,
       });
+      const withLog = median(figures[op === 'create' ? 'logCreate' : 'logFinish'][c]);
+      rows.push({
+        name: `postgres store ${op === 'finish' ? 'finish (complete)' : op}, ${callers(c)}, vs by hand with an event log row (what replay after a reconnect costs)`,
+        value: round(value, 0),
+        unit: 'ops/s',
+        baseline: round(withLog, 0),
+        ratio: round(value / withLog, 4),
+      });
     }
   }
   for (const [op, value] of Object.entries(rt)) {
@@ -352,16 +390,18 @@ async function main(): Promise<void> {
   let exitCode = 0;
   try {
     await store.createSchema();
-    for (const statement of HAND_SCHEMA) await pool.query(statement);
+    for (const statement of [...HAND_SCHEMA, HAND_LOG_SCHEMA]) await pool.query(statement);
     console.log('\n1. store throughput (ops/s) next to a raw SELECT 1 and the same writes by hand, on the same pool:');
-    const figures: Record<OpName, Record<number, number[]>> = { create: {}, finish: {}, get: {}, raw: {}, handCreate: {}, handFinish: {} };
+    const figures = Object.fromEntries(
+      (['create', 'finish', 'get', 'raw', 'handCreate', 'handFinish', 'logCreate', 'logFinish'] as const).map((op) => [op, {}]),
+    ) as Record<OpName, Record<number, number[]>>;
     for (const c of CONCURRENCIES) for (const op of Object.keys(figures) as OpName[]) figures[op][c] = [];
     for (let run = 0; run <= MEASURED_RUNS; run++) {
       for (const c of CONCURRENCIES) {
         const r = await throughputRun(store, pool, c);
         console.log(
           `  ${run === 0 ? 'warm-up ' : `run ${run}/${MEASURED_RUNS}`}, ${String(c).padStart(2)} callers: create ${fmt(r.create)}, ` +
-            `finish ${fmt(r.finish)}, get ${fmt(r.get)}, raw SELECT 1 ${fmt(r.raw)}, by hand: create ${fmt(r.handCreate)}, finish ${fmt(r.handFinish)}`,
+            `finish ${fmt(r.finish)}, get ${fmt(r.get)}, raw SELECT 1 ${fmt(r.raw)}, by hand: create ${fmt(r.handCreate)}, finish ${fmt(r.handFinish)}, with a log row: create ${fmt(r.logCreate)}, finish ${fmt(r.logFinish)}`,
         );
         progress();
         if (run > 0) for (const op of Object.keys(r) as OpName[]) figures[op][c].push(r[op]);
