@@ -98,8 +98,8 @@ const PAGE_TARGET = 0.93; // page GET req/s / HTML GET baseline req/s, at least
 const POST_TARGET = 0.9; // page POST req/s / POST baseline req/s, at least
 const POST_VS_GET_TARGET = 0.8; // page POST req/s / HTML GET baseline req/s, at least
 const P99_TARGET = 1.3; // p99 / the baseline's p99, at most
-/** A module route / the same route of the other Nest implementation's shape (bench-peer.controller.ts), at least (#31). */
-const PEER_TARGET = 1.0;
+/** A module route / the same route of the other Nest implementation's shape (bench-peer.controller.ts), at least (#31; 0.9 in #46). */
+const PEER_TARGET = 0.9; // #46: on the same Nest major (npm run bench:nest11 runs both on Nest 11)
 /** A module route / the same route of the secure stack (bench/secure-stack/) in its best configuration, at least (#46). */
 const SECURE_TARGET = 1.5;
 /**
