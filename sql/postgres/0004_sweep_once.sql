@@ -86,12 +86,13 @@ CREATE TABLE IF NOT EXISTS public.elicitation_call_states (key text PRIMARY KEY,
 CREATE INDEX IF NOT EXISTS elicitation_tasks_finished_user ON public.elicitation_tasks (user_name, updated_at) WHERE status NOT IN ('working', 'input_required');
 CREATE INDEX IF NOT EXISTS elicitation_tasks_finished ON public.elicitation_tasks (updated_at) WHERE status NOT IN ('working', 'input_required');
 
--- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit).
+-- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit): its id, and the start of
+-- its message, which names the sending channel in clear (so that the sender need not read its own rows).
 CREATE OR REPLACE FUNCTION public.elicitation_emit(p_at bigint, p_message text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE event_id bigint;
 BEGIN
   INSERT INTO public.elicitation_events (at, message) VALUES (p_at, p_message) RETURNING id INTO event_id;
-  PERFORM pg_notify('public_elicitation_events', event_id::text);
+  PERFORM pg_notify('public_elicitation_events', event_id::text || ' ' || left(p_message, 48));
 END $$;
 
 CREATE OR REPLACE FUNCTION public.elicitation_hit(p_name text, p_reset_at bigint) RETURNS integer LANGUAGE sql AS $$

@@ -9,6 +9,7 @@ import {
   encodeEventMessage,
   eventId,
   eventMessageHead,
+  eventMessageOrigin,
   sendableTrace,
   type EventSealing,
 } from '../stores/event-wire.js';
@@ -47,6 +48,8 @@ export class PostgresEventChannel implements ElicitationEventChannel {
   /** This channel, as its messages name their sender (it skips its own). */
   readonly origin = randomUUID();
   readonly head: string;
+  /** How its own messages start (`eventMessageOrigin`): in a notification's payload, and in the rows it reads. */
+  private readonly ownStart: string;
   private readonly logger = new Logger('PostgresElicitationStore');
   private listener: pg.Client | undefined;
   private last = 0;
@@ -69,6 +72,7 @@ export class PostgresEventChannel implements ElicitationEventChannel {
     private readonly trace?: ElicitationEventChannelOptions['trace'],
   ) {
     this.head = eventMessageHead(this.origin);
+    this.ownStart = eventMessageOrigin(this.origin);
   }
 
   /** Opens a channel reading from the table's end (events appended from now on). */
@@ -120,7 +124,10 @@ export class PostgresEventChannel implements ElicitationEventChannel {
   private async connect(): Promise<void> {
     const listener = new pg.Client(this.deps.connection);
     listener.on('notification', (message) => {
-      const id = Number(message.payload);
+      const [id, origin] = splitPayload(message.payload);
+      // Its own events this channel need not read (the poll reads past them); a payload without the origin (a schema
+      // before version 4) is read.
+      if (origin === this.ownStart) return;
       if (Number.isSafeInteger(id)) this.told.add(id);
       this.read();
     });
@@ -185,6 +192,7 @@ export class PostgresEventChannel implements ElicitationEventChannel {
       if (id > this.last) this.last = id;
       if (this.seen.has(id)) continue;
       this.remember(this.seen, id);
+      if (row.message.startsWith(this.ownStart)) continue; // its own: nothing to open
       const decoded = decodeEventMessage(row.message, this.deps.keys);
       if (!decoded || decoded.origin === this.origin) continue;
       const key = eventId(decoded.event);
@@ -199,4 +207,11 @@ export class PostgresEventChannel implements ElicitationEventChannel {
     set.add(value);
     if (set.size > SEEN_KEPT) set.delete(set.values().next().value as T);
   }
+}
+
+/** A notification's payload: the event row's id, and (schema version 4 on) the start of its message after a space. */
+function splitPayload(payload: string | undefined): [number, string | undefined] {
+  const space = payload?.indexOf(' ') ?? -1;
+  if (payload === undefined || space < 0) return [Number(payload), undefined];
+  return [Number(payload.slice(0, space)), payload.slice(space + 1)];
 }

@@ -11,12 +11,14 @@
  * task's user and body are sealed together.
  *
  * Each store operation is one statement: a function here for each move (a transition and its event in one
- * transaction), a plain `SELECT` for each read. Events are rows of `events`, announced by `NOTIFY` with their id only.
+ * transaction), a plain `SELECT` for each read. Events are rows of `events`, announced by `NOTIFY` with their id and
+ * the start of their message, which names the sending channel (never anything sealed).
  */
 
 import type pg from 'pg';
 import { channelOf, DEFAULT_POSTGRES_NAMES, qualified, type PostgresNames } from './postgres.names.js';
 import { OPEN_TASK_STATUSES } from '../stores/task-store.js';
+import { EVENT_ORIGIN_CHARS } from '../stores/event-wire.js';
 import { isNewerSchema, newerSchemaError, readSchemaVersion, SCHEMA_VERSION, versionStepsSql } from './postgres.schema-version.js';
 
 /**
@@ -96,12 +98,13 @@ CREATE TABLE IF NOT EXISTS ${t('call_states')} (key text PRIMARY KEY, value text
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished_user ON ${t('tasks')} (user_name, updated_at) WHERE status NOT IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished ON ${t('tasks')} (updated_at) WHERE status NOT IN (${openTasks});
 
--- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit).
+-- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit): its id, and the start of
+-- its message, which names the sending channel in clear (so that the sender need not read its own rows).
 CREATE OR REPLACE FUNCTION ${t('emit')}(p_at bigint, p_message text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE event_id bigint;
 BEGIN
   INSERT INTO ${t('events')} (at, message) VALUES (p_at, p_message) RETURNING id INTO event_id;
-  PERFORM pg_notify('${channelOf(names)}', event_id::text);
+  PERFORM pg_notify('${channelOf(names)}', event_id::text || ' ' || left(p_message, ${EVENT_ORIGIN_CHARS}));
 END $$;
 
 CREATE OR REPLACE FUNCTION ${t('hit')}(p_name text, p_reset_at bigint) RETURNS integer LANGUAGE sql AS $$

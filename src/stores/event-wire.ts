@@ -54,8 +54,16 @@ export function eventId(event: Pick<ElicitationEvent, 'type' | 'elicitationId'>)
 
 /** What every message of the channel `origin` starts with, up to the event's type (exclusive). */
 export function eventMessageHead(origin: string): string {
-  return `{"origin":${JSON.stringify(origin)},"event":{"type":`;
+  return `${eventMessageOrigin(origin)},"event":{"type":`;
 }
+
+/** The start of every message of the channel `origin` (a UUID), naming it in clear. */
+export function eventMessageOrigin(origin: string): string {
+  return `{"origin":${JSON.stringify(origin)}`;
+}
+
+/** The length of `eventMessageOrigin` for a channel (its origin is a UUID): what a PostgreSQL `NOTIFY` carries of a message. */
+export const EVENT_ORIGIN_CHARS = eventMessageOrigin('00000000-0000-0000-0000-000000000000').length;
 
 /** The piece before the record part: the channel's head, the event's type and a comma. */
 export function eventMessageStart(head: string, type: ElicitationEvent['type']): string {

@@ -31,9 +31,9 @@ describePostgres('PostgresEventChannel on a real PostgreSQL', () => {
     await pool.end();
   });
 
-  it('reads a burst of 32 notifications in a few reads of the events table, each event delivered once and in order', async () => {
+  /** A channel on the test schema whose reads of the events table are counted, and the events it delivered. */
+  async function countedChannel() {
     const reads: string[] = [];
-    // The channel's statements, the reads of the events table counted.
     const counted: PostgresQueries = {
       query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
         if (text.includes(`FROM ${EVENTS} WHERE`)) reads.push(text);
@@ -49,11 +49,16 @@ describePostgres('PostgresEventChannel on a real PostgreSQL', () => {
         channel: channelOf({ schema: SCHEMA, prefix: PREFIX }),
         events: EVENTS,
         emit: `${SCHEMA}.${PREFIX}emit`,
-        pollMs: 60_000, // no poll within the test: only the notifications make it read
+        pollMs: 60_000, // no poll within a test: only the notifications make it read
         onClose: () => undefined,
       },
       (event) => seen.push(event.elicitationId),
     );
+    return { reads, seen, channel };
+  }
+
+  it('reads a burst of 32 notifications in a few reads of the events table, each event delivered once and in order', async () => {
+    const { reads, seen, channel } = await countedChannel();
     try {
       const ids = Array.from({ length: 32 }, () => randomUUID());
       const head = eventMessageHead(randomUUID());
@@ -76,6 +81,36 @@ describePostgres('PostgresEventChannel on a real PostgreSQL', () => {
       // One read per notification would be 32; notifications that arrive while a read waits to start share it.
       expect(reads.length).toBeGreaterThanOrEqual(1);
       expect(reads.length).toBeLessThanOrEqual(4);
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it('reads nothing for the notifications of its own events (their origin is in the payload), and reads the others', async () => {
+    const { reads, seen, channel } = await countedChannel();
+    const emit = (head: string, elicitationId: string) =>
+      pool.query(`SELECT ${SCHEMA}.${PREFIX}emit($1, $2)`, [
+        1_000,
+        encodeEventMessage(
+          head,
+          { type: 'completed', elicitationId, userId: 'u', kind: 'api-key', elicitationType: 't', at: 1_000 },
+          TEST_STORE_KEYS,
+        ),
+      ]);
+    try {
+      const settled = () => new Promise((r) => setTimeout(r, 300));
+      await settled(); // the first read, at open
+      reads.length = 0;
+      for (let i = 0; i < 5; i++) await emit(channel.head, randomUUID());
+      await settled();
+      expect(reads).toEqual([]);
+      // Another instance's event is read (and its own before it are passed over in the same read, never delivered).
+      const theirs = randomUUID();
+      await emit(eventMessageHead(randomUUID()), theirs);
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(seen).toEqual([theirs]);
+      expect(reads.length).toBe(1);
     } finally {
       await channel.close();
     }
