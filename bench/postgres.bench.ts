@@ -116,9 +116,13 @@ const HAND_SCHEMA = [
   `CREATE INDEX ON ${HAND_TABLE} (user_name)`,
   `CREATE INDEX ON ${HAND_TABLE} (expires_at) WHERE status = 'pending'`,
 ];
-const HAND_CREATE =
-  `WITH made AS (INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) ` +
-  `VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM made`;
+/** The write of a create and of a finish by hand, each returning the row's id. */
+const HAND_INSERT = `INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id`;
+const HAND_UPDATE = `UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 WHERE id = $1 AND status = 'pending' RETURNING id`;
+/** `write` and a `pg_notify` of the row's id, in one statement. */
+const notified = (write: string) => `WITH changed AS (${write}) SELECT pg_notify('${PREFIX}hand', id) FROM changed`;
+const HAND_CREATE = notified(HAND_INSERT);
+const HAND_FINISH = notified(HAND_UPDATE);
 /**
  * The same by hand with the guarantee the store adds, what it costs: each write's event appended to a log table in the
  * same statement (the event as the store writes it, about its size), the log row's id notified, so that an instance
@@ -126,21 +130,12 @@ const HAND_CREATE =
  */
 const HAND_LOG = `${PREFIX}hand_log`;
 const HAND_LOG_SCHEMA = `CREATE TABLE ${HAND_LOG} (id bigserial PRIMARY KEY, at bigint NOT NULL, message text NOT NULL)`;
-/** `write` (which returns the id) with its log row appended, the row's time and message the params `$at` and `$at + 1`. */
+/** `write` with its log row appended, the row's time and message the params `$at` and `$at + 1`. */
 const logged = (write: string, at: number) =>
   `WITH changed AS (${write}), logged AS (INSERT INTO ${HAND_LOG} (at, message) SELECT $${at}, $${at + 1} ` +
   `FROM changed RETURNING id) SELECT pg_notify('${PREFIX}hand', id::text) FROM logged`;
-const LOG_CREATE = logged(
-  `INSERT INTO ${HAND_TABLE} (id, user_name, type_name, status, expires_at, body) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING id`,
-  6,
-);
-const LOG_FINISH = logged(
-  `UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 WHERE id = $1 AND status = 'pending' RETURNING id`,
-  4,
-);
-const HAND_FINISH =
-  `WITH done AS (UPDATE ${HAND_TABLE} SET status = 'completed', data = $2, finished_at = $3 ` +
-  `WHERE id = $1 AND status = 'pending' RETURNING id) SELECT pg_notify('${PREFIX}hand', id) FROM done`;
+const LOG_CREATE = logged(HAND_INSERT, 6);
+const LOG_FINISH = logged(HAND_UPDATE, 4);
 
 /** One run at one concurrency: n records created, finished, read, and n raw `SELECT 1`. Returns ops/s of each. */
 async function throughputRun(store: PostgresElicitationStore, pool: pg.Pool, concurrency: number): Promise<Record<OpName, number>> {
