@@ -163,7 +163,8 @@ describe('bounded 2025-11-25 sessions (demo process, 2,000 initialize attempts e
       MCP_MAX_SESSIONS: '1000',
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc --import=${pathToFileURL(preload).href}`.trim(),
     });
-  }, 30_000);
+    // Longer than startDemoProcess's own 45 s wait, so that a slow start fails with what the process printed.
+  }, 60_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
