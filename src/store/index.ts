@@ -28,6 +28,16 @@ export {
 } from '../stores/elicitation-store.js';
 export { MemoryElicitationStore } from '../stores/memory.store.js';
 export type {
+  ElicitationInboxStore,
+  ElicitationNoticeStore,
+  NewNotice,
+  NoticeOutboxStats,
+  NoticeOutcome,
+  OpenPage,
+  OpenPageRequest,
+  StoredNotice,
+} from '../stores/notice-store.js';
+export type {
   CreateTaskResult,
   ElicitationTaskStore,
   PutTaskResult,

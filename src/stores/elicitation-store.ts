@@ -7,6 +7,19 @@ import type {
   TransitionResult,
 } from '../core/elicitation.types.js';
 import type { ElicitationCallStateStore } from './call-state-store.js';
+import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from './event-channel.js';
+import type {
+  ElicitationInboxStore,
+  ElicitationNoticeStore,
+  NewNotice,
+  NoticeOutboxStats,
+  NoticeOutcome,
+  OpenPage,
+  OpenPageRequest,
+  StoredNotice,
+} from './notice-store.js';
+
+export type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from './event-channel.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
 /** The change `finish` applies to a pending record. */
@@ -87,45 +100,6 @@ export interface CounterHit {
 }
 
 /**
- * What travels with a cross-instance event besides the event: handed to `openEventChannel`'s `onRemoteEvent`
- * next to the event, never inside it (so `events$` listeners see the same `ElicitationEvent` everywhere).
- */
-export interface ElicitationEventContext {
-  /** The W3C `traceparent` of the span that made the transition on the sending instance, when it sent one (opaque to stores). */
-  trace?: string;
-}
-
-/** Options of `openEventChannel`. */
-export interface ElicitationEventChannelOptions {
-  /**
-   * Returns the trace context (a W3C `traceparent`) to send with an event, or `undefined` for none. The store
-   * calls it synchronously when it sends an event: at the start of the operation that makes the transition
-   * (`create`, `finish`, `extend`, `sweep`, when its script appends the event) or in `publish`, so it sees that call's
-   * active span. A value that throws or is not a short string is not sent.
-   */
-  trace?: () => string | undefined;
-}
-
-/**
- * A channel that carries lifecycle events between app instances sharing one store (a Redis Stream for the
- * Redis store). Events never carry submitted data.
- */
-export interface ElicitationEventChannel {
-  /**
-   * Sends an event to the other instances (not back to this one). The module publishes here each event of a move
-   * the store did not say it sent itself (`EventSentReport`).
-   */
-  publish(event: ElicitationEvent): Promise<void>;
-  /** Stops listening and closes what the channel opened. */
-  close(): Promise<void>;
-  /**
-   * Optional: whether events from the other instances can arrive now (its connection is up; false once closed).
-   * Read by health checks (`nestjs-mcp-elicitation/terminus`); a channel without it counts as live.
-   */
-  isLive?(): boolean;
-}
-
-/**
  * What the module hands a store through `useKeys`: keyed hashes and sealing under keys derived (HKDF-SHA256)
  * from the module's `encryptionKey` ring, never the ring itself (a store cannot open answers, `requestState`s
  * or CSRF tokens with them). Every instance configured with the same `encryptionKey` gets the same names and
@@ -171,7 +145,12 @@ export interface KeyRingEntry {
  *
  * Check an implementation with `describeElicitationRecordStoreContract` (`nestjs-mcp-elicitation/testing`).
  */
-export interface ElicitationRecordStore extends Partial<ElicitationTaskStore>, Partial<ElicitationCallStateStore> {
+export interface ElicitationRecordStore
+  extends
+    Partial<ElicitationTaskStore>,
+    Partial<ElicitationCallStateStore>,
+    Partial<ElicitationInboxStore>,
+    Partial<ElicitationNoticeStore> {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
    * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step. A store that sent
@@ -337,6 +316,13 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   /** Optional, the two together: a call's state for its continuation (documented on `ElicitationCallStateStore`). */
   keepCallState?(key: string, value: string, expiresAt: number): Promise<void>;
   takeCallState?(key: string, now: number): Promise<string | undefined>;
+  /** Optional: a page of a user's open questions, for the inbox (documented on `ElicitationInboxStore`). */
+  listOpen?(userId: string, now: number, page: OpenPageRequest): Promise<OpenPage>;
+  /** Optional, the four together: the notifications' outbox (documented on `ElicitationNoticeStore`). */
+  addNotices?(notices: readonly NewNotice[], now: number): Promise<number>;
+  claimNotices?(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]>;
+  settleNotice?(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean>;
+  noticeStats?(now: number): Promise<NoticeOutboxStats>;
 }
 
 /**

@@ -11,7 +11,19 @@ import {
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
 import { MemoryCallStates } from './memory-call-states.js';
+import { MemoryNotices } from './memory-notices.js';
 import { MemoryTasks } from './memory-tasks.js';
+import {
+  isAfterCursor,
+  openCursorOf,
+  readOpenCursor,
+  type NewNotice,
+  type NoticeOutboxStats,
+  type NoticeOutcome,
+  type OpenPage,
+  type OpenPageRequest,
+  type StoredNotice,
+} from './notice-store.js';
 import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
 
@@ -51,6 +63,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   /** The tasks (MCP Tasks extension), forgotten by the same sweep. */
   private readonly tasks = new MemoryTasks();
   private readonly callStates = new MemoryCallStates();
+  private readonly notices = new MemoryNotices();
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {
@@ -161,6 +174,20 @@ export class MemoryElicitationStore extends ElicitationStore {
     return Promise.resolve(out.sort((a, b) => a.createdAt - b.createdAt));
   }
 
+  override listOpen(userId: string, now: number, page: OpenPageRequest): Promise<OpenPage> {
+    const after = readOpenCursor(page.after);
+    const open: ElicitationRecord[] = [];
+    for (const ids of this.index.get(userId)?.values() ?? []) {
+      for (const id of ids) {
+        const record = this.live(id, now);
+        if (record && record.status === 'pending' && record.expiresAt > now && isAfterCursor(record, after)) open.push(record);
+      }
+    }
+    open.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+    const records = open.slice(0, page.limit).map((r) => ({ ...r }));
+    return Promise.resolve({ records, ...(open.length > page.limit && { next: openCursorOf(records[records.length - 1]) }) });
+  }
+
   override findByAskKey(userId: string, askKey: string, now: number): Promise<ElicitationRecord[]> {
     const ids = this.asked.get(userId)?.get(askKey);
     const out: ElicitationRecord[] = [];
@@ -195,6 +222,7 @@ export class MemoryElicitationStore extends ElicitationStore {
     dropEndedCounters(this.counters, this.counterEnds, now);
     this.tasks.sweep(now);
     this.callStates.sweep(now);
+    this.notices.forgetPast(now);
     return Promise.resolve(expired);
   }
 
@@ -277,6 +305,22 @@ export class MemoryElicitationStore extends ElicitationStore {
 
   override takeCallState(key: string, now: number): Promise<string | undefined> {
     return this.callStates.takeCallState(key, now);
+  }
+
+  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
+    return this.notices.addNotices(notices, now);
+  }
+
+  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
+    return this.notices.claimNotices(owner, now, limit, leaseMs);
+  }
+
+  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
+    return this.notices.settleNotice(id, owner, outcome, now);
+  }
+
+  override noticeStats(now: number): Promise<NoticeOutboxStats> {
+    return this.notices.noticeStats(now);
   }
 
   /** Removes every record and counter (for tests). */

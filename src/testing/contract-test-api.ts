@@ -94,7 +94,12 @@ export type OptionalStoreMember =
   | 'getTasks'
   | 'putTask'
   | 'keepCallState'
-  | 'takeCallState';
+  | 'takeCallState'
+  | 'listOpen'
+  | 'addNotices'
+  | 'claimNotices'
+  | 'settleNotice'
+  | 'noticeStats';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

@@ -6,6 +6,7 @@ import { extendTests } from './store-contract.extend.js';
 import { keyRingTests } from './store-contract.key-ring.js';
 import { recordTests } from './store-contract.records.js';
 import { taskTests } from './store-contract.tasks.js';
+import { inboxTests, noticeTests } from './store-contract.notices.js';
 import { callStateTests } from './store-contract.call-states.js';
 
 /**
@@ -60,6 +61,11 @@ export function recordStoreTests(
       'putTask',
       'keepCallState',
       'takeCallState',
+      'listOpen',
+      'addNotices',
+      'claimNotices',
+      'settleNotice',
+      'noticeStats',
     ],
     group.store,
   );
@@ -70,4 +76,6 @@ export function recordStoreTests(
   eventTests(group);
   taskTests(group);
   callStateTests(group);
+  inboxTests(group);
+  noticeTests(group);
 }

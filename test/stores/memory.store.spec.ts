@@ -4,7 +4,22 @@ import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { describeElicitationStoreContract, pendingRecord } from '../support/store-contract.js';
 
 describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElicitationStore(), {
-  offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'],
+  offers: [
+    'peekHits',
+    'findByAskKey',
+    'extend',
+    'createTask',
+    'getTask',
+    'getTasks',
+    'putTask',
+    'keepCallState',
+    'takeCallState',
+    'listOpen',
+    'addNotices',
+    'claimNotices',
+    'settleNotice',
+    'noticeStats',
+  ],
 });
 
 describe('MemoryElicitationStore specifics', () => {
