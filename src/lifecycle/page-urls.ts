@@ -25,3 +25,13 @@ export function pageUrl(options: PageUrlOptions, id: string, page: string): stri
 export function pagePath(options: PageUrlOptions, id: string, page?: string): string {
   return `${basePathOf(options.baseUrl)}${pageRoute(options.routePrefix, id, page)}`;
 }
+
+/** The inbox's place under the module's routes, `/<routePrefix>/inbox`: a user's open questions. */
+export function inboxRoute(routePrefix: string): string {
+  return `/${routePrefix}/inbox`;
+}
+
+/** The inbox's URL, `<baseUrl>/<routePrefix>/inbox` (the link notifications and pages carry). */
+export function inboxUrl(options: PageUrlOptions): string {
+  return `${options.baseUrl}${inboxRoute(options.routePrefix)}`;
+}
