@@ -11,6 +11,7 @@ const LAYERS = [
   ['options', '^src/options/'],
   ['observability', '^src/observability/'],
   ['events', '^src/events/'],
+  ['notify', '^src/notify/'],
   ['lifecycle', '^src/lifecycle/'],
   ['oauth', '^src/oauth/'],
   ['features', '^src/(http|mcp)/'],

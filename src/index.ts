@@ -172,6 +172,14 @@ export type { ElicitationValidationResult } from './forms/form-validator.js';
 // URLs
 export { assertSafeExternalUrl, type ExternalUrlPolicy } from './security/url-policy.js';
 
+// Reaching people: notifications, reminders (docs/reaching-people.md).
+export type { ElicitationContact, ElicitationNotice, ElicitationNotifier, NoticeEvent } from './core/notice.js';
+export type { ElicitationNotifyOptions, ElicitationOutboxOptions, ElicitationReminder } from './options/notify-options.js';
+export { webhookNotifier, type WebhookNotifierOptions, type WebhookNoticeBody } from './notify/webhook-notifier.js';
+export { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER, type VerifyWebhookOptions } from './notify/webhook-signature.js';
+export { emailNotifier, type EmailNotifierOptions, type NoticeMailTransport } from './notify/email-notifier.js';
+export { slackNotifier, type SlackNotifierOptions } from './notify/slack-notifier.js';
+
 // Errors
 export { ElicitationConfigError } from './errors/elicitation-config.error.js';
 export { ElicitationIdentityError } from './errors/elicitation-identity.error.js';

@@ -15,6 +15,7 @@ import { ElicitationQuotaError } from '../errors/elicitation-quota.error.js';
 import { ElicitationShutdownError } from '../errors/elicitation-shutdown.error.js';
 import { attachKindData, buildPendingRecord, type CreateUrlElicitationInput } from './create-input.validation.js';
 import { ElicitationAnswers } from './elicitation-answers.js';
+import { NoticeOutbox } from '../notify/notice-outbox.js';
 import { ElicitationRecords } from './elicitation-records.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
 import { pageUrl } from './page-urls.js';
@@ -70,6 +71,7 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly transitions: ElicitationTransitions,
     private readonly answers: ElicitationAnswers,
     private readonly records: ElicitationRecords,
+    private readonly notices: NoticeOutbox,
   ) {
     const { limits } = options;
     this.quota = {
@@ -100,6 +102,8 @@ export class ElicitationService implements OnModuleDestroy {
     const record = buildPendingRecord(input, this.options, Date.now());
     const attaching = attachKindData(record, input, this.options);
     if (attaching) await attaching;
+    // Before the record: an instance that dies between the two loses no notice (one for a record never created is dropped).
+    await this.notices.plan(record);
     const answer = await this.store.create(record, this.quota);
     const created = createResultOf(answer);
     if (created !== 'created') throw new ElicitationQuotaError(created);

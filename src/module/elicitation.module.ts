@@ -37,6 +37,8 @@ import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
 import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
+import { NoticeOutbox } from '../notify/notice-outbox.js';
+import { noticeOutboxProvider } from './notice-outbox.provider.js';
 
 /**
  * Server-side MCP elicitation for Nest: `ElicitationModule.forRoot({ baseUrl })` or
@@ -54,6 +56,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     ElicitationAnswers,
     ElicitationTransitions,
     ElicitationRecords,
+    noticeOutboxProvider,
     ElicitationService,
     OAuthProviders,
     OAuthGrants,
@@ -91,6 +94,7 @@ import { ElicitationStore } from '../stores/elicitation-store.js';
     McpElicitation,
     McpTaskNotifications,
     ElicitationOAuth,
+    NoticeOutbox,
   ],
 })
 export class ElicitationModule extends ElicitationConfigurableModule {}

@@ -55,6 +55,7 @@ interface Instruments {
   pageRequests: Tally;
   storeErrors: ReturnType<OtelMeter['createCounter']>;
   fallback: ReturnType<OtelMeter['createCounter']>;
+  notifications: ReturnType<OtelMeter['createCounter']>;
 }
 
 /**
@@ -87,6 +88,9 @@ function instruments(meter: OtelMeter): Instruments {
     pageRequests: observed('createObservableCounter', 'elicitation.page.requests', 'Requests to the pages and the status route'),
     storeErrors: meter.createCounter('elicitation.store.errors', { description: 'Store operations that failed' }),
     fallback: meter.createCounter('elicitation.fallback', { description: 'Questions that went down the fallback ladder, by rung' }),
+    notifications: meter.createCounter('elicitation.notifications', {
+      description: 'Notification attempts settled by this instance, by notifier, event and outcome',
+    }),
   };
   instrumentsByMeter.set(meter, made);
   return made;
@@ -162,6 +166,35 @@ export class ElicitationTelemetry implements OnModuleInit {
   /** A question went down its ladder to `rung` (the rungs below the first it tried), or ran out of rungs (`error`). */
   fallback(rung: string): void {
     this.metrics?.fallback.add(1, { rung });
+  }
+
+  /** Counts a notice this instance settled: `outcome` is delivered, retried, failed, dropped, skipped or moved. */
+  notified(notifier: string, event: string, outcome: string): void {
+    this.metrics?.notifications.add(1, { notifier, event, outcome });
+  }
+
+  /**
+   * Reports the notification outbox's counts (the shared store's, the same on every instance): `elicitation.outbox.pending`,
+   * `elicitation.outbox.failed`, `elicitation.outbox.delivered` and `elicitation.outbox.oldest_age` (seconds since the
+   * oldest pending notice was due, 0 when none is), read from `read` at collection.
+   */
+  observeOutbox(read: () => { pending: number; failed: number; delivered: number; oldestDueAt?: number; at: number } | undefined): void {
+    const meter = this.api?.metrics.getMeter(TELEMETRY_SCOPE);
+    if (!meter) return;
+    const gauge = (name: string, description: string, value: (s: NonNullable<ReturnType<typeof read>>) => number, unit?: string) =>
+      meter.createObservableGauge(name, { description, ...(unit && { unit }) }).addCallback((result) => {
+        const s = read();
+        if (s) result.observe(value(s), {});
+      });
+    gauge('elicitation.outbox.pending', 'Notifications waiting to go out', (s) => s.pending);
+    gauge('elicitation.outbox.failed', 'Notifications given up', (s) => s.failed);
+    gauge('elicitation.outbox.delivered', "Notifications delivered (the store's count)", (s) => s.delivered);
+    gauge(
+      'elicitation.outbox.oldest_age',
+      'Age of the oldest due notification',
+      (s) => (s.oldestDueAt === undefined ? 0 : Math.max(0, (s.at - s.oldestDueAt) / 1000)),
+      's',
+    );
   }
 
   /**

@@ -56,6 +56,7 @@ export interface OtelMeter {
   createHistogram(name: string, options?: OtelInstrumentOptions): OtelHistogram;
   createObservableCounter(name: string, options?: OtelInstrumentOptions): OtelObservable;
   createObservableUpDownCounter(name: string, options?: OtelInstrumentOptions): OtelObservable;
+  createObservableGauge(name: string, options?: OtelInstrumentOptions): OtelObservable;
 }
 
 export interface OtelTracer {

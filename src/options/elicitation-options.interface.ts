@@ -12,6 +12,7 @@ import type { ElicitationAuditOption } from './audit-record.js';
 import type { PageMessagesOverride } from '../messages/locales.js';
 import type { ExternalUrlPolicy } from '../security/url-policy.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
+import type { ElicitationNotifyOptions, ResolvedNotifyOptions } from './notify-options.js';
 import type {
   ElicitationLimits,
   ElicitationTaskOptions,
@@ -34,7 +35,7 @@ export type {
 } from './option-groups.js';
 
 /** Options of `ElicitationModule.forRoot()` / `forRootAsync()`. */
-export interface ElicitationModuleOptions {
+export interface ElicitationModuleOptions extends ElicitationNotifyOptions {
   /**
    * Public origin (and path prefix, if the app has a global or `RouterModule` prefix) under which the
    * browser reaches this app, e.g. `https://mcp.example.com` or `https://example.com/api`.
@@ -293,8 +294,11 @@ export interface ResolvedElicitationOptions extends Required<
     | 'urlRequired'
     | 'extendMs'
     | 'uploadSink'
+    | keyof ElicitationNotifyOptions
   >
 > {
+  /** `notify`, `resolveContact`, `reminders`, `escalateTo` and `outbox`, checked and defaulted. */
+  notifications: ResolvedNotifyOptions;
   /** As given; file contents are sealed in the store when unset. */
   uploadSink?: UploadSink;
   /** As given; each elicitation's own lifetime when unset. */

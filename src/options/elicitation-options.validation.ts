@@ -9,6 +9,7 @@ import { checkOptionKeys } from './option-keys.validation.js';
 import { positiveMs, type Resolved } from './option-values.js';
 import { resolveLanguage, resolvePageLook } from './page-options.validation.js';
 import { resolveUrls } from './url-options.validation.js';
+import { resolveNotify } from './notify-options.validation.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -57,6 +58,7 @@ export function resolveElicitationOptions(
   const externalUrlPolicy = resolveExternalUrlPolicy(raw.externalUrlPolicy);
   const oauth = resolveOAuthOptions(raw.oauth);
   const audit = resolveAudit(raw.audit);
+  const notifications = resolveNotify(raw);
   return {
     warnings,
     options: {
@@ -74,6 +76,7 @@ export function resolveElicitationOptions(
       oauth,
       audit,
       uploadSink: raw.uploadSink,
+      notifications,
     },
   };
 }

@@ -9,6 +9,7 @@ import type { ElicitationFallback } from './client-ladder.js';
 import type { ElicitationOAuthOptions, OAuthProviderOptions } from './oauth-options.js';
 import type { ExternalUrlPolicy } from '../security/url-policy.js';
 import { nearestKey } from './nearest-key.js';
+import type { ElicitationOutboxOptions } from './notify-options.js';
 
 /** Every key of `T`, checked by the compiler both ways: a key missing here or one `T` lacks fails the build. */
 function keysOf<T>(keys: Record<keyof Required<T>, true>): readonly string[] {
@@ -51,6 +52,11 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   keepAliveMs: true,
   resolveMcpUser: true,
   audit: true,
+  notify: true,
+  resolveContact: true,
+  reminders: true,
+  escalateTo: true,
+  outbox: true,
 });
 const LIMIT_KEYS = keysOf<ElicitationLimits>({
   createPerMinute: true,
@@ -95,6 +101,17 @@ const PROVIDER_KEYS = keysOf<OAuthProviderOptions>({
   authorizationParams: true,
   displayName: true,
 });
+const OUTBOX_KEYS = keysOf<ElicitationOutboxOptions>({
+  pollIntervalMs: true,
+  batchSize: true,
+  leaseMs: true,
+  sendTimeoutMs: true,
+  maxAttempts: true,
+  retryBaseMs: true,
+  retryMaxMs: true,
+  createdDelayMs: true,
+  healthMaxAgeMs: true,
+});
 /**
  * The extras (`ElicitationModuleExtras`), which `forRootAsync` takes beside the factory: a factory's result that
  * holds one is never read for it (`forRoot` takes them out before the options reach the module).
@@ -118,6 +135,7 @@ const OPTIONS_GROUP: KeyGroup = {
     throttle: { keys: THROTTLE_KEYS },
     fallback: { keys: FALLBACK_KEYS },
     externalUrlPolicy: { keys: URL_POLICY_KEYS },
+    outbox: { keys: OUTBOX_KEYS },
     oauth: { keys: OAUTH_KEYS, inner: { providers: { keys: [], each: { keys: PROVIDER_KEYS } } } },
   },
 };
