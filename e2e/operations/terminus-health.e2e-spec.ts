@@ -12,6 +12,8 @@ import { NestFactory } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from '../../examples/readme/health.js';
 import { ElicitationModule } from '../../src/module/elicitation.module.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { RedisElicitationStore } from '../../src/redis/redis.store.js';
 import type { ElicitationEventChannel, ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
@@ -34,11 +36,15 @@ interface HealthAnswer {
 }
 
 /** A real app: TerminusModule, the module on `store`, the README's health controller and the indicator. */
-async function startHealthApp(store?: ElicitationStore, extraProviders: Array<new (...args: never[]) => unknown> = []) {
+async function startHealthApp(
+  store?: ElicitationStore,
+  extraProviders: Array<new (...args: never[]) => unknown> = [],
+  options: Partial<ElicitationModuleOptions> = {},
+) {
   @Module({
     imports: [
       TerminusModule.forRoot({ logger: false }),
-      ElicitationModule.forRoot({ baseUrl: 'http://127.0.0.1', store, cleanupIntervalMs: 0, encryptionKey: ENCRYPTION_KEY }),
+      ElicitationModule.forRoot({ baseUrl: 'http://127.0.0.1', store, cleanupIntervalMs: 0, encryptionKey: ENCRYPTION_KEY, ...options }),
     ],
     controllers: [HealthController],
     providers: [ElicitationHealthIndicator, ...extraProviders],
@@ -57,8 +63,12 @@ async function startHealthApp(store?: ElicitationStore, extraProviders: Array<ne
 
 const ENCRYPTION_KEY = 'a'.repeat(64);
 const apps: INestApplication[] = [];
-async function started(store?: ElicitationStore, extra: Array<new (...args: never[]) => unknown> = []) {
-  const started = await startHealthApp(store, extra);
+async function started(
+  store?: ElicitationStore,
+  extra: Array<new (...args: never[]) => unknown> = [],
+  options: Partial<ElicitationModuleOptions> = {},
+) {
+  const started = await startHealthApp(store, extra, options);
   apps.push(started.app);
   return started;
 }
@@ -76,7 +86,29 @@ class ChannelStore extends MemoryElicitationStore {
   }
 }
 
+/** A memory store whose outbox no instance claims from (every instance down, as the health check sees it). */
+class UnclaimedOutboxStore extends MemoryElicitationStore {
+  override claimNotices(): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+}
+
 describe('ElicitationHealthIndicator with TerminusModule over HTTP', () => {
+  it('reports the notification outbox: up with its counts, 503 once a due notice waited past outbox.healthMaxAgeMs', async () => {
+    const notify = [{ name: 'hook', send: () => Promise.resolve() }];
+    const outbox = { pollIntervalMs: 50, healthMaxAgeMs: 1_000 };
+    const { app, health } = await started(new UnclaimedOutboxStore(), [], { notify, outbox });
+    await app.get(ElicitationService).createUrlElicitation({ kind: 'confirm', message: 'Go?', userId: 'alice' });
+    await new Promise((r) => setTimeout(r, 200));
+    const fresh = await health();
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.details?.elicitation).toMatchObject({ status: 'up', outbox: { status: 'up', pending: 2, failed: 0 } });
+    await new Promise((r) => setTimeout(r, 1_200));
+    const stale = await health();
+    expect(stale.status).toBe(503);
+    expect(stale.body.error?.elicitation).toMatchObject({ status: 'down', store: 'up', outbox: { status: 'down', pending: 2 } });
+  });
+
   it('GET /health answers 200 with the memory store (no ping: up; no channel: events in process)', async () => {
     const { health } = await started();
     const answer = await health();

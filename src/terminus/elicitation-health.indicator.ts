@@ -3,6 +3,7 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { ElicitationService } from '../lifecycle/elicitation.service.js';
 import { ElicitationEvents } from '../events/elicitation-events.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
+import { NoticeOutbox } from '../notify/notice-outbox.js';
 
 /** How long the store's `ping` may take by default before the check reports it down, in milliseconds. */
 export const DEFAULT_HEALTH_TIMEOUT_MS = 1_000;
@@ -31,6 +32,11 @@ export interface ElicitationHealthDetails {
   events: 'live' | 'down' | 'in-process';
   /** Present (`true`) while the app shuts down: the indicator is then down, whatever the store says. */
   shuttingDown?: true;
+  /**
+   * Present with notifiers (`notify`): the outbox's counts as last read (every 10 s) and `status`, `'down'` when the
+   * oldest due notice has waited longer than `outbox.healthMaxAgeMs` (no instance delivers, or every send fails).
+   */
+  outbox?: { status: 'up' | 'down'; pending: number; failed: number; oldestAgeS: number };
 }
 
 /**
@@ -60,6 +66,7 @@ export class ElicitationHealthIndicator {
     private readonly store: ElicitationStore,
     private readonly events: ElicitationEvents,
     private readonly service: ElicitationService,
+    private readonly notices: NoticeOutbox,
   ) {}
 
   /**
@@ -77,7 +84,14 @@ export class ElicitationHealthIndicator {
     const indicator = this.health.check(key);
     const details: ElicitationHealthDetails = { store: await this.pingStore(timeoutMs), events: this.events.channelStatus };
     if (this.service.isShuttingDown) details.shuttingDown = true;
-    const up = details.store === 'up' && details.events !== 'down' && !details.shuttingDown;
+    const outbox = this.notices.state;
+    if (outbox) {
+      const ageMs = outbox.oldestDueAt === undefined ? 0 : Math.max(0, Date.now() - outbox.oldestDueAt);
+      const status = ageMs > this.notices.healthMaxAgeMs ? 'down' : 'up';
+      const oldestAgeS = Math.round(ageMs / 1000);
+      details.outbox = { status, pending: outbox.pending, failed: outbox.failed, oldestAgeS };
+    }
+    const up = details.store === 'up' && details.events !== 'down' && !details.shuttingDown && details.outbox?.status !== 'down';
     return (up ? indicator.up(details) : indicator.down(details)) as ElicitationHealthResult<Key>;
   }
 
