@@ -19,6 +19,7 @@ import {
   type SweepReport,
 } from '../stores/elicitation-store.js';
 import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import type { OpenPage, OpenPageRequest } from '../stores/notice-store.js';
 import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
@@ -28,6 +29,7 @@ import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } 
 import { RedisTasks } from './redis.tasks.js';
 import { RedisCallStates } from './redis.call-states.js';
 import { RedisCounters } from './redis.counters.js';
+import { listOpenRecords } from './redis.open-list.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
 import { resolveRedisStoreOptions, type RedisElicitationStoreOptions } from './redis.store-options.js';
@@ -229,6 +231,12 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     const indexes = names.user(userId).map((name) => this.keys.user(name));
     const rows = await callRedis('listByUser', () => this.scripts.elicitList(indexes.length, ...indexes, this.keys.base));
     return liveRecords(rows, keys, now, 'oldest first');
+  }
+
+  /** One script over the user's pending records (redis.open-list.ts): the page sorted and cut in Redis. */
+  override listOpen(userId: string, now: number, page: OpenPageRequest): Promise<OpenPage> {
+    const { keys, names } = this.keyRing.require();
+    return listOpenRecords({ scripts: this.scripts, keys: this.keys, sealing: keys, userNames: names.user(userId) }, now, page);
   }
 
   /**

@@ -188,7 +188,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
     'RedisElicitationStore (Cluster client)',
     () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: SHARED_STORE_OFFERS,
+      offers: [...SHARED_STORE_OFFERS, 'listOpen'],
     },
   );
 

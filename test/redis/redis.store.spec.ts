@@ -31,7 +31,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: SHARED_STORE_OFFERS,
+      offers: [...SHARED_STORE_OFFERS, 'listOpen'],
     },
   );
 
@@ -97,6 +97,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           ],
           ['listByUser', () => store.listByUser(record.userId, record.createdAt + 2)],
           ['findByAskKey', () => store.findByAskKey(record.userId, 'rt-ask', record.createdAt + 2)],
+          ['listOpen', () => store.listOpen(record.userId, record.createdAt + 2, { limit: 10 })],
         ];
         for (const [name, op] of ops) {
           await op(); // first call may load the script (NOSCRIPT → EVAL); count the steady state
