@@ -2,6 +2,7 @@ import type { CreateResult } from '../stores/elicitation-store.js';
 import type { RedisClient } from './redis.client.js';
 import { ASKED_UPGRADE_SCRIPTS, type AskedUpgradeScripts } from './redis.asked-scripts.js';
 import { TASK_SCRIPTS, type TaskScripts } from './redis.tasks.js';
+import { NOTICE_SCRIPTS, type NoticeScripts } from './redis.notices.js';
 import { OPEN_LIST_SCRIPTS, type OpenListScripts } from './redis.open-list.js';
 import { APPEND_EVENT, EXTEND_TTL } from './redis.lua-parts.js';
 import { FIELDS, LUA_FIELDS, type Row } from './redis.row-codec.js';
@@ -275,7 +276,7 @@ type CreateRefusal = Exclude<CreateResult, 'created'>;
  * The scripts as commands of the client (ioredis `defineCommand`), with what each resolves. Those with a
  * variable number of keys take the count first (`numKeys`), then the keys, then the arguments.
  */
-export interface Scripts extends AskedUpgradeScripts, TaskScripts, OpenListScripts {
+export interface Scripts extends AskedUpgradeScripts, TaskScripts, NoticeScripts, OpenListScripts {
   /** 1 when created, 0 on an id collision, or the refusal. */
   elicitCreate(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1 | CreateRefusal>;
   elicitConsume(r: string, now: number, base: string, id: string): Promise<Row | null>;
@@ -307,6 +308,7 @@ const DEFINITIONS: Record<keyof Scripts, { numberOfKeys?: number; lua: string }>
   elicitAppendEvent: { numberOfKeys: 1, lua: APPEND },
   ...ASKED_UPGRADE_SCRIPTS,
   ...TASK_SCRIPTS,
+  ...NOTICE_SCRIPTS,
   ...OPEN_LIST_SCRIPTS,
 };
 

@@ -19,7 +19,7 @@ import {
   type SweepReport,
 } from '../stores/elicitation-store.js';
 import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
-import type { OpenPage, OpenPageRequest } from '../stores/notice-store.js';
+import type { NewNotice, NoticeOutboxStats, NoticeOutcome, OpenPage, OpenPageRequest, StoredNotice } from '../stores/notice-store.js';
 import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
@@ -29,6 +29,7 @@ import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } 
 import { RedisTasks } from './redis.tasks.js';
 import { RedisCallStates } from './redis.call-states.js';
 import { RedisCounters } from './redis.counters.js';
+import { RedisNotices } from './redis.notices.js';
 import { listOpenRecords } from './redis.open-list.js';
 import { defineScripts, type Scripts } from './redis.scripts.js';
 import { NO_EVENT, RedisStoreChannels } from './redis.store-channels.js';
@@ -76,6 +77,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   private readonly tasks: RedisTasks;
   private readonly callStates: RedisCallStates;
   private readonly counters: RedisCounters;
+  private readonly notices: RedisNotices;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -94,6 +96,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     this.tasks = new RedisTasks(this.scripts, this.keys.base, this.keyRing, this.graceMs);
     this.callStates = new RedisCallStates(this.redis, this.keys.base);
     this.counters = new RedisCounters(this.redis, this.scripts, this.keys, this.keyRing);
+    this.notices = new RedisNotices(this.scripts, this.keys.base, this.graceMs);
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,
@@ -300,6 +303,22 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
 
   override takeCallState(key: string): Promise<string | undefined> {
     return this.callStates.takeCallState(key);
+  }
+
+  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
+    return this.notices.addNotices(notices, now);
+  }
+
+  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
+    return this.notices.claimNotices(owner, now, limit, leaseMs);
+  }
+
+  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
+    return this.notices.settleNotice(id, owner, outcome, now);
+  }
+
+  override noticeStats(now: number): Promise<NoticeOutboxStats> {
+    return this.notices.noticeStats(now);
   }
 
   override async ping(): Promise<void> {

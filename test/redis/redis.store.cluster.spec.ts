@@ -188,7 +188,7 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
     'RedisElicitationStore (Cluster client)',
     () => keyed(new RedisElicitationStore(cluster, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: [...SHARED_STORE_OFFERS, 'listOpen'],
+      offers: [...SHARED_STORE_OFFERS, 'listOpen', 'addNotices', 'claimNotices', 'settleNotice', 'noticeStats'],
     },
   );
 
@@ -257,6 +257,27 @@ describeWithRedisBinaries(['redis-server', 'redis-cli'])('RedisElicitationStore 
       expect([...slots[prefixA]]).toEqual([slotA]);
       expect(slots[prefixB].size).toBe(1);
       expect([...slots[prefixB]][0]).not.toBe(slotA);
+    });
+
+    it("keeps the outbox's keys in the prefix's slot, and claims, settles and lists open records on the node serving it", async () => {
+      const prefix = `${RUN}-outbox`;
+      const slot = await keyslot(`{${prefix}}`);
+      const store = keyed(new RedisElicitationStore(cluster, { keyPrefix: prefix }));
+      const now = Date.now();
+      const record = pendingRecord({ createdAt: now, expiresAt: now + 60_000, purgeAt: now + 90_000, userId: 'outbox-user' });
+      await store.create(record);
+      expect((await store.listOpen('outbox-user', now + 1, { limit: 5 })).records).toEqual([record]);
+      const notices = [1, 2, 3].map((i) => ({ id: `c${i}`, elicitationId: record.id, dueAt: now + i, forgetAt: now + 60_000, body: '{}' }));
+      expect(await store.addNotices(notices, now)).toBe(3);
+      const claimed = await store.claimNotices('a', now + 10, 2, 1_000);
+      expect(claimed.map((n) => n.id)).toEqual(['c1', 'c2']);
+      expect(await store.settleNotice('c1', 'a', { kind: 'delivered' }, now + 11)).toBe(true);
+      expect(await store.settleNotice('c2', 'a', { kind: 'failed', error: 'HTTP 410' }, now + 11)).toBe(true);
+      expect(await store.noticeStats(now + 12)).toEqual({ pending: 1, failed: 1, delivered: 1, oldestDueAt: now + 3 });
+      const keys = await scanAllMasters(`{${prefix}}*`);
+      // The record, its user index, the deadlines, the pending set; notices c2 and c3, nd, nf, nc.
+      expect(keys).toHaveLength(9);
+      expect(new Set(await Promise.all(keys.map(({ key }) => keyslot(key))))).toEqual(new Set([slot]));
     });
 
     it('carries events between instances over the event stream on Redis Cluster, never back to the sender', async () => {

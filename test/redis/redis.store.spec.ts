@@ -31,7 +31,7 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
     'RedisElicitationStore',
     () => keyed(new RedisElicitationStore(client, { keyPrefix: `${RUN}-${++n}` })),
     {
-      offers: [...SHARED_STORE_OFFERS, 'listOpen'],
+      offers: [...SHARED_STORE_OFFERS, 'listOpen', 'addNotices', 'claimNotices', 'settleNotice', 'noticeStats'],
     },
   );
 
@@ -98,6 +98,13 @@ describeRedis('RedisElicitationStore on a real Redis', () => {
           ['listByUser', () => store.listByUser(record.userId, record.createdAt + 2)],
           ['findByAskKey', () => store.findByAskKey(record.userId, 'rt-ask', record.createdAt + 2)],
           ['listOpen', () => store.listOpen(record.userId, record.createdAt + 2, { limit: 10 })],
+          [
+            'addNotices',
+            () => store.addNotices([{ id: `rt-${randomUUID()}`, elicitationId: record.id, dueAt: 1, forgetAt: 100, body: '{}' }], 2),
+          ],
+          ['claimNotices', () => store.claimNotices('rt', 2, 10, 10)],
+          ['settleNotice', () => store.settleNotice('rt-none', 'rt', { kind: 'delivered' }, 2)],
+          ['noticeStats', () => store.noticeStats(2)],
         ];
         for (const [name, op] of ops) {
           await op(); // first call may load the script (NOSCRIPT → EVAL); count the steady state

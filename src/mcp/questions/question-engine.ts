@@ -4,6 +4,7 @@ import type { FormDefinition } from '../../forms/define-form.js';
 import type { FormSchema } from '../../forms/form-schema.js';
 import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js';
 import { typeOfAsk } from '../../lifecycle/create-input.validation.js';
+import { ASKED_BY_METADATA } from '../../core/asked-by.js';
 import { descend, type FallbackRung, type PageFallbackRung } from '../../options/client-ladder.js';
 import type { ElicitationElicitOptions, ElicitResult, PageOutcome, UrlElicitationAsk } from '../tool-elicitation.js';
 import { answerOf, type CallQuestions } from './call-questions.js';
@@ -144,8 +145,13 @@ export class QuestionEngine {
    * answer (`requireAnswer`), an earlier call's question (finished: its outcome; pending: its page), or new (down the
    * ladder). A page made by one rung is reused by the next (the bridge and the link show the same URL).
    */
-  private async pageQuestion<T extends ElicitationData>(ask: UrlElicitationAsk, slot: Slot, how: PageQuestionHow): Promise<PageOutcome<T>> {
+  private async pageQuestion<T extends ElicitationData>(
+    asked: UrlElicitationAsk,
+    slot: Slot,
+    how: PageQuestionHow,
+  ): Promise<PageOutcome<T>> {
     const { questions, records } = this.deps;
+    const ask = this.stamped(asked);
     const answeredBy = slot.answered?.elicitationId;
     if (answeredBy)
       return (this.room.loggedOutcome?.(slot) as WaitOutcome<T> | undefined) ?? this.deps.linked.outcomeOf<T>({ id: answeredBy });
@@ -246,11 +252,18 @@ export class QuestionEngine {
     found?: { found: ElicitationRecord | undefined },
     model?: LinkedQuestion['model'],
   ): Promise<ElicitationOutcome<T>> {
-    const question = { user: this.deps.questions.userId, position: slot.index, digest: slot.question, ask, model };
+    const question = { user: this.deps.questions.userId, position: slot.index, digest: slot.question, ask: this.stamped(ask), model };
     const asked = await this.ending(() => this.deps.linked.round<T>(this.deps.scope, question, found));
     this.took.push(asked.elicitationId);
     this.room.record(slot, { elicitationId: asked.elicitationId }, asked.outcome);
     return asked.outcome;
+  }
+
+  /** `ask` with what asked in its metadata (`askedBy`: the tool), for the inbox and the notifications; an app's own kept. */
+  private stamped(ask: UrlElicitationAsk): UrlElicitationAsk {
+    const tool = this.deps.scope.asking?.name;
+    if (!tool || (ask.metadata && ASKED_BY_METADATA in ask.metadata)) return ask;
+    return { ...ask, metadata: { ...ask.metadata, [ASKED_BY_METADATA]: { tool } } };
   }
 
   /**
