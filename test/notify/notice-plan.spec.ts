@@ -30,7 +30,7 @@ describe('plannedNotices', () => {
       record,
       options({ reminders: [{ beforeExpiryMs: 60_000 }, { beforeExpiryMs: 600_000 }], escalateTo: () => 'boss' }),
     );
-    const rows = planned.map((n) => [JSON.parse(n.body), n.dueAt - T0]);
+    const rows = planned.map((n) => [readNoticeBody(n.body), n.dueAt - T0]);
     expect(rows.slice(0, 5)).toEqual([
       [{ n: 'hook', e: 'created' }, 0],
       [{ n: 'hook', e: 'reminder', b: 600_000, x: T0 + 3_600_000 }, 3_000_000],
@@ -51,7 +51,7 @@ describe('plannedNotices', () => {
 
   it('skips a reminder that would fall before the question was asked, and plans nothing without notifiers', () => {
     const record = pendingRecord({ createdAt: T0, expiresAt: T0 + 30_000 });
-    expect(plannedNotices(record, options({ reminders: [{ beforeExpiryMs: 60_000 }] })).map((n) => JSON.parse(n.body).e)).toEqual([
+    expect(plannedNotices(record, options({ reminders: [{ beforeExpiryMs: 60_000 }] })).map((n) => readNoticeBody(n.body)?.e)).toEqual([
       'created',
       'expired',
       'created',
