@@ -16,10 +16,13 @@ import { qualified, type PostgresNames } from './postgres.names.js';
  *      text makes them; no step of its own).
  *   4  the sweep forgets what is past its time once per sweep (in its last call) rather than in every batch, each
  *      lookup in index order: the `sweep` function made anew (no step of its own).
+ *   5  the inbox's index of each user's open records, newest first (`records_open`), the notifications' outbox
+ *      (`notices`, `notices_delivered`), and the `sweep` function made anew to forget notices past their time: new
+ *      objects only (no step of its own).
  */
 
 /** The version `createSchema()` writes and the store requires. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * The files of sql/postgres/, oldest first: the one at index i is the whole schema at version i + 1 for the default
@@ -30,6 +33,7 @@ export const SCHEMA_FILES: readonly string[] = [
   'sql/postgres/0002_named_columns.sql',
   'sql/postgres/0003_finished_tasks.sql',
   'sql/postgres/0004_sweep_once.sql',
+  'sql/postgres/0005_notices.sql',
 ];
 
 /**

@@ -8,11 +8,13 @@
  * What is in clear: ids, statuses, times, counts, and keyed hashes (HMAC, `ElicitationStoreKeys.names`) of user ids,
  * types, askKeys and counter keys. A record's user, type, message and metadata are sealed (`event_part`, `sealed`:
  * stores/sealed-record.codec.ts), as in Redis; an answer is sealed by the service before it reaches the store; a
- * task's user and body are sealed together.
+ * task's user and body are sealed together; a notice's body is sealed (its id, elicitation id, times, attempts, owner
+ * and last error are in clear).
  *
  * Each store operation is one statement: a function here for each move (a transition and its event in one
- * transaction), a plain `SELECT` for each read. Events are rows of `events`, announced by `NOTIFY` with their id and
- * the start of their message, which names the sending channel (never anything sealed).
+ * transaction), a plain `SELECT` for each read, one statement each for the outbox's steps (postgres.notices.ts).
+ * Events are rows of `events`, announced by `NOTIFY` with their id and the start of their message, which names the
+ * sending channel (never anything sealed).
  */
 
 import type pg from 'pg';
@@ -97,6 +99,29 @@ CREATE TABLE IF NOT EXISTS ${t('call_states')} (key text PRIMARY KEY, value text
 -- Finished tasks by when they finished, each user's and all: the oldest past tasks.maxFinishedPerUser or maxFinished go.
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished_user ON ${t('tasks')} (user_name, updated_at) WHERE status NOT IN (${openTasks});
 CREATE INDEX IF NOT EXISTS ${names.prefix}tasks_finished ON ${t('tasks')} (updated_at) WHERE status NOT IN (${openTasks});
+
+-- Each user's open records, newest first (the inbox's pages, listOpen); ids in byte order, whatever the collation.
+CREATE INDEX IF NOT EXISTS ${names.prefix}records_open ON ${t('records')} (user_name, created_at DESC, id COLLATE "C" DESC)
+  WHERE status = 'pending';
+
+-- The notifications' outbox: a row per notice (record_id, the elicitation it is about) until it is delivered or dropped
+-- (a failed one until its forget_at), its body sealed. A claim is a lease: its owner, and due_at moved to the lease's end.
+CREATE TABLE IF NOT EXISTS ${t('notices')} (
+  id text PRIMARY KEY,
+  record_id text NOT NULL,
+  state text NOT NULL,
+  due_at bigint NOT NULL,
+  forget_at bigint NOT NULL,
+  attempts integer NOT NULL,
+  owner text,
+  last_error text,
+  body text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${names.prefix}notices_due ON ${t('notices')} (due_at) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS ${names.prefix}notices_forget ON ${t('notices')} (forget_at);
+-- How many notices were delivered: one row, counted in the statement that forgets the notice.
+CREATE TABLE IF NOT EXISTS ${t('notices_delivered')} (one boolean PRIMARY KEY DEFAULT true CHECK (one), count bigint NOT NULL);
+INSERT INTO ${t('notices_delivered')} (one, count) VALUES (true, 0) ON CONFLICT (one) DO NOTHING;
 
 -- An event row and its announcement, in the caller's transaction (NOTIFY is sent at commit): its id, and the start of
 -- its message, which names the sending channel in clear (so that the sender need not read its own rows).
@@ -207,7 +232,8 @@ BEGIN
     RETURN NEXT row_to_json(r)::text;
   END LOOP;
   IF expired >= p_batch THEN RETURN; END IF;
-  -- Finished records past their time, ended counters and expired tasks: in batches until none is left.
+  -- Finished records past their time, ended counters, expired tasks and notices past their forget_at: in batches until
+  -- none is left.
   LOOP
     DELETE FROM ${t('records')} WHERE id IN (
       SELECT id FROM ${t('records')} WHERE purge_at <= p_now ORDER BY purge_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
@@ -223,6 +249,12 @@ BEGIN
   LOOP
     DELETE FROM ${t('tasks')} WHERE id IN (
       SELECT id FROM ${t('tasks')} WHERE expires_at <= p_now ORDER BY expires_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXIT WHEN n < p_batch;
+  END LOOP;
+  LOOP
+    DELETE FROM ${t('notices')} WHERE id IN (
+      SELECT id FROM ${t('notices')} WHERE forget_at <= p_now ORDER BY forget_at LIMIT p_batch FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     EXIT WHEN n < p_batch;
   END LOOP;

@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { channelOf, qualified, type PostgresNames } from '../../src/postgres/postgres.names.js';
-import { SCHEMA_VERSION } from '../../src/postgres/postgres.schema-version.js';
+import { SCHEMA_FILES, SCHEMA_VERSION } from '../../src/postgres/postgres.schema-version.js';
 import { createSchema, schemaSql } from '../../src/postgres/postgres.schema.js';
 import { PostgresElicitationStore } from '../../src/postgres/postgres.store.js';
 import { sealRecord } from '../../src/stores/sealed-record.codec.js';
@@ -23,14 +23,16 @@ import { keyed, TEST_STORE_KEYS } from '../support/store-keys.js';
 const SCHEMA = `test_upgrade_${randomUUID().slice(0, 8)}`;
 const WINDOW_MS = 60_000;
 
-/** sql/postgres/0001_elicitation.sql as shipped, its default names moved to the test's schema and `prefix`. */
-function version1Sql(prefix: string): string {
-  const text = readFileSync('sql/postgres/0001_elicitation.sql', 'utf8')
+/** A file of sql/postgres/ as shipped (`version`'s), its default names moved to the test's schema and `prefix`. */
+function versionSql(version: number, prefix: string): string {
+  const text = readFileSync(SCHEMA_FILES[version - 1], 'utf8')
     .replaceAll('public.elicitation_', `${SCHEMA}.${prefix}`)
     .replaceAll("'public_elicitation_events'", `'${channelOf({ schema: SCHEMA, prefix })}'`)
     .replaceAll('CREATE SCHEMA IF NOT EXISTS public;', `CREATE SCHEMA IF NOT EXISTS ${SCHEMA};`)
-    .replaceAll(' elicitation_', ` ${prefix}`);
-  expect(text).toMatch(/^-- .*schema, version 1\n/);
+    .replaceAll("table_schema = 'public'", `table_schema = '${SCHEMA}'`)
+    .replaceAll(' elicitation_', ` ${prefix}`)
+    .replaceAll("'elicitation_", `'${prefix}`);
+  expect(text).toMatch(new RegExp(`^-- .*schema, version ${version}\n`));
   expect(text).not.toMatch(/elicitation_|public/);
   return text;
 }
@@ -76,7 +78,7 @@ describePostgres('the PostgreSQL schema across versions', () => {
   it('brings a schema at version 1 forward, its records, tasks and counters intact', async () => {
     const names = { schema: SCHEMA, prefix: 'v1_' };
     const t = (object: string) => qualified(names, object);
-    await pool.query(version1Sql(names.prefix));
+    await pool.query(versionSql(1, names.prefix));
     const waiting = pendingRecord({ userId: 'alice@example.com', type: 'github-token', sessionId: 'session-1' });
     const answered = pendingRecord({ userId: 'alice@example.com', type: 'github-token', createdAt: waiting.createdAt + 1 });
     await createAtVersion1(names, waiting);
@@ -115,7 +117,7 @@ describePostgres('the PostgreSQL schema across versions', () => {
 
     const store = storeOn(names.prefix);
     await expect(store.onModuleInit()).rejects.toThrow(
-      /needs schema version 4 .* found version 1: run sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql in order/,
+      /needs schema version 5 .* found version 1: run sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql, sql\/postgres\/0005_notices.sql in order/,
     );
     await store.createSchema();
     await expect(store.onModuleInit()).resolves.toBeUndefined();
@@ -174,13 +176,13 @@ describePostgres('the PostgreSQL schema across versions', () => {
         (await pool.query(`SELECT id, status FROM ${qualified(names, 'records')}`)).rows,
       ]);
     const before = await snapshot();
-    const refusal = /knows schema version 4, found version 9 in .*v9_\*.*never downgraded/;
+    const refusal = /knows schema version 5, found version 9 in .*v9_\*.*never downgraded/;
 
     await expect(store.createSchema()).rejects.toThrow(ElicitationConfigError);
     await expect(store.createSchema()).rejects.toThrow(refusal);
     await expect(store.onModuleInit()).rejects.toThrow(refusal);
     // The text itself, as a migration tool runs it: refused in its own transaction.
-    await expect(pool.query(schemaSql(names))).rejects.toThrow(/at version 9, newer than version 4, which this release knows/);
+    await expect(pool.query(schemaSql(names))).rejects.toThrow(/at version 9, newer than version 5, which this release knows/);
     // Moved on by a newer release between createSchema()'s read and its transaction: refused all the same.
     let reads = 0;
     const racing = {
