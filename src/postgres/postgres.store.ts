@@ -22,6 +22,7 @@ import {
   type SweepReport,
 } from '../stores/elicitation-store.js';
 import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
+import type { NewNotice, NoticeOutboxStats, NoticeOutcome, OpenPage, OpenPageRequest, StoredNotice } from '../stores/notice-store.js';
 import { PostgresEventChannel } from './postgres.event-channel.js';
 import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
 import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
@@ -33,6 +34,8 @@ import { callPostgres } from './postgres.call.js';
 import { announcePostgresKeyRing } from './postgres.key-rings.js';
 import { PostgresTasks } from './postgres.tasks.js';
 import { PostgresCallStates } from './postgres.call-states.js';
+import { listOpenPage } from './postgres.inbox.js';
+import { PostgresNotices } from './postgres.notices.js';
 
 export type { PostgresElicitationStoreOptions } from './postgres.store-options.js';
 
@@ -61,6 +64,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private readonly tasks: PostgresTasks;
   private readonly callStates: PostgresCallStates;
   private readonly counters: PostgresCounters;
+  private readonly notices: PostgresNotices;
   private readonly logger = new Logger('PostgresElicitationStore');
   private readonly keyHolder = new StoreKeyHolder('PostgresElicitationStore', () => ({}));
   private closed = false;
@@ -76,6 +80,7 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     this.tasks = new PostgresTasks(this.db, this.t, () => this.require());
     this.callStates = new PostgresCallStates(this.db, this.t);
     this.counters = new PostgresCounters(this.db, this.t, () => this.require());
+    this.notices = new PostgresNotices(this.db, this.t, () => this.require());
   }
 
   /**
@@ -225,6 +230,11 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     return this.list('findByAskKey', 'ask_name', this.require().names('asked', userId, askKey), now, 'DESC');
   }
 
+  /** A page of the user's open records, newest first: one statement, on the index `records_open` (postgres.inbox.ts). */
+  override listOpen(userId: string, now: number, page: OpenPageRequest): Promise<OpenPage> {
+    return this.call('listOpen', () => listOpenPage(this.db, this.t, this.require(), userId, now, page));
+  }
+
   /** One statement per batch of due records, again while a batch is full (what is past its time goes with the first). */
   async sweep(now: number, retentionMs: number): Promise<SweepReport> {
     const keys = this.require();
@@ -311,6 +321,22 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
 
   override takeCallState(key: string, now: number): Promise<string | undefined> {
     return this.call('takeCallState', () => this.callStates.takeCallState(key, now));
+  }
+
+  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
+    return this.call('addNotices', () => this.notices.addNotices(notices, now));
+  }
+
+  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
+    return this.call('claimNotices', () => this.notices.claimNotices(owner, now, limit, leaseMs));
+  }
+
+  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
+    return this.call('settleNotice', () => this.notices.settleNotice(id, owner, outcome, now));
+  }
+
+  override noticeStats(now: number): Promise<NoticeOutboxStats> {
+    return this.call('noticeStats', () => this.notices.noticeStats(now));
   }
 
   /** The records of an index, not purged, in creation order. */

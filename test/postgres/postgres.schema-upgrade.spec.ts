@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL schema's versions on a real PostgreSQL: a database made by version 1 (sql/postgres/0001_elicitation.sql
  * as shipped, its records, task and counter written by version 1's own functions) is brought forward by
- * `createSchema()` with everything intact; a schema at a version above the one this release knows is refused, by
- * `createSchema()`, by the start-up check and by the schema's text run as a migration tool would, and left as it is.
+ * `createSchema()` with everything intact, as is one made by version 4 (its records then in the inbox); a schema at a
+ * version above the one this release knows is refused, by `createSchema()`, by the start-up check and by the schema's
+ * text run as a migration tool would, and left as it is.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -147,6 +148,29 @@ describePostgres('the PostgreSQL schema across versions', () => {
     expect(await store.finish(waiting.id, { status: 'declined', now: now + 2, purgeAt: now + 60_000 })).toMatchObject({ ok: true });
     expect(await store.get(later.id, now + 2)).toEqual(later);
     await store.createSchema(); // at its version: nothing to do
+  });
+
+  it('brings a schema at version 4 forward: its open records in the inbox, and an outbox', async () => {
+    const names = { schema: SCHEMA, prefix: 'v4_' };
+    await pool.query(versionSql(4, names.prefix));
+    const store = storeOn(names.prefix);
+    await expect(store.onModuleInit()).rejects.toThrow(
+      /needs schema version 5 .* found version 4: run sql\/postgres\/0005_notices.sql with/,
+    );
+    // Written on version 4 (its create function is the one version 5 keeps).
+    const older = pendingRecord({ userId: 'carol@example.com' });
+    const newer = pendingRecord({ userId: 'carol@example.com', createdAt: older.createdAt + 1 });
+    expect(await store.create(older)).toBe('created');
+    expect(await store.create(newer)).toBe('created');
+    await store.createSchema();
+    await expect(store.onModuleInit()).resolves.toBeUndefined();
+    const now = newer.createdAt + 1;
+    expect((await store.listOpen('carol@example.com', now, { limit: 10 })).records).toEqual([newer, older]);
+    const notice = { id: `n_${randomUUID()}`, elicitationId: newer.id, dueAt: now, forgetAt: now + 60_000, body: '{}' };
+    expect(await store.addNotices([notice], now)).toBe(1);
+    expect(await store.claimNotices('a', now, 10, 1_000)).toMatchObject([{ id: notice.id, attempts: 1 }]);
+    expect(await store.settleNotice(notice.id, 'a', { kind: 'delivered' }, now)).toBe(true);
+    expect(await store.noticeStats(now)).toEqual({ pending: 0, failed: 0, delivered: 1 });
   });
 
   it('refuses a schema at a later version, however it is asked to change it, and leaves it as it is', async () => {

@@ -39,7 +39,7 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
   });
 
   describeElicitationStoreContract('PostgresElicitationStore', () => freshStore(), {
-    offers: SHARED_STORE_OFFERS,
+    offers: [...SHARED_STORE_OFFERS, 'listOpen', 'addNotices', 'claimNotices', 'settleNotice', 'noticeStats'],
   });
 
   describe('PostgreSQL specifics', () => {
