@@ -122,6 +122,7 @@ export class McpElicitation {
     const scope: CallScope = {
       asking: { name, args, structured: options.structured ?? true },
       modelTool: this.answering.has(lowLevelServer(server)) ? SUBMIT_ANSWER_TOOL : undefined,
+      client: clientNameOf(lowLevelServer(server)),
     };
     const user = options.user === undefined ? undefined : () => options.user ?? undefined;
     if (options.user !== undefined && context && typeof context === 'object') this.callUsers.set(context, options.user);
@@ -246,4 +247,10 @@ export class McpElicitation {
     if (given !== undefined) return given ?? undefined;
     return this.callers.userOf(ctx);
   }
+}
+
+/** The client's name from its session's `initialize` (a short printable string), or `undefined`. */
+function clientNameOf(server: { getClientVersion?(): { name?: string } | undefined }): string | undefined {
+  const name = server.getClientVersion?.()?.name;
+  return typeof name === 'string' && /^[\x20-\x7e]{1,128}$/.test(name) ? name : undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * What asked (#43): a page a tool's question creates carries the tool's name in its metadata (`askedBy`), for the
+ * What asked (#43): a page a tool's question creates carries the tool's and the client's names in its metadata (`askedBy`), for the
  * inbox and the notifications, on 2025-11-25 (the pushed URL request) and on the link rung. Real SDK 1.x client and
  * server over an in-memory transport.
  */
@@ -31,7 +31,7 @@ async function serve(caps: Record<string, object> | undefined, metadata?: Record
     return { content: [{ type: 'text' as const, text: outcome.status }] };
   });
   const asked: string[] = [];
-  const client = new Client({ name: 'c', version: '1.0.0' }, { capabilities: caps ? { elicitation: caps } : {} });
+  const client = new Client({ name: 'ops-client', version: '1.0.0' }, { capabilities: caps ? { elicitation: caps } : {} });
   if (caps)
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       const id = (request.params as { elicitationId?: string }).elicitationId;
@@ -54,7 +54,7 @@ describe('askedBy', () => {
     const call = client.callTool({ name: 'drop-table', arguments: { table: 'users' } });
     await until(() => asked.length === 1);
     const record = await store.get(asked[0], Date.now());
-    expect(record?.metadata).toEqual({ askedBy: { tool: 'drop-table' } });
+    expect(record?.metadata).toEqual({ askedBy: { tool: 'drop-table', client: 'ops-client' } });
     await service.complete(asked[0], { confirmed: true });
     await call;
   });
@@ -63,7 +63,7 @@ describe('askedBy', () => {
     const { client, store } = await serve(undefined);
     await client.callTool({ name: 'drop-table', arguments: { table: 'orders' } });
     const [record] = await store.listByUser('alice', Date.now());
-    expect(record.metadata).toEqual({ askedBy: { tool: 'drop-table' } });
+    expect(record.metadata).toEqual({ askedBy: { tool: 'drop-table', client: 'ops-client' } });
 
     const own = await serve(undefined, { askedBy: { tool: 'ops-console', client: 'web' } });
     await own.client.callTool({ name: 'drop-table', arguments: { table: 'orders' } });

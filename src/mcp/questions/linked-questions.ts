@@ -69,6 +69,8 @@ export interface CallScope {
   asking?: AskingCall;
   /** The name of `submit-elicitation-answer` when it is registered on this server (the model rung fits). */
   modelTool?: string;
+  /** The client's name as its session's `initialize` gave it, where the server keeps one (the inbox's "asked by"). */
+  client?: string;
 }
 
 /** A question that reached the link (or model) rung. */

@@ -259,11 +259,11 @@ export class QuestionEngine {
     return asked.outcome;
   }
 
-  /** `ask` with what asked in its metadata (`askedBy`: the tool), for the inbox and the notifications; an app's own kept. */
+  /** `ask` with what asked in its metadata (`askedBy`: the tool, and the client where known), for the inbox and the notifications; an app's own kept. */
   private stamped(ask: UrlElicitationAsk): UrlElicitationAsk {
-    const tool = this.deps.scope.asking?.name;
-    if (!tool || (ask.metadata && ASKED_BY_METADATA in ask.metadata)) return ask;
-    return { ...ask, metadata: { ...ask.metadata, [ASKED_BY_METADATA]: { tool } } };
+    const { asking, client } = this.deps.scope;
+    if (!asking || (ask.metadata && ASKED_BY_METADATA in ask.metadata)) return ask;
+    return { ...ask, metadata: { ...ask.metadata, [ASKED_BY_METADATA]: { tool: asking.name, ...(client && { client }) } } };
   }
 
   /**
