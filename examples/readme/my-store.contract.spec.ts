@@ -9,5 +9,10 @@ describeElicitationStoreContract(
   'MyStore',
   () => new MyStore(),
   { describe, it, expect, beforeEach, afterAll },
-  { offers: ['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'] },
+  {
+    offers: [
+      ...['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'],
+      ...['listOpen', 'addNotices', 'claimNotices', 'settleNotice', 'noticeStats'],
+    ] as const,
+  },
 );

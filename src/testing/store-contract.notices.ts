@@ -121,11 +121,13 @@ export function noticeTests({ itIfOffered, expect }: ContractGroupApi<Elicitatio
     const { add, claim, settle, stats } = outboxOf(store);
     const base = freshEra();
     const before = (await stats(base)).delivered;
-    const [d, r, f, x] = [1, 2, 3, 4].map((i) => notice(base, { dueAt: base + i }));
+    const [d, r, f, x] = [1, 5, 6, 7].map((i) => notice(base, { dueAt: base + i }));
     await add([d, r, f, x], base);
-    await claim('a', base + 10, 10, 100);
-    // Taken over by b after a's lease ended: a's settlements change nothing.
-    await claim('b', base + 110, 1, 100);
+    // a claims d first (its lease ends at base + 102), then the others (theirs at base + 110).
+    expect((await claim('a', base + 2, 10, 100)).map((n) => n.id)).toEqual([d.id]);
+    expect(await claim('a', base + 10, 10, 100)).toHaveLength(3);
+    // d is taken over by b after a's lease on it ended: a's settlements of it change nothing.
+    expect((await claim('b', base + 105, 10, 100)).map((n) => n.id)).toEqual([d.id]);
     await expect(settle(d.id, 'a', { kind: 'delivered' }, base + 111)).resolves.toBe(false);
     await expect(settle(d.id, 'b', { kind: 'delivered' }, base + 111)).resolves.toBe(true);
     await expect(settle(d.id, 'b', { kind: 'delivered' }, base + 111)).resolves.toBe(false);
