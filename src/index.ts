@@ -50,6 +50,8 @@ export {
   type ElicitationReadOptions,
   type StoredAnswer,
 } from './lifecycle/elicitation.service.js';
+export type { OpenQuestion, OpenQuestionsPage, OpenQuestionsRequest } from './lifecycle/open-questions.js';
+export type { AskedBy } from './core/asked-by.js';
 export type { CreateUrlElicitationInput } from './lifecycle/create-input.validation.js';
 export type { ElicitationWaitOptions } from './lifecycle/elicitation-waiters.js';
 export type {

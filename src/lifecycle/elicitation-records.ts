@@ -17,6 +17,7 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { isPlainObject, typeOfAsk } from './create-input.validation.js';
 import { ElicitationAnswers, type AskForKept } from './elicitation-answers.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
+import { OpenQuestions, type OpenQuestionsPage, type OpenQuestionsRequest } from './open-questions.js';
 import { pageUrl } from './page-urls.js';
 
 /** A record's lifetime as created, in milliseconds (an `extend` keeps the expiry it had in `extendedFrom`). */
@@ -37,6 +38,8 @@ export class ElicitationRecords {
    * or, for a store without one, the user's records filtered. Chosen once, here.
    */
   private readonly asked: (userId: string, askKey: string, now: number) => Promise<ElicitationRecord[]>;
+  /** A user's open questions, a page per store query (the inbox). */
+  private readonly open: OpenQuestions;
 
   constructor(
     @InjectLifecycleOptions() private readonly options: ElicitationLifecycleOptions,
@@ -48,6 +51,7 @@ export class ElicitationRecords {
     this.asked = store.findByAskKey
       ? store.findByAskKey.bind(store)
       : async (userId, askKey, now) => (await store.listByUser(userId, now)).filter((r) => r.askKey === askKey).reverse();
+    this.open = new OpenQuestions(store, options);
   }
 
   /** Aborted, with an `ElicitationShutdownError` as its reason, when the module starts to shut down. */
@@ -81,6 +85,11 @@ export class ElicitationRecords {
         completed: record.status === 'completed',
       }
     );
+  }
+
+  /** A page of `userId`'s open questions, newest first (`ElicitationService.listOpen`, the inbox). */
+  listOpen(userId: string, page?: OpenQuestionsRequest): Promise<OpenQuestionsPage> {
+    return this.open.list(userId, page);
   }
 
   /** The page URL of an elicitation. */

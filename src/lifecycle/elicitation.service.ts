@@ -18,6 +18,7 @@ import { ElicitationAnswers } from './elicitation-answers.js';
 import { NoticeOutbox } from '../notify/notice-outbox.js';
 import { ElicitationRecords } from './elicitation-records.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
+import type { OpenQuestionsPage, OpenQuestionsRequest } from './open-questions.js';
 import { pageUrl } from './page-urls.js';
 import type { ElicitationWaitOptions } from './elicitation-waiters.js';
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
@@ -177,6 +178,16 @@ export class ElicitationService implements OnModuleDestroy {
         expiresAt: r.expiresAt,
         finishedAt: r.finishedAt,
       }));
+  }
+
+  /**
+   * The user's open questions (pending, not expired), newest first, a page at a time (`limit`, 20 by default, 1 to
+   * 100; `after`, the `next` of the page before): each with its message, page URL, when it was asked and expires, its
+   * task and what asked (`askedBy`), never an answer. One store query per page (the store's `listOpen`, else its
+   * `listByUser`). Throws `ElicitationInputError` for a bad `userId`, `limit` or `after`. The inbox page shows the same.
+   */
+  listOpen(userId: string, page?: OpenQuestionsRequest): Promise<OpenQuestionsPage> {
+    return this.records.listOpen(userId, page);
   }
 
   /**
