@@ -6,6 +6,7 @@ import { ElicitationPageAccess } from './page-access.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import { PageLocales } from './page-locales.js';
 import { PageSecurity } from './page-security.js';
+import { PageTimes, timeLeft } from './page-times.js';
 import { TemplateRenderer, type ExpiryView, type PageContexts, type TemplateName } from './template-renderer.js';
 
 /** What a page may add to its answer: the pending record (its expiry line) and another origin its form leads to. */
@@ -27,7 +28,8 @@ const KEPT_EXPIRY_LINES = 1_000;
  */
 @Injectable()
 export class PageResponder {
-  private readonly formats = new Map<string, { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat }>();
+  /** How times read on a page. */
+  readonly times = new PageTimes();
   /** The expiry lines formatted last (`expiryLine`), oldest first. */
   private readonly lines = new Map<string, ExpiryLine>();
 
@@ -96,20 +98,13 @@ export class PageResponder {
    * a page, not once per render.
    */
   private expiryLine(expiresAt: number, locale: PageLocale): ExpiryLine {
-    const left = Math.max(expiresAt - Date.now(), 0);
-    const [amount, unit] =
-      left >= 3_600_000
-        ? [Math.round(left / 3_600_000), 'hour' as const]
-        : left >= 60_000
-          ? [Math.ceil(left / 60_000), 'minute' as const]
-          : [Math.ceil(left / 1000), 'second' as const];
-    const key = `${locale.locale} ${expiresAt} ${amount} ${unit}`;
+    const left = timeLeft(expiresAt - Date.now());
+    const key = `${locale.locale} ${expiresAt} ${left.amount} ${left.unit}`;
     let line = this.lines.get(key);
     if (!line) {
-      const formats = this.formatsOf(locale.locale);
-      const absolute = formats.absolute.format(expiresAt);
+      const absolute = this.times.absolute(expiresAt, locale.locale);
       const [before, after = ''] = locale.messages.time.expiresAt('\u0000', absolute).split('\u0000');
-      line = { before, relative: formats.relative.format(amount, unit), after, absolute, iso: new Date(expiresAt).toISOString() };
+      line = { before, relative: this.times.relative(left, locale.locale), after, absolute, iso: new Date(expiresAt).toISOString() };
       if (this.lines.size >= KEPT_EXPIRY_LINES) this.lines.delete(this.lines.keys().next().value!);
       this.lines.set(key, line);
     }
@@ -125,25 +120,5 @@ export class PageResponder {
     if (extended === undefined || csrf === undefined) return null;
     const action = this.security.pagePath(record.id, `${record.kind}/extend`);
     return { action, hint: locale.messages.time.extendHint(Math.max(1, Math.round((extended - record.expiresAt) / 60_000))), csrf };
-  }
-
-  private formatsOf(locale: string): { relative: Intl.RelativeTimeFormat; absolute: Intl.DateTimeFormat } {
-    let formats = this.formats.get(locale);
-    if (!formats) {
-      formats = {
-        relative: new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }),
-        absolute: new Intl.DateTimeFormat(locale, {
-          year: 'numeric',
-          month: 'short',
-          day: 'numeric',
-          hour: '2-digit',
-          minute: '2-digit',
-          timeZone: 'UTC',
-          timeZoneName: 'short',
-        }),
-      };
-      this.formats.set(locale, formats);
-    }
-    return formats;
   }
 }
