@@ -186,6 +186,25 @@ describe('metrics and spans of a real app over HTTP (the SDK clients and the pag
     expect(notification?.attributes).toEqual({ 'elicitation.kind': 'api-key', 'elicitation.outcome': 'completed' });
   });
 
+  it("the inbox: its page has a render span, its JSON (which the page polls) none, as the status route; both counted as page 'inbox'", async () => {
+    const spec = { inbox: ['elicitation.page.requests', { page: 'inbox', status: 200 }] } satisfies Record<
+      string,
+      [string, Record<string, unknown>]
+    >;
+    const before = await counts(spec);
+    spanExporter.reset();
+    for (const accept of ['text/html', 'application/json']) {
+      const res = await fetch(`${ladder.url}/elicit/inbox`, { headers: { cookie, accept } });
+      expect({ accept, status: res.status, body: (await res.text()).length > 0 }).toEqual({ accept, status: 200, body: true });
+    }
+    await finishedSpan('elicitation.page.render');
+    // Counted when each answer's connection side is done: waited for, not assumed.
+    for (let i = 0; i < 100 && (await deltas(spec, before)).inbox < 2; i++) await delay(10);
+    expect(await deltas(spec, before)).toEqual({ inbox: 2 });
+    const renders = spanExporter.getFinishedSpans().filter((s) => s.name === 'elicitation.page.render');
+    expect(renders.map((s) => s.attributes)).toEqual([{ 'elicitation.page': 'inbox', 'http.response.status_code': 200 }]);
+  });
+
   /** Resolves once the first client received the completion notification of `id` and its span ended. */
   async function mcpCompletion(id: string): Promise<void> {
     await clients[0].completion(id);

@@ -19,6 +19,7 @@ import { ElicitationThrottledException } from './exceptions/elicitation-throttle
 import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ElicitationTelemetry, NO_SPAN, type TelemetrySpan } from '../observability/elicitation-telemetry.js';
 import { requestInfoOf, runInRequest, type ElicitationRequestInfo, type RequestInfoSource } from '../observability/request-context.js';
+import { prefersJson } from './inbox-view.js';
 import { raw, type NodeRequestPart } from './page-http.js';
 
 /** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
@@ -98,7 +99,7 @@ export function refusalOf(exception: unknown): PageRefusal | undefined {
 /**
  * The first check of the module's routes (`ElicitationRoutesGuard` runs it before the throttle, so a 429 is seen too): notes the request (its page,
  * the client's address and agent), starts the page's span (`elicitation.page.render` for a GET,
- * `elicitation.page.submit` for a post; none for the status route) and, when the answer is sent, counts
+ * `elicitation.page.submit` for a post; none for the status route and the inbox's JSON, which are polled) and, when the answer is sent, counts
  * `elicitation.page.requests {page, status}`, ends the span and writes the audit record (`page.opened`,
  * `page.refused`). Never refuses anything itself.
  */
@@ -117,9 +118,9 @@ export class ElicitationRouteObserver implements CanActivate {
     const page = pageOf(context.getHandler());
     const elicitationId = parseElicitationId(req.params?.id);
     const submit = node.method === 'POST';
-    // The status route is polled: a span per poll would drown the pages' own.
+    // The status route and the inbox's JSON are polled: a span per poll would drown the pages' own.
     const span =
-      page === 'status'
+      page === 'status' || (page === 'inbox' && prefersJson(node.headers.accept))
         ? NO_SPAN
         : this.telemetry.startSpan(submit ? 'elicitation.page.submit' : 'elicitation.page.render', { 'elicitation.page': page });
     const inContext = this.audit.enabled || span !== NO_SPAN;

@@ -1,4 +1,5 @@
 import { applyDecorators, type ExceptionFilter, type Type, UseFilters, UseGuards } from '@nestjs/common';
+import { ElicitationInboxFilter } from './elicitation-inbox.filter.js';
 import { ElicitationPageFilter } from './elicitation-page.filter.js';
 import { ElicitationRoutesGuard } from './elicitation-routes.guard.js';
 import { ElicitationStatusFilter } from './elicitation-status.filter.js';
@@ -19,4 +20,12 @@ export function PageRoutes(): ReturnType<typeof applyDecorators> {
 /** On the status controller: the same guards, and every failure answered as JSON (`ElicitationStatusFilter`). */
 export function StatusRoutes(): ReturnType<typeof applyDecorators> {
   return routesAnsweredBy(ElicitationStatusFilter);
+}
+
+/**
+ * On the inbox's controller: the same guards, and every failure answered as the request asked for the inbox, JSON or a
+ * page (`ElicitationInboxFilter`).
+ */
+export function InboxRoutes(): ReturnType<typeof applyDecorators> {
+  return routesAnsweredBy(ElicitationInboxFilter);
 }

@@ -1,4 +1,11 @@
-import { ForbiddenException, HttpStatus, Injectable, PayloadTooLargeException, UnauthorizedException } from '@nestjs/common';
+import {
+  ForbiddenException,
+  HttpStatus,
+  Injectable,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { parseElicitationId, type ElicitationId } from '../core/elicitation-id.js';
 import type { ElicitationKind, ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
@@ -123,6 +130,26 @@ export class ElicitationPageAccess {
     const checked = parseElicitationId(id);
     if (checked === undefined) throw new ElicitationNotFoundException();
     return this.load(checked, 'oauth', req);
+  }
+
+  /**
+   * The browser user the inbox lists the open questions of (`resolvePageUser`, as for the pages): without one, 401, or
+   * on a page (not JSON) a 303 to `loginUrl` with the inbox as `returnTo` (then `undefined`: the route sends an empty
+   * body). Without `resolvePageUser` there is no inbox (404): no user can be told from another.
+   */
+  async inboxUser(req: PageRequest, res: PageResponse, json: boolean): Promise<string | undefined> {
+    const resolve = this.options.resolvePageUser;
+    if (!resolve) throw pageError(NotFoundException, (m) => m.errors.noSuchPage);
+    const user = await resolve(req);
+    if (typeof user === 'string' && user !== '') return user;
+    const login = json ? undefined : this.security.inboxLoginRedirect();
+    if (!login) {
+      hintNoPageUser(user);
+      throw pageError(UnauthorizedException, (m) => m.errors.signIn);
+    }
+    observeRefusal(req, 'identity');
+    this.redirect(res, HttpStatus.SEE_OTHER, login);
+    return undefined;
   }
 
   /** The page for a change a page asked for that did not happen: 404, 410, or 409 naming how the record ended. */

@@ -32,24 +32,28 @@ export const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 /**
  * The pages' stylesheet and script (`page.css`, `page.js` of the templates folder; a `templatesDir` holding either
- * replaces it), the same bytes for every page: served once under a name that changes with their content
- * (`ElicitationAssetsController`), kept by the browser, and loaded by each page with the page's CSP nonce. A page
- * then carries only what is its own (about a third of its bytes with them inline).
+ * replaces it), the same bytes for every page, and the inbox's own script (`inbox.js`: it keeps the list current):
+ * served once under a name that changes with their content (`ElicitationAssetsController`), kept by the browser, and
+ * loaded by each page with the page's CSP nonce. A page then carries only what is its own (about a third of its bytes
+ * with them inline).
  */
 @Injectable()
 export class PageAssets {
   readonly style: PageAsset;
   readonly script: PageAsset;
+  /** The inbox page's script. */
+  readonly inbox: PageAsset;
   /** Where a page finds them, as the browser sees the paths (`<baseUrl path>/<routePrefix>/assets/<name>`). */
-  readonly urls: { readonly style: string; readonly script: string };
+  readonly urls: { readonly style: string; readonly script: string; readonly inbox: string };
   private readonly byName: ReadonlyMap<string, PageAsset>;
 
   constructor(@InjectPageOptions() options: ElicitationPageOptions) {
     this.style = loadAsset(options.templatesDir, 'page', 'css', 'text/css; charset=utf-8');
     this.script = loadAsset(options.templatesDir, 'page', 'js', 'text/javascript; charset=utf-8');
+    this.inbox = loadAsset(options.templatesDir, 'inbox', 'js', 'text/javascript; charset=utf-8');
     const base = `${basePathOf(options.baseUrl)}/${options.routePrefix}/assets/`;
-    this.urls = { style: base + this.style.name, script: base + this.script.name };
-    this.byName = new Map([this.style, this.script].map((asset) => [asset.name, asset]));
+    this.urls = { style: base + this.style.name, script: base + this.script.name, inbox: base + this.inbox.name };
+    this.byName = new Map([this.style, this.script, this.inbox].map((asset) => [asset.name, asset]));
   }
 
   /** The asset of this name, or undefined. */

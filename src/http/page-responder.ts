@@ -9,11 +9,16 @@ import { PageSecurity } from './page-security.js';
 import { PageTimes, timeLeft } from './page-times.js';
 import { TemplateRenderer, type ExpiryView, type PageContexts, type TemplateName } from './template-renderer.js';
 
-/** What a page may add to its answer: the pending record (its expiry line) and another origin its form leads to. */
+/**
+ * What a page may add to its answer: the pending record (its expiry line), another origin its form leads to, and
+ * whether its script reads from this origin (the inbox's).
+ */
 export interface PageExtras {
   record?: ElicitationRecord;
   /** See `PageSecurity.applyHeaders`. */
   formTarget?: string;
+  /** See `PageSecurity.applyHeaders`. */
+  connect?: boolean;
 }
 
 /** The texts of an expiry line that depend on the instant and the locale only. */
@@ -56,7 +61,7 @@ export class PageResponder {
     extras: PageExtras = {},
   ): string {
     const locale = this.locales.of(req);
-    const nonce = this.security.applyHeaders(res, extras.formTarget);
+    const nonce = this.security.applyHeaders(res, extras.formTarget, extras.connect);
     res.status(status);
     const csrf = 'csrf' in context && typeof context.csrf === 'string' ? context.csrf : undefined;
     const expiry = extras.record?.status === 'pending' ? this.expiry(extras.record, locale, csrf) : null;

@@ -5,7 +5,7 @@ import helmet from 'helmet';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
-import { basePathOf, pageRoute } from '../lifecycle/page-urls.js';
+import { basePathOf, inboxPath, pageRoute } from '../lifecycle/page-urls.js';
 import { raw, type NodeRequestPart, type NodeResponsePart, type PageRequest, type PageResponse } from './page-http.js';
 
 /** Stands for the per-response nonce in the CSP computed once at start-up. */
@@ -60,6 +60,8 @@ export class PageSecurity {
   private readonly secure: boolean;
   /** The page headers helmet chose, computed once, each value cut where each response's nonce goes (the CSP's). */
   private readonly fixedHeaders: Array<[string, string[]]> = [];
+  /** The same for a page whose script reads from this origin (the inbox's): its CSP adds `connect-src 'self'`. */
+  private readonly connectingHeaders: Array<[string, string[]]> = [];
   /** Headers helmet removes (e.g. X-Powered-By). */
   private readonly removedHeaders: string[] = [];
   /** The headers of an answer that is not a page (JSON, a redirect): helmet's, with a CSP that allows nothing. */
@@ -74,20 +76,20 @@ export class PageSecurity {
     this.origin = base.origin;
     this.basePath = basePathOf(options.baseUrl);
     this.secure = base.protocol === 'https:';
-    const page = recordHelmet(
-      {
-        defaultSrc: ["'none'"],
-        styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
-        // The page's one script (the countdown, the focus on an error summary) carries the same nonce.
-        scriptSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
-        imgSrc: ["'self'", 'https:', 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-      this.secure,
-    );
-    this.fixedHeaders.push(...page.set.map(([name, value]): [string, string[]] => [name, value.split(NONCE_PLACEHOLDER)]));
+    const directives = {
+      defaultSrc: ["'none'"],
+      styleSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
+      // The page's scripts (the countdown, the focus on an error summary; the inbox's) carry the same nonce.
+      scriptSrc: [`'nonce-${NONCE_PLACEHOLDER}'`],
+      imgSrc: ["'self'", 'https:', 'data:'],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    };
+    const cutAtNonce = ([name, value]: [string, string]): [string, string[]] => [name, value.split(NONCE_PLACEHOLDER)];
+    const page = recordHelmet(directives, this.secure);
+    this.fixedHeaders.push(...page.set.map(cutAtNonce));
+    this.connectingHeaders.push(...recordHelmet({ ...directives, connectSrc: ["'self'"] }, this.secure).set.map(cutAtNonce));
     this.removedHeaders.push(...page.removed);
     this.baseHeaders.push(...recordHelmet({ defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] }, this.secure).set);
   }
@@ -95,11 +97,12 @@ export class PageSecurity {
   /**
    * Sets every page header; returns the nonce the page's inline style and script must carry. `formTarget`: one more origin
    * the page's form may lead to (the `oauth` page's post is answered with a redirect to the provider, and
-   * browsers hold redirects after a post to `form-action` too).
+   * browsers hold redirects after a post to `form-action` too). `connect`: the page's script reads from this origin
+   * (the inbox polls its own JSON): `connect-src 'self'`, and nothing more, joins the CSP.
    */
-  applyHeaders(res: PageResponse, formTarget?: string): string {
+  applyHeaders(res: PageResponse, formTarget?: string, connect = false): string {
     const nonce = randomPool.take(16).toString('base64url');
-    for (const [name, pieces] of this.fixedHeaders) {
+    for (const [name, pieces] of connect ? this.connectingHeaders : this.fixedHeaders) {
       const value = pieces.length === 1 ? pieces[0] : pieces.join(nonce);
       res.header(name, formTarget === undefined ? value : value.replace("form-action 'self'", `form-action 'self' ${formTarget}`));
     }
@@ -165,9 +168,19 @@ export class PageSecurity {
 
   /** Where to send an unidentified browser: `loginUrl` with `returnTo` = this page's own path. */
   loginRedirect(elicitationId: string, page: string): string | undefined {
+    return this.loginRedirectTo(this.pagePath(elicitationId, page));
+  }
+
+  /** Where to send an unidentified browser from the inbox: `loginUrl` with `returnTo` = the inbox's path. */
+  inboxLoginRedirect(): string | undefined {
+    return this.loginRedirectTo(inboxPath(this.options));
+  }
+
+  /** `loginUrl` with `returnTo` = `path` (a path the module built, never one from the request), or none without it. */
+  private loginRedirectTo(path: string): string | undefined {
     if (!this.options.loginUrl) return undefined;
     const login = new URL(this.options.loginUrl, this.origin);
-    login.searchParams.set('returnTo', this.pagePath(elicitationId, page));
+    login.searchParams.set('returnTo', path);
     return /^https?:\/\//.test(this.options.loginUrl) ? login.href : `${login.pathname}${login.search}`;
   }
 

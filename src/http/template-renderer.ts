@@ -7,14 +7,19 @@ import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import type { FieldView } from './form-view.js';
-import type { PageLabels } from '../messages/page-messages.js';
+import type { PageLabels, PageMessages } from '../messages/page-messages.js';
 import type { PageLocale } from '../messages/locales.js';
 import { builtInTemplatesDir, PageAssets } from './page-assets.js';
+import type { InboxItemView } from './inbox-view.js';
+import { inboxPath } from '../lifecycle/page-urls.js';
 
 export { builtInTemplatesDir } from './page-assets.js';
 
-/** The templates the module renders (the layout, a page per `PAGE_KINDS`, done and error); a `templatesDir` may replace any of them. */
-export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error'] as const;
+/**
+ * The templates the module renders (the layout, a page per `PAGE_KINDS`, done, error and the inbox); a `templatesDir` may
+ * replace any of them.
+ */
+export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error', 'inbox'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** What the api-key and confirm pages read (both get every field, so a custom template may use any). */
@@ -69,7 +74,25 @@ export interface PageContexts {
   };
   done: { heading: string; text: string; message: string; labels: PageLabels };
   error: { heading: string; text: string; statusCode: number; statusLine: string };
+  inbox: {
+    heading: string;
+    /** The catalog's inbox texts (the intro, the empty state, each question's labels, the announcements). */
+    texts: PageMessages['inbox'];
+    /** The open questions of this page of the list, newest first (empty: the empty state shows). */
+    questions: InboxItemView[];
+    /** What the page's script polls: this page of the list as JSON (the inbox's path, and `?after=` on a later page). */
+    source: string;
+    /** The inbox's own path (the script builds the next page's link from it). */
+    home: string;
+    /** The next page's link (older questions), or null on the last page. */
+    older: string | null;
+    /** On a later page, the link back to the first; null on the first. */
+    newest: string | null;
+  };
 }
+
+/** Seconds between reloads of the inbox in a browser without JavaScript (`<noscript><meta http-equiv="refresh">`). */
+export const INBOX_REFRESH_S = 30;
 
 /**
  * The expiry line of a pending request's page: the sentence around the relative time (so that the countdown can
@@ -155,6 +178,8 @@ export class TemplateRenderer {
   private readonly handlebars = Handlebars.create();
   private readonly compiled = new Map<string, Handlebars.TemplateDelegate>();
   private readonly theme: { title: string; primaryColor: string; onPrimary: string; logoUrl: string | null };
+  /** The inbox's path, for the bar's link on every page; null without `resolvePageUser` (no inbox then). */
+  private readonly inbox: string | null;
   private readonly rendered = new Map<string, RenderedPage>();
   /** Whether pages are kept rendered: only when every template is a built-in one. */
   private readonly keepsPages: boolean;
@@ -169,6 +194,7 @@ export class TemplateRenderer {
       onPrimary: options.primaryTextColor,
       logoUrl: options.logoUrl ?? null,
     };
+    this.inbox = options.resolvePageUser ? inboxPath(options) : null;
     const builtIn = builtInTemplatesDir();
     let customized = false;
     for (const name of TEMPLATE_NAMES) {
@@ -228,6 +254,9 @@ export class TemplateRenderer {
       lang: locale.locale,
       dir: locale.dir,
       expiry,
+      // The bar's link to the inbox, on every page (the inbox itself marks it as the current page).
+      inboxLink: this.inbox && { href: this.inbox, label: locale.messages.labels.inbox, current: name === 'inbox' },
+      refreshSeconds: name === 'inbox' ? INBOX_REFRESH_S : null,
     });
   }
 }

@@ -35,3 +35,8 @@ export function inboxRoute(routePrefix: string): string {
 export function inboxUrl(options: PageUrlOptions): string {
   return `${options.baseUrl}${inboxRoute(options.routePrefix)}`;
 }
+
+/** The inbox's path as the browser sees it, `<baseUrl path>/<routePrefix>/inbox` (the pages' bar links to it). */
+export function inboxPath(options: PageUrlOptions): string {
+  return `${basePathOf(options.baseUrl)}${inboxRoute(options.routePrefix)}`;
+}

@@ -27,6 +27,8 @@ export interface PageLabels {
   readonly extend: string;
   /** The heading of the list of problems above a refused form (each item links to its field). */
   readonly errorSummary: string;
+  /** The link to the inbox in every page's bar (the signed-in user's open questions): short, to share a phone's bar with the title. */
+  readonly inbox: string;
 }
 
 /**
@@ -147,6 +149,32 @@ export interface PageMessages {
     readonly alreadyExtended: string;
     /** An extension refused: this request cannot have more time (its store cannot extend, or it is at its limit). */
     readonly cannotExtend: string;
+  };
+  /** The inbox (`/<routePrefix>/inbox`): the signed-in user's open questions, newest first. */
+  readonly inbox: {
+    readonly heading: string;
+    /** Under the heading: what the list is, and that it keeps itself current. */
+    readonly intro: string;
+    /** Instead of the list when nothing is open. */
+    readonly empty: string;
+    /** Before the name of the tool that asked. */
+    readonly tool: string;
+    /** Before the name of the MCP client (the app) that made the call. */
+    readonly client: string;
+    /** Before when the question was asked. */
+    readonly askedAt: string;
+    /** Before when it expires (relative, then the date and time in UTC). */
+    readonly expiresAt: string;
+    /** Each question's link to its page. */
+    readonly answer: string;
+    /** The link to the next page of the list (older questions). */
+    readonly older: string;
+    /** On a later page: the link back to the first (the newest questions). */
+    readonly newest: string;
+    /** Said politely (a live region) when questions came in while the list was open. */
+    readonly arrived: string;
+    /** Said politely when questions left the list (answered, declined or expired). */
+    readonly left: string;
   };
   /** The file page (`kind: 'file'`). */
   readonly file: {

@@ -4,6 +4,8 @@ import { ElicitationAssetsController } from '../../src/http/elicitation-assets.c
 import { createElicitationControllers } from '../../src/http/elicitation-controllers.js';
 import { ElicitationExtendController } from '../../src/http/elicitation-extend.controller.js';
 import { ElicitationFileController } from '../../src/http/elicitation-file.controller.js';
+import { ElicitationInboxController } from '../../src/http/elicitation-inbox.controller.js';
+import { ElicitationInboxFilter } from '../../src/http/elicitation-inbox.filter.js';
 import { ElicitationOAuthController } from '../../src/http/elicitation-oauth.controller.js';
 import { ElicitationPageFilter } from '../../src/http/elicitation-page.filter.js';
 import { ElicitationPagesController } from '../../src/http/elicitation-pages.controller.js';
@@ -18,7 +20,7 @@ function stackOf(controller: object): { guards: unknown; filters: unknown } {
   return { guards: Reflect.getMetadata(GUARDS_METADATA, controller), filters: Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, controller) };
 }
 
-describe('PageRoutes / StatusRoutes', () => {
+describe('PageRoutes / StatusRoutes / InboxRoutes', () => {
   const guards = [ElicitationRoutesGuard];
 
   it.each(PAGE_CONTROLLERS.map((controller) => ({ name: controller.name, controller })))(
@@ -32,14 +34,19 @@ describe('PageRoutes / StatusRoutes', () => {
     expect(stackOf(ElicitationStatusController)).toEqual({ guards, filters: [ElicitationStatusFilter] });
   });
 
+  it('the inbox controller: the same guards in the same order; failures as the request asked (JSON or a page)', () => {
+    expect(stackOf(ElicitationInboxController)).toEqual({ guards, filters: [ElicitationInboxFilter] });
+  });
+
   it('the assets controller: no guard (nothing of an elicitation there), failures as pages', () => {
     expect(stackOf(ElicitationAssetsController)).toEqual({ guards: undefined, filters: [ElicitationPageFilter] });
   });
 
-  it('the controllers mounted under a prefix keep the stack of the class they extend', () => {
+  it('the controllers mounted under a prefix keep the stack of the class they extend (the inbox first: its path is no id)', () => {
     const mounted = createElicitationControllers('ask');
     expect(mounted.map((c) => stackOf(c).guards)).toEqual([...mounted.slice(0, -1).map(() => guards), undefined]);
     expect(mounted.map((c) => stackOf(c).filters)).toEqual([
+      [ElicitationInboxFilter],
       [ElicitationStatusFilter],
       ...PAGE_CONTROLLERS.map(() => [ElicitationPageFilter]),
       [ElicitationPageFilter],

@@ -63,6 +63,7 @@ export const DE_MESSAGES: PageMessages = {
     fromAssistant: 'Anfrage des Assistenten',
     extend: 'Mehr Zeit nötig?',
     errorSummary: 'Bitte prüfen Sie Ihre Angaben',
+    inbox: 'Offene Fragen',
   },
   headings: {
     apiKey: 'Ein API-Schlüssel wird benötigt',
@@ -164,6 +165,20 @@ export const DE_MESSAGES: PageMessages = {
     extended: 'Sie haben jetzt mehr Zeit.',
     alreadyExtended: 'Diese Anfrage hat schon einmal mehr Zeit bekommen. Nichts wurde geändert.',
     cannotExtend: 'Diese Anfrage kann keine weitere Zeit bekommen. Nichts wurde geändert.',
+  },
+  inbox: {
+    heading: 'Ihre offenen Fragen',
+    intro: 'Fragen, die auf Ihre Antwort warten, die neuesten zuerst. Die Liste aktualisiert sich von selbst.',
+    empty: 'Zurzeit wartet nichts auf Sie. Neue Fragen erscheinen hier.',
+    tool: 'Werkzeug',
+    client: 'Anwendung',
+    askedAt: 'Gestellt',
+    expiresAt: 'Läuft ab',
+    answer: 'Diese Frage beantworten',
+    older: 'Ältere Fragen',
+    newest: 'Zurück zu den neuesten Fragen',
+    arrived: 'Neue Fragen sind eingetroffen.',
+    left: 'Beantwortete oder abgelaufene Fragen wurden aus der Liste entfernt.',
   },
   file: {
     label: 'Datei',

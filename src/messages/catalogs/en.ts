@@ -15,6 +15,7 @@ export const EN_MESSAGES: PageMessages = {
     fromAssistant: 'Request from the assistant',
     extend: 'Need more time?',
     errorSummary: 'There is a problem',
+    inbox: 'Open questions',
   },
   headings: {
     apiKey: 'An API key is needed',
@@ -130,6 +131,20 @@ export const EN_MESSAGES: PageMessages = {
     extended: 'You have more time now.',
     alreadyExtended: 'This request already got more time once. Nothing was changed.',
     cannotExtend: 'This request cannot get more time. Nothing was changed.',
+  },
+  inbox: {
+    heading: 'Your open questions',
+    intro: 'Questions waiting for your answer, newest first. The list updates by itself.',
+    empty: 'Nothing is waiting for you. New questions appear here.',
+    tool: 'Tool',
+    client: 'App',
+    askedAt: 'Asked',
+    expiresAt: 'Expires',
+    answer: 'Answer this question',
+    older: 'Older questions',
+    newest: 'Back to the newest questions',
+    arrived: 'New questions arrived.',
+    left: 'Questions that were answered or expired left the list.',
   },
   file: {
     label: 'File',
