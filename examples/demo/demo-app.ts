@@ -9,6 +9,7 @@ import { BenchPeerController } from './bench-peer.controller.js';
 import { DEMO_ALLOWED_HOSTS, userFromCookie } from './demo-identity.js';
 import { DemoLoginController } from './demo-login.controller.js';
 import { DemoMetricsController, demoMetricsReader } from './demo-metrics.js';
+import { demoNotifyOptions, type DemoNotifySettings } from './demo-notify.js';
 import { freePort, limitSlowClients } from './http-server.js';
 import { createDemoOidc, DEMO_OIDC_PATH } from './demo-oidc.js';
 import { DEMO_OIDC_PROVIDER, DemoToolsService } from './demo-tools.service.js';
@@ -80,6 +81,11 @@ interface DemoAppOptions extends DemoSessionSettings {
    * several instances); `false`: none. @default the mounted development provider, 1-hour tokens, on loopback
    */
   oidc?: false | { accessTokenTtlS?: number } | { provider: OAuthProviderOptions };
+  /**
+   * Notifications (`demo-notify.ts`): a signed webhook, or `webhookUrl: 'log'` (each notice printed to the log), with
+   * reminders and the outbox's timings. @default none
+   */
+  notify?: DemoNotifySettings;
 }
 
 /** The running demo: the Nest app and the URLs a newcomer needs. */
@@ -106,6 +112,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
     throw new Error(`ELICITATION_ADAPTER must be "express" or "fastify", got "${String(adapter)}"`);
   }
   const mcpSessions = mcpSessionOptions(options);
+  // Checked before any store connects: a webhook URL without its secret stops the start here, naming the variable.
+  const notify = demoNotifyOptions(options.notify);
   const storeKind = options.store ?? 'memory';
   if (storeKind !== 'memory' && storeKind !== 'redis' && storeKind !== 'postgres') {
     throw new Error(`ELICITATION_STORE must be "memory", "redis" or "postgres", got "${String(storeKind)}"`);
@@ -172,6 +180,7 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
           : undefined,
         resolvePageUser: userFromCookie,
         loginUrl: '/demo/login',
+        ...notify,
         ...(oauthProvider && {
           oauth: { providers: { [DEMO_OIDC_PROVIDER]: oauthProvider } },
           // The development provider is served over plain http on this loopback origin.

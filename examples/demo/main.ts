@@ -1,4 +1,5 @@
 import { startDemoApp } from './demo-app.js';
+import { notifySettingsFromEnv } from './demo-notify.js';
 import { sessionSettingsFromEnv } from './mcp-sessions.js';
 
 const env = process.env;
@@ -40,6 +41,8 @@ const { app, mcpUrl, url } = await startDemoApp({
   bench: env.ELICITATION_BENCH === '1',
   // MCP_SESSION_IDLE_MS, MCP_MAX_SESSIONS_PER_USER, MCP_MAX_SESSIONS; MCP_CONFORMANCE=1: callers without a bearer too.
   ...sessionSettingsFromEnv(env),
+  // ELICITATION_WEBHOOK_URL (a URL, or "log"), ELICITATION_WEBHOOK_SECRET, ELICITATION_REMINDER_MS, ELICITATION_OUTBOX_*.
+  notify: notifySettingsFromEnv(env),
 });
 
 // SIGTERM (docker stop, Kubernetes) and SIGINT (Ctrl-C) close the app gracefully, then exit 0: tools waiting on a
@@ -55,3 +58,11 @@ console.log(
   `How to: connect an MCP client with "Authorization: Bearer alice", sign the browser in at ${url}/demo/login?user=alice, ` +
     'call connect-service, approve-deploy, delete-file or connect-account (the development OpenID provider at /demo/oidc), and open the link the client shows.\n',
 );
+if (env.ELICITATION_WEBHOOK_URL) {
+  // Never the URL itself: a webhook URL may carry a token.
+  console.log(
+    env.ELICITATION_WEBHOOK_URL === 'log'
+      ? 'Notifications: each notice is printed to this log (ELICITATION_WEBHOOK_URL=log).\n'
+      : 'Notifications: each notice is posted, signed, to ELICITATION_WEBHOOK_URL.\n',
+  );
+}
