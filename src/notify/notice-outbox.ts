@@ -39,7 +39,11 @@ export class NoticeOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly outbox: ElicitationNoticeStore | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Sends under way: a look claims only what fits beside them, so one slow receiver never stalls the others. */
+  private readonly sending = new Set<Promise<void>>();
   private snapshot: OutboxSnapshot | undefined;
+  /** A notice was settled since the counts were read: the next look reads them again. */
+  private changed = false;
 
   constructor(
     private readonly options: ResolvedNotifyOptions,
@@ -85,9 +89,15 @@ export class NoticeOutbox implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    // Each send ends within outbox.sendTimeoutMs; one that is cut short here is sent again by another instance.
+    await Promise.all(this.sending);
   }
 
-  /** One look: claims due notices and delivers them (tests call it with a chosen `now`). Overlapping calls share one. */
+  /**
+   * One look: claims as many due notices as fit beside the sends under way (`outbox.batchSize` in all) and starts
+   * sending them, without waiting for them. Overlapping calls share one. Resolves once the claim and the counts are
+   * read; `settled` waits for the sends too.
+   */
   tick(now: number = Date.now()): Promise<void> {
     this.running ??= this.deliverDue(now)
       .catch((error: unknown) => this.logger.error(`Notification outbox look failed: ${describe(error)}`))
@@ -98,11 +108,23 @@ export class NoticeOutbox implements OnApplicationBootstrap, OnModuleDestroy {
   private async deliverDue(now: number): Promise<void> {
     if (!this.outbox) return;
     const { batchSize, leaseMs } = this.options.outbox;
-    const claimed = await this.outbox.claimNotices(this.owner, now, batchSize, leaseMs);
-    await Promise.all(claimed.map((notice) => this.deliver(notice)));
-    if (!this.snapshot || now - this.snapshot.at >= STATS_EVERY_MS || claimed.length > 0) {
+    const room = batchSize - this.sending.size;
+    const claimed = room > 0 ? await this.outbox.claimNotices(this.owner, now, room, leaseMs) : [];
+    for (const notice of claimed) {
+      const send: Promise<void> = this.deliver(notice)
+        .catch((error: unknown) => this.logger.error(`Notification ${notice.id} could not be settled: ${describe(error)}`))
+        .finally(() => this.sending.delete(send));
+      this.sending.add(send);
+    }
+    if (!this.snapshot || now - this.snapshot.at >= STATS_EVERY_MS || claimed.length > 0 || this.changed) {
+      this.changed = false;
       this.snapshot = { ...(await this.outbox.noticeStats(now)), at: now };
     }
+  }
+
+  /** Resolves once every send under way has been settled (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.sending.size > 0) await Promise.all(this.sending);
   }
 
   /** Sends one claimed notice and settles it under this instance's claim. */
@@ -154,6 +176,7 @@ export class NoticeOutbox implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async settle(notice: StoredNotice, outcome: NoticeOutcome, body: NoticeBody | undefined, counted: string): Promise<void> {
     const held = await this.outbox!.settleNotice(notice.id, this.owner, outcome, Date.now());
+    this.changed = true;
     // A claim another instance took over (this one was too slow) is that instance's to count.
     if (held) this.telemetry.notified(body?.n ?? 'unknown', body?.e ?? 'unknown', counted);
   }

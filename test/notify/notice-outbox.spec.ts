@@ -144,6 +144,29 @@ describe('notifications through the outbox (memory store)', () => {
     await service.cancel(elicitationId);
   });
 
+  it('keeps delivering beside a slow receiver: a send that hangs holds one slot, not the instance', async () => {
+    const fast = recorder('fast');
+    let hanging = 0;
+    const slow: ElicitationNotifier = {
+      name: 'slow',
+      send: () => {
+        hanging++;
+        return new Promise((resolve) => setTimeout(resolve, 2_000));
+      },
+    };
+    moduleRef = await compileElicitation({ notify: [slow, fast.notifier], outbox: { ...FAST, leaseMs: 5_000, sendTimeoutMs: 3_000 } });
+    const service = moduleRef.get(ElicitationService);
+    await service.createUrlElicitation({ kind: 'confirm', message: 'First?', userId: 'alice', ttlMs: 60_000 });
+    await until(() => hanging === 1 && fast.sent.length === 1);
+    const start = Date.now();
+    await service.createUrlElicitation({ kind: 'confirm', message: 'Second?', userId: 'alice', ttlMs: 60_000 });
+    await until(() => fast.sent.length === 2);
+    // Well before the first slow send ends (2 s): the second question's fast notice did not wait for it.
+    expect(Date.now() - start).toBeLessThan(1_500);
+    expect(hanging).toBe(2);
+    await moduleRef.get(NoticeOutbox).settled();
+  });
+
   it('refuses notify on a store without an outbox, naming the option and what the store lacks', async () => {
     class NoOutbox extends MemoryElicitationStore {}
     for (const m of ['addNotices', 'claimNotices', 'settleNotice', 'noticeStats'] as const)
