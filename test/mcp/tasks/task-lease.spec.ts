@@ -108,9 +108,11 @@ function leaseTests(name: string, storeOf: () => Promise<ElicitationTaskStore>):
       };
       store.putTask = aWrites;
       await sleep(LEASE_MS + 100);
+      // B takes the task over while A is still stuck (on a loaded machine A's body could otherwise go on first).
+      await b.read(task.id, 'u1');
+      expect(await eventually(async () => decodeBody((await store.getTask(task.id, Date.now()))!).fence === 2)).toBe(true);
       store.putTask = real;
       stuck = false;
-      await b.read(task.id, 'u1');
       expect(await eventually(async () => (await store.getTask(task.id, Date.now()))?.status === 'completed')).toBe(true);
       await sleep(200);
       const done = await store.getTask(task.id, Date.now());
