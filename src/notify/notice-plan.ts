@@ -11,6 +11,11 @@ export const NOTICE_KEEP_MS = 7 * 24 * 3_600_000;
 export const EXPIRED_NOTICE_GRACE_MS = 1_000;
 /** How long a notice whose question is not in the store yet waits for it (its creation still running) before it is dropped. */
 export const MISSING_RECORD_WAIT_MS = 60_000;
+/**
+ * How often such a notice is looked at again meanwhile: rarely (a creation takes milliseconds, a look comes a poll
+ * later), so that creations the quota refused (their notices were kept first) cost a few claims each, not one a second.
+ */
+export const MISSING_RECORD_RETRY_MS = 15_000;
 
 /** What a notice's body holds: the notifier, the event, the reminder's lead, the expiry it was planned for, escalation. */
 export interface NoticeBody {
@@ -77,7 +82,9 @@ export type NoticeStep =
  */
 export function noticeStep(notice: StoredNotice, body: NoticeBody, record: ElicitationRecord | undefined, now: number): NoticeStep {
   if (!record) {
-    return now - notice.dueAt < MISSING_RECORD_WAIT_MS ? { kind: 'later', dueAt: now + 2_000 } : { kind: 'drop', why: 'no such question' };
+    return now - notice.dueAt < MISSING_RECORD_WAIT_MS
+      ? { kind: 'later', dueAt: now + MISSING_RECORD_RETRY_MS }
+      : { kind: 'drop', why: 'no such question' };
   }
   const open = record.status === 'pending' && now < record.expiresAt;
   if (body.e === 'created') return open ? { kind: 'send' } : { kind: 'drop', why: 'answered or expired before it went out' };

@@ -97,7 +97,7 @@ describe('noticeStep', () => {
 
   it('waits a minute for a record not created yet, then drops the notice', () => {
     const created: NoticeBody = { n: 'h', e: 'created' };
-    expect(noticeStep(stored(created, T0), created, undefined, T0 + 1_000)).toEqual({ kind: 'later', dueAt: T0 + 3_000 });
+    expect(noticeStep(stored(created, T0), created, undefined, T0 + 1_000)).toEqual({ kind: 'later', dueAt: T0 + 16_000 });
     expect(noticeStep(stored(created, T0), created, undefined, T0 + 60_000).kind).toBe('drop');
   });
 });
