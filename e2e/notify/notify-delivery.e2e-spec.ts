@@ -273,7 +273,14 @@ describe.each(Object.keys(KILL) as Array<keyof typeof KILL>)('notifications from
         await until(
           () => mine().filter((x) => x.status === 200).length >= expected,
           TTL_MS + 15_000,
-          () => `${mine().length} of ${expected} posts:\n${c.output().slice(-1_500)}\n${d.output().slice(-1_500)}`,
+          () => {
+            const got = (id: string) =>
+              mine()
+                .filter((x) => x.body.data.elicitationId === id)
+                .map((x) => `${x.body.data.event}${x.body.data.beforeExpiryMs ? ` ${x.body.data.beforeExpiryMs}` : ''} ${x.status}`);
+            const each = asked.map((q) => `${q.user}: ${got(q.id).join(', ')}`).join('\n');
+            return `${mine().length} of ${expected} posts:\n${each}\n${c.output().slice(-1_500)}\n${d.output().slice(-1_500)}`;
+          },
         );
         await sleep(1_500);
 

@@ -9,13 +9,13 @@ import type { NewNotice, StoredNotice } from '../stores/notice-store.js';
 export const NOTICE_KEEP_MS = 7 * 24 * 3_600_000;
 /** How long after the expiry the `expired` notice is due (the sweep has marked the record by then, mostly). */
 export const EXPIRED_NOTICE_GRACE_MS = 1_000;
-/** How long a notice whose question is not in the store yet waits for it (its creation still running) before it is dropped. */
-export const MISSING_RECORD_WAIT_MS = 60_000;
 /**
- * How often such a notice is looked at again meanwhile: rarely (a creation takes milliseconds, a look comes a poll
- * later), so that creations the quota refused (their notices were kept first) cost a few claims each, not one a second.
+ * A notice whose question is not in the store yet (its creation still running: the notices are kept first) is looked
+ * at again after 0.5 s, then 1, 2, 4, 8 and 15 s, and dropped at the claim after that (some 45 s later): a creation
+ * that took milliseconds sends its `created` notice within a second, one the quota refused costs a few claims. Counted
+ * in claims, since a claim moves the notice's `dueAt` to its lease's end.
  */
-export const MISSING_RECORD_RETRY_MS = 15_000;
+export const MISSING_RECORD_RETRIES_MS: readonly number[] = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000];
 
 /** What a notice's body holds: the notifier, the event, the reminder's lead, the expiry it was planned for, escalation. */
 export interface NoticeBody {
@@ -82,9 +82,8 @@ export type NoticeStep =
  */
 export function noticeStep(notice: StoredNotice, body: NoticeBody, record: ElicitationRecord | undefined, now: number): NoticeStep {
   if (!record) {
-    return now - notice.dueAt < MISSING_RECORD_WAIT_MS
-      ? { kind: 'later', dueAt: now + MISSING_RECORD_RETRY_MS }
-      : { kind: 'drop', why: 'no such question' };
+    const wait = MISSING_RECORD_RETRIES_MS[notice.attempts - 1];
+    return wait === undefined ? { kind: 'drop', why: 'no such question' } : { kind: 'later', dueAt: now + wait };
   }
   const open = record.status === 'pending' && now < record.expiresAt;
   if (body.e === 'created') return open ? { kind: 'send' } : { kind: 'drop', why: 'answered or expired before it went out' };

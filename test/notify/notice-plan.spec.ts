@@ -95,10 +95,16 @@ describe('noticeStep', () => {
     expect(noticeStep(stored(expired), expired, { ...open, status: 'declined' }, T0 + 101_000).kind).toBe('drop');
   });
 
-  it('waits a minute for a record not created yet, then drops the notice', () => {
+  it('looks again soon, then less often, for a record not created yet, and drops the notice after 7 looks', () => {
     const created: NoticeBody = { n: 'h', e: 'created' };
-    expect(noticeStep(stored(created, T0), created, undefined, T0 + 1_000)).toEqual({ kind: 'later', dueAt: T0 + 16_000 });
-    expect(noticeStep(stored(created, T0), created, undefined, T0 + 60_000).kind).toBe('drop');
+    // A claim moves `dueAt` to the lease's end: the claims count, not the time since it was first due.
+    const claimed = (attempts: number): StoredNotice => ({ ...stored(created, T0 + 60_000), attempts });
+    const waits = [1, 2, 3, 4, 5, 6, 7].map((attempts) => {
+      const step = noticeStep(claimed(attempts), created, undefined, T0);
+      return step.kind === 'later' ? step.dueAt - T0 : step.kind;
+    });
+    expect(waits).toEqual([500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000]);
+    expect(noticeStep(claimed(8), created, undefined, T0)).toEqual({ kind: 'drop', why: 'no such question' });
   });
 });
 
