@@ -5,12 +5,11 @@ import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js'
 import type { CallQuestions } from '../questions/call-questions.js';
 import type { LinkedQuestions } from '../questions/linked-questions.js';
 import type { LoggedAnswer, OpenQuestionState, Slot } from '../questions/question-log.js';
-import type { FormReplyIn, Page, PageAsking, PageStep, QuestionRoom } from '../questions/question-room.js';
+import type { FormAskingHow, FormReplyIn, Page, PageAsking, PageStep, QuestionRoom } from '../questions/question-room.js';
 import type { UrlElicitationAsk } from '../tool-elicitation.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import { bridgeRequest, emptyFormRequest, formRequests, UNDECLARED_ID, urlRequest } from './input-required-requests.js';
 import type { InputRequiredRounds } from './input-required-rounds.js';
-import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
 import { isInstantDecline } from '../questions/question-rules.js';
 
 /** What the 2026-07-28 transport needs: the call's rounds and replies, and the module's parts. */
@@ -62,12 +61,7 @@ export class InputRequiredRoom implements QuestionRoom {
     return reply === undefined ? undefined : { reply, instant: this.instant(slot.open) };
   }
 
-  askForm(
-    slot: Slot,
-    message: string,
-    definition: FormDefinition<unknown>,
-    how: { issues: readonly FieldIssue[]; state: OpenQuestionState },
-  ): Promise<never> {
+  askForm(slot: Slot, message: string, definition: FormDefinition<unknown>, how: Pick<FormAskingHow, 'issues' | 'state'>): Promise<never> {
     this.suspend(slot, formRequests(slot.key, message, definition, [...how.issues]), how.state);
   }
 

@@ -1,13 +1,12 @@
 import type { ElicitationData, ElicitationRecord } from '../../core/elicitation.types.js';
-import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
 import type { UrlRequiredMode } from '../../options/client-ladder.js';
 import { DEFAULT_FORM_TIMEOUT_MS } from '../../options/elicitation.constants.js';
 import type { CallQuestions } from '../questions/call-questions.js';
-import type { OpenQuestionState, Slot } from '../questions/question-log.js';
-import type { FormReplyIn, Page, PageAsking, PageStep, QuestionRoom } from '../questions/question-room.js';
+import type { Slot } from '../questions/question-log.js';
+import type { FormAskingHow, FormReplyIn, Page, PageAsking, PageStep, QuestionRoom } from '../questions/question-room.js';
 import { reaskMessage } from '../questions/question-rules.js';
-import type { ElicitationElicitOptions, UrlElicitationAsk, UrlElicitationRequest } from '../tool-elicitation.js';
+import type { UrlElicitationAsk, UrlElicitationRequest } from '../tool-elicitation.js';
 import { anySignal, type PushChannel } from './push-channel.js';
 import type { PushPages } from './push-pages.js';
 import type { PushRungs } from './push-rungs.js';
@@ -51,12 +50,7 @@ export class PushRoom implements QuestionRoom {
     return undefined;
   }
 
-  async askForm(
-    _slot: Slot,
-    message: string,
-    definition: FormDefinition<unknown>,
-    how: { issues: readonly FieldIssue[]; state: OpenQuestionState; options: ElicitationElicitOptions; canLeave: boolean },
-  ): Promise<FormReplyIn | 'leave'> {
+  async askForm(_slot: Slot, message: string, definition: FormDefinition<unknown>, how: FormAskingHow): Promise<FormReplyIn | 'leave'> {
     const { channel } = this.deps;
     const signal = anySignal(channel.signal, how.options.signal);
     const timeout = how.options.timeoutMs ?? DEFAULT_FORM_TIMEOUT_MS;

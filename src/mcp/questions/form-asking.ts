@@ -1,7 +1,7 @@
 import { ElicitationValidationError, type FieldIssue } from '../../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
 import type { LadderStep } from '../../options/client-ladder.js';
-import type { ElicitationElicitOptions, ElicitResult } from '../tool-elicitation.js';
+import type { ElicitationElicitOptions, ElicitResult, UrlElicitationAsk } from '../tool-elicitation.js';
 import { statusOfAction, statusOfError, type MechanismTelemetry } from './form-telemetry.js';
 import { judgeFormReply, type FormVerdict } from './form-replies.js';
 import type { FormResponse, OpenQuestionState, Slot } from './question-log.js';
@@ -31,6 +31,8 @@ export class FormAsking<T> {
     private readonly message: string,
     private readonly definition: FormDefinition<T>,
     private readonly options: ElicitationElicitOptions,
+    /** The question on the hosted form page (`FormAskingHow.page`). */
+    private readonly page: UrlElicitationAsk,
   ) {
     this.state = { ...slot.open };
   }
@@ -52,7 +54,7 @@ export class FormAsking<T> {
     for (;;) {
       let reply: FormReplyIn | 'leave';
       try {
-        const how = { issues: this.issues, state: this.state, options: this.options, canLeave };
+        const how = { issues: this.issues, state: this.state, options: this.options, canLeave, page: this.page };
         reply = await this.room.askForm(this.slot, this.message, this.definition, how);
       } catch (error) {
         // Where the call waits, an error ends the question (a timeout, a cancel); elsewhere it is the room's signal.

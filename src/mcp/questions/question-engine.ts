@@ -90,7 +90,7 @@ export class QuestionEngine {
       }
       known = { found: earlier };
     }
-    const asking = new FormAsking<T>(this.deps, this.room, slot, message, definition, options);
+    const asking = new FormAsking<T>(this.deps, this.room, slot, message, definition, options, this.stamped(hosted([])));
     const canAsk = asking.replied();
     if (typeof canAsk === 'object') return canAsk.done;
     const from = canAsk ? list : list.slice(list.indexOf('form') + 1);

@@ -22,6 +22,18 @@ export interface FormReplyIn {
   instant: boolean;
 }
 
+/** How a form question is to be asked in form mode. */
+export interface FormAskingHow {
+  /** The fields the last reply got wrong (asked again naming them). */
+  issues: readonly FieldIssue[];
+  state: OpenQuestionState;
+  options: ElicitationElicitOptions;
+  /** The link rung fits: a waiting room may leave for it at the call's deadline. */
+  canLeave: boolean;
+  /** The question on the hosted form page, with what asked in its metadata. */
+  page: UrlElicitationAsk;
+}
+
 /** How a page rung is to ask. */
 export interface PageAsking {
   /** `requestUrl`'s bound on the wait, where the call waits. */
@@ -51,14 +63,10 @@ export interface QuestionRoom {
   formReply(slot: Slot): FormReplyIn | undefined;
   /**
    * Asks a form question in form mode (again, naming `issues`). A waiting room resolves the reply, or `leave` at the
-   * call's deadline when `canLeave`; the others throw their signal.
+   * call's deadline when `canLeave`; the others throw their signal. `how.page`: the same question on the hosted form
+   * page (stamped with what asked), for a room that also puts it there (a task's, for the inbox and the notifiers).
    */
-  askForm(
-    slot: Slot,
-    message: string,
-    definition: FormDefinition<unknown>,
-    how: { issues: readonly FieldIssue[]; state: OpenQuestionState; options: ElicitationElicitOptions; canLeave: boolean },
-  ): Promise<FormReplyIn | 'leave'>;
+  askForm(slot: Slot, message: string, definition: FormDefinition<unknown>, how: FormAskingHow): Promise<FormReplyIn | 'leave'>;
   /** A new page for this question on `rung` (`suspend`: the page `requireAnswer` ends the call with). */
   page(ask: UrlElicitationAsk, slot: Slot, rung: 'url' | 'form-bridge', suspend?: boolean): Promise<Page>;
   /** The page an earlier call of the tool asked this on, still pending, as this room shows it (`undefined`: not taken up). */

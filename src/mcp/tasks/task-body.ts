@@ -27,6 +27,12 @@ export interface OpenQuestion extends OpenQuestionState {
   request?: InputRequest;
   /** The client's reply to the request (`tasks/update`), read at the next run. */
   response?: unknown;
+  /**
+   * A form question's page: the same form on the hosted form page, so that the inbox lists it and the notifiers
+   * reach the person (`TaskRoom.askForm`). The first answer to reach the task, the client's or the page's, is taken;
+   * the other page is cancelled.
+   */
+  formPage?: string;
 }
 
 /** What the binding keeps of a task in `StoredTask.body` (a store outside the process seals it). */

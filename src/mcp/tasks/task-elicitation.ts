@@ -44,6 +44,8 @@ export interface TaskRunScope {
   modes: ReadonlyArray<'form' | 'url'>;
   /** Writes a step's result to the stored task, fenced by the run's lease (rejects when the run lost the task). */
   keepStep: (name: string, json: string) => Promise<void>;
+  /** When the task expires, epoch milliseconds (its form questions' pages live as long). */
+  expiresAt: number;
 }
 
 /**
@@ -62,8 +64,13 @@ export class TaskElicitation implements ToolElicitation {
   /** The questions of this run still at work (a page being created), which the runner waits for. */
   private readonly working = new Set<Promise<unknown>>();
   private readonly steps: RunSteps;
+  private readonly room: TaskRoom;
 
-  constructor(deps: TaskQuestionDeps, scope: TaskRunScope, body: TaskBody) {
+  constructor(
+    private readonly deps: TaskQuestionDeps,
+    scope: TaskRunScope,
+    body: TaskBody,
+  ) {
     const { service, records, linked, telemetry, fallback, maxFormAttempts, instantDeclineMs } = deps;
     // A task's runs have no request: the tool and its arguments are the body's, the modes those its call declared.
     const call: CallScope = { asking: { name: body.tool, args: body.args, structured: false } };
@@ -77,17 +84,18 @@ export class TaskElicitation implements ToolElicitation {
       elicitation,
       scope: call,
     });
-    const room = new TaskRoom({
+    this.room = new TaskRoom({
       service,
       taskId: scope.taskId,
       userId: scope.userId,
       body,
       instantDeclineMs,
       maxFormAttempts,
+      expiresAt: scope.expiresAt,
     });
     this.engine = new QuestionEngine(
       { questions: this.questions, linked, records, scope: call, fallback, maxFormAttempts, telemetry },
-      room,
+      this.room,
     );
     this.steps = new RunSteps(taskStepLog(scope, body), deps.maxStepResultBytes);
   }
@@ -108,6 +116,20 @@ export class TaskElicitation implements ToolElicitation {
   /** Runs `fn` once for this task: its result is written to the task (fenced by the run's lease) before the body goes on. */
   step<T>(name: string, fn: StepFn<T>): Promise<T> {
     return this.track(this.steps.run(name, fn));
+  }
+
+  /** Before the body runs: an answer given on a form question's page becomes its reply (`TaskRoom.takePageAnswers`). */
+  prepare(): Promise<void> {
+    return this.room.takePageAnswers();
+  }
+
+  /**
+   * Once the run's end is written: the pages of form questions the client answered are cancelled (the inbox drops
+   * them), and, when the task `ended`, the page of every form question it left open.
+   */
+  async closePages(ended: boolean): Promise<void> {
+    const { service } = this.deps;
+    for (const page of this.room.donePages(ended)) await service.cancel(page).catch(() => undefined);
   }
 
   /** Resolves once every question this run started has settled (so the body holds all of them). */

@@ -1,11 +1,10 @@
 import type { ElicitationData, WaitOutcome } from '../../core/elicitation.types.js';
-import type { FieldIssue } from '../../errors/elicitation-validation.error.js';
 import type { FormDefinition } from '../../forms/define-form.js';
 import type { ElicitationService } from '../../lifecycle/elicitation.service.js';
 import type { InputRequest } from '../input-required/input-required.js';
 import { bridgeRequest, formRequests, urlRequest } from '../input-required/input-required-requests.js';
-import { assertSameQuestion, type LoggedAnswer, type OpenQuestionState, type Slot } from '../questions/question-log.js';
-import type { FormReplyIn, Page, PageStep, QuestionRoom } from '../questions/question-room.js';
+import { assertSameQuestion, type LoggedAnswer, type Slot } from '../questions/question-log.js';
+import type { FormAskingHow, FormReplyIn, Page, PageStep, QuestionRoom } from '../questions/question-room.js';
 import type { UrlElicitationAsk } from '../tool-elicitation.js';
 import type { OpenQuestion, TaskBody } from './task-body.js';
 import { isInstantDecline } from '../questions/question-rules.js';
@@ -38,6 +37,8 @@ export interface TaskRoomDeps {
   instantDeclineMs: number;
   /** "Finished" answers on the form bridge the page did not confirm before the question moves on. */
   maxFormAttempts: number;
+  /** When the task expires, epoch milliseconds: a form question's page lives as long. */
+  expiresAt: number;
 }
 
 /**
@@ -49,6 +50,10 @@ export class TaskRoom implements QuestionRoom {
   readonly waits = false;
   /** How many questions this run has asked so far. */
   private asked = 0;
+  /** The pages of form questions whose reply this run took (by position): kept if asked again, else cancelled. */
+  private readonly taken = new Map<number, string>();
+  /** Form questions' pages that are done with: the runner cancels them once the run's end is written. */
+  private readonly spent: string[] = [];
 
   constructor(private readonly deps: TaskRoomDeps) {}
 
@@ -69,6 +74,9 @@ export class TaskRoom implements QuestionRoom {
 
   record(slot: Slot, answer: LoggedAnswer, outcome?: WaitOutcome): void {
     this.close(slot.index);
+    const formPage = this.taken.get(slot.index);
+    if (formPage !== undefined) this.spent.push(formPage);
+    this.taken.delete(slot.index);
     this.deps.body.answers[slot.index] = { question: slot.question, ...answer, ...(outcome && { outcome }) };
   }
 
@@ -79,21 +87,75 @@ export class TaskRoom implements QuestionRoom {
   formReply(slot: Slot): FormReplyIn | undefined {
     const [, open] = this.openAt(slot.index);
     if (!open || open.elicitationId || open.response === undefined) return undefined;
-    // Taken: the question is asked again under a new key, or answered.
+    // Taken: the question is asked again under a new key (its page kept), or answered.
     this.close(slot.index);
+    if (open.formPage !== undefined) this.taken.set(slot.index, open.formPage);
     return { reply: open.response, instant: this.instant(open) };
   }
 
-  askForm(
+  async askForm(
     slot: Slot,
     message: string,
     definition: FormDefinition<unknown>,
-    how: { issues: readonly FieldIssue[]; state: OpenQuestionState },
+    how: Pick<FormAskingHow, 'issues' | 'state' | 'page'>,
   ): Promise<never> {
     // Still waiting for the client's reply to the question as asked: the task keeps waiting.
     if (this.openAt(slot.index)[1]) throw new TaskSuspended();
     const request = formRequests('x', message, definition, [...how.issues]).x;
-    this.suspend(slot, request, { invalidAnswers: how.state.invalidAnswers });
+    const formPage = this.taken.get(slot.index) ?? (await this.formPage(how.page, slot));
+    this.taken.delete(slot.index);
+    this.suspend(slot, request, { invalidAnswers: how.state.invalidAnswers, ...(formPage !== undefined && { formPage }) });
+  }
+
+  /**
+   * The form question's page, for the inbox and the notifiers: the same form on the hosted form page, ending
+   * with the task. The client's form does not depend on it: a page the store refuses (a quota, say) is left out.
+   */
+  private async formPage(ask: UrlElicitationAsk, slot: Slot): Promise<string | undefined> {
+    const { taskId, userId, expiresAt } = this.deps;
+    // Ends a second before the task does, never after it: an answer the task could no longer take is refused by the page.
+    const ttlMs = Math.floor(expiresAt - Date.now()) - 1_000;
+    if (ttlMs <= 0) return undefined;
+    try {
+      const { fallback: _ladder, ...rest } = ask;
+      const created = await this.deps.service.createUrlElicitation({
+        ...rest,
+        userId,
+        ttlMs,
+        askKey: `task:${taskId}:${slot.index}`,
+        taskId,
+      });
+      return created.elicitationId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Before the body runs: a form question answered on its page (and not by the client yet) gets the page's answer
+   * as its reply, judged as the client's would be. A page that expired or is still pending changes nothing.
+   */
+  async takePageAnswers(): Promise<void> {
+    for (const open of Object.values(this.deps.body.open)) {
+      if (open.formPage === undefined || open.response !== undefined) continue;
+      const outcome = await this.deps.service.getResult(open.formPage).catch(() => undefined);
+      const status = outcome?.status;
+      if (status !== 'completed' && status !== 'declined' && status !== 'cancelled') continue;
+      open.response =
+        status === 'completed' ? { action: 'accept', content: outcome!.data } : { action: status === 'declined' ? 'decline' : 'cancel' };
+      // A person's decline on the page is never an instant one; the page is done with.
+      delete open.askedAt;
+      delete open.formPage;
+    }
+  }
+
+  /**
+   * The pages of form questions this run is done with, to cancel once its end is written: those answered in the
+   * client, and when the task `ended`, those of questions it leaves open.
+   */
+  donePages(ended: boolean): string[] {
+    const open = ended ? Object.values(this.deps.body.open).map((o) => o.formPage) : [];
+    return [...this.spent, ...(ended ? this.taken.values() : []), ...open].filter((id): id is string => id !== undefined);
   }
 
   async page(ask: UrlElicitationAsk, slot: Slot): Promise<Page> {
@@ -161,7 +223,7 @@ export class TaskRoom implements QuestionRoom {
   unsupported(): void {}
 
   /** Leaves the question open under a new key (keys are never reused within a task) and ends the run. */
-  private suspend(slot: Slot, request: InputRequest, state: OpenQuestionState): never {
+  private suspend(slot: Slot, request: InputRequest, state: Omit<OpenQuestion, 'index' | 'question' | 'request'>): never {
     const body = this.deps.body;
     // When it was asked matters only to tell an instant decline (`instantDeclineMs`): kept only then.
     const askedAt = this.deps.instantDeclineMs > 0 ? { askedAt: Date.now() } : {};

@@ -170,9 +170,8 @@ export class TaskRunner {
       return { status: 'cancelled', body, lease: null };
     });
     this.running.get(taskId)?.stop(taskCancelled());
-    for (const open of Object.values(cancelled?.body.open ?? {})) {
-      if (open.elicitationId) await this.deps.questions.service.cancel(open.elicitationId).catch(() => undefined);
-    }
+    const pages = Object.values(cancelled?.body.open ?? {}).flatMap((open) => [open.elicitationId, open.formPage]);
+    for (const page of pages) if (page) await this.deps.questions.service.cancel(page).catch(() => undefined);
   }
 
   /** A page of a task finished (on any instance): its task runs again. */
@@ -220,10 +219,12 @@ export class TaskRunner {
       const tool = this.deps.tools.get(body.tool);
       if (!tool) return;
       const keepStep = (name: string, json: string) => this.keepStep(taskId, run, name, json);
-      const elicitation = new TaskElicitation(this.deps.questions, { taskId, userId: task.userId, modes: body.modes, keepStep }, body);
+      const scope = { taskId, userId: task.userId, modes: body.modes, keepStep, expiresAt: task.expiresAt };
+      const elicitation = new TaskElicitation(this.deps.questions, scope, body);
+      await elicitation.prepare();
       const outcome = await executeRun(tool, body, elicitation, { taskId, signal: run.signal });
       if (run.lost) await this.release(taskId, run);
-      else await this.settle(taskId, run, body, outcome);
+      else if (await this.settle(taskId, run, body, outcome)) await elicitation.closePages(outcome.status !== 'waiting');
     } finally {
       clearInterval(renew);
       run.end();
@@ -235,7 +236,7 @@ export class TaskRunner {
    * Records a run's end over whatever changed meanwhile (answers that arrived are kept; a cancel wins): only while the
    * task still holds this run's fencing token, so a run another instance took over writes nothing.
    */
-  private async settle(taskId: string, run: TaskRun, ran: TaskBody, outcome: RunOutcome): Promise<void> {
+  private async settle(taskId: string, run: TaskRun, ran: TaskBody, outcome: RunOutcome): Promise<boolean> {
     const settled = await this.writes.write(taskId, undefined, (task, current) => {
       if (isTerminalTaskStatus(task.status)) return undefined;
       if (!this.holds(task, current, run)) return undefined;
@@ -257,6 +258,7 @@ export class TaskRunner {
       return { status: outstanding > 0 ? 'input_required' : 'working', body, lease: null };
     });
     if (settled?.body.due) this.schedule(taskId);
+    return settled !== undefined;
   }
 
   /**
