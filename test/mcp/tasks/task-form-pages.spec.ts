@@ -6,21 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import { defineForm } from '../../../src/forms/define-form.js';
-import { ElicitationRecords } from '../../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../../src/lifecycle/elicitation.service.js';
-import { ElicitationTelemetry } from '../../../src/observability/elicitation-telemetry.js';
-import { ELICITATION_RESOLVED_OPTIONS } from '../../../src/options/elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../../src/options/elicitation-options.interface.js';
-import { LinkedQuestions } from '../../../src/mcp/questions/linked-questions.js';
-import { detailedTask } from '../../../src/mcp/tasks/task-body.js';
-import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
+import type { ElicitationModuleOptions } from '../../../src/options/elicitation-options.interface.js';
+import type { TaskTool } from '../../../src/mcp/tasks/task-runner.js';
 import { ElicitationStore } from '../../../src/stores/elicitation-store.js';
-import { MemoryTasks } from '../../../src/stores/memory-tasks.js';
+import { settleRuns, taskRunnerOf } from '../../support/task-runner.js';
 import { compileElicitation } from '../../support/testing-module.js';
 
-const settle = async () => {
-  for (let i = 0; i < 30; i++) await new Promise((r) => setImmediate(r));
-};
+const settle = settleRuns;
 
 const TASK_TTL_MS = 3_600_000;
 const form = defineForm({
@@ -28,12 +21,6 @@ const form = defineForm({
   properties: { version: { type: 'string', minLength: 5 } },
   required: ['version'],
 });
-
-interface TaskView {
-  status: string;
-  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
-  result?: { content: Array<{ text: string }> };
-}
 
 describe("a task's form question has a page too (inbox, notifications)", () => {
   let ref: TestingModule;
@@ -50,38 +37,11 @@ describe("a task's form question has a page too (inbox, notifications)", () => {
 
   /** A runner whose `release` tool asks for a version in a form and says what it got. */
   function runner() {
-    const options = ref.get<ResolvedElicitationOptions>(ELICITATION_RESOLVED_OPTIONS);
     const release: TaskTool['body'] = async (_args, el) => {
       const answer = await el.elicit('Which version?', form);
       return answer.action === 'accept' ? `release ${answer.content.version}` : answer.action;
     };
-    const tasks = new TaskRunner({
-      store: new MemoryTasks(),
-      questions: {
-        service,
-        records: ref.get(ElicitationRecords),
-        linked: ref.get(LinkedQuestions),
-        telemetry: ref.get(ElicitationTelemetry),
-        fallback: options.fallback,
-        maxFormAttempts: options.limits.maxFormAttempts,
-        instantDeclineMs: options.instantDeclineMs,
-        maxStepResultBytes: 8192,
-      },
-      settings: {
-        ttlMs: TASK_TTL_MS,
-        pollIntervalMs: 1_000,
-        maxOpenPerUser: 10,
-        leaseMs: 10_000,
-        maxFinishedPerUser: 100,
-        maxFinished: 10_000,
-        maxOpenAnonymous: 100,
-      },
-      tools: new Map([['release', { body: release }]]),
-    });
-    const view = async (id: string) => {
-      const { task, body } = await tasks.read(id, 'alice');
-      return detailedTask(task, body) as unknown as TaskView;
-    };
+    const { tasks, view } = taskRunnerOf(ref, { release }, TASK_TTL_MS);
     /** Starts a task of a form-mode client; resolves it waiting, with its one input request's key and its page. */
     const asked = async () => {
       const { task } = await tasks.start('release', { app: 'shop' }, 'alice', ['form', 'url']);

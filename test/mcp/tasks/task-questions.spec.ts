@@ -9,28 +9,17 @@ import type { TestingModule } from '@nestjs/testing';
 import type { ElicitationEvent } from '../../../src/core/elicitation.types.js';
 import { ElicitationEvents } from '../../../src/events/elicitation-events.js';
 import { defineForm } from '../../../src/forms/define-form.js';
-import { ElicitationRecords } from '../../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../../src/lifecycle/elicitation.service.js';
-import { ElicitationTelemetry } from '../../../src/observability/elicitation-telemetry.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../../src/options/elicitation.constants.js';
 import type { ResolvedElicitationOptions } from '../../../src/options/elicitation-options.interface.js';
-import { LinkedQuestions, PENDING_QUESTION_META_KEY } from '../../../src/mcp/questions/linked-questions.js';
+import { PENDING_QUESTION_META_KEY } from '../../../src/mcp/questions/linked-questions.js';
 import { taskOfEvent } from '../../../src/mcp/tasks/mcp-tasks.js';
-import { detailedTask } from '../../../src/mcp/tasks/task-body.js';
-import { TaskRunner, type TaskTool } from '../../../src/mcp/tasks/task-runner.js';
+import type { TaskTool } from '../../../src/mcp/tasks/task-runner.js';
 import { ElicitationStore } from '../../../src/stores/elicitation-store.js';
-import { MemoryTasks } from '../../../src/stores/memory-tasks.js';
+import { settleRuns, taskRunnerOf } from '../../support/task-runner.js';
 import { compileElicitation } from '../../support/testing-module.js';
 
-const settle = async () => {
-  for (let i = 0; i < 30; i++) await new Promise((r) => setImmediate(r));
-};
-
-interface TaskView {
-  status: string;
-  inputRequests?: Record<string, { params: Record<string, unknown> }>;
-  result?: { content: Array<{ text: string }>; isError?: boolean; _meta?: Record<string, unknown> };
-}
+const settle = settleRuns;
 
 describe("a task's questions (the question engine, with the module's parts)", () => {
   let ref: TestingModule;
@@ -44,36 +33,7 @@ describe("a task's questions (the question engine, with the module's parts)", ()
     await ref.close();
   });
 
-  function runner(tools: Record<string, TaskTool['body']>) {
-    const tasks = new TaskRunner({
-      store: new MemoryTasks(),
-      questions: {
-        service: ref.get(ElicitationService),
-        records: ref.get(ElicitationRecords),
-        linked: ref.get(LinkedQuestions),
-        telemetry: ref.get(ElicitationTelemetry),
-        fallback: options.fallback,
-        maxFormAttempts: options.limits.maxFormAttempts,
-        instantDeclineMs: options.instantDeclineMs,
-        maxStepResultBytes: 8192,
-      },
-      settings: {
-        ttlMs: 60_000,
-        pollIntervalMs: 1_000,
-        maxOpenPerUser: 10,
-        leaseMs: 10_000,
-        maxFinishedPerUser: 100,
-        maxFinished: 10_000,
-        maxOpenAnonymous: 100,
-      },
-      tools: new Map(Object.entries(tools).map(([name, body]) => [name, { body }])),
-    });
-    const view = async (id: string) => {
-      const { task, body } = await tasks.read(id, 'alice');
-      return detailedTask(task, body) as unknown as TaskView;
-    };
-    return { tasks, view };
-  }
+  const runner = (tools: Record<string, TaskTool['body']>) => taskRunnerOf(ref, tools);
 
   it('requireAnswer takes the kept answer without asking, and claims it as a plain call does', async () => {
     const service = ref.get(ElicitationService);
