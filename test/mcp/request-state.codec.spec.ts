@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { RequestStateError, type RequestStateRejection } from '../../src/errors/request-state.error.js';
 import { RequestStateCodec, type RequestState } from '../../src/mcp/input-required/request-state.codec.js';
-import { digestOf } from '../../src/mcp/questions/question-digest.js';
+import { digestOf } from '../../src/core/json-digest.js';
 import { SecretBox } from '../../src/security/secret-box.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

@@ -11,7 +11,7 @@ import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { RequestStates } from '../../src/mcp/input-required/request-states.js';
 import type { SdkV2Context } from '../../src/mcp/sdk/sdk.types.js';
 import { RequestStateError, type RequestStateRejection } from '../../src/errors/request-state.error.js';
-import { digestOf } from '../../src/mcp/questions/question-digest.js';
+import { digestOf } from '../../src/core/json-digest.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { MemoryElicitationStore } from '../../src/stores/memory.store.js';
 import { deletePrefix, describeRedis, REDIS_URL, scanKeys } from '../support/redis.js';

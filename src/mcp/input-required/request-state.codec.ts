@@ -1,4 +1,4 @@
-import { digestOf } from '../questions/question-digest.js';
+import { digestOf } from '../../core/json-digest.js';
 import type { FormResponse } from '../questions/question-log.js';
 import { ElicitationKeyError } from '../../errors/elicitation-key.error.js';
 import { RequestStateError } from '../../errors/request-state.error.js';

@@ -6,7 +6,7 @@ import { ElicitationAudit } from '../../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../../stores/elicitation-store.js';
 import { RequestStateError } from '../../errors/request-state.error.js';
-import { digestOf } from '../questions/question-digest.js';
+import { digestOf } from '../../core/json-digest.js';
 import { RequestStateCodec, type AnsweredQuestion, type PendingQuestion, type RequestState } from './request-state.codec.js';
 
 /** The call a state is minted for. */

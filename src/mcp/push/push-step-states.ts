@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SecretBox } from '../../security/secret-box.js';
 import type { ElicitationCallStateStore } from '../../stores/call-state-store.js';
-import { digestOf } from '../questions/question-digest.js';
+import { digestOf } from '../../core/json-digest.js';
 import type { AskingCall } from '../questions/linked-questions.js';
 import type { StepLog } from '../questions/run-steps.js';
 

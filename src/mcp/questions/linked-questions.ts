@@ -7,7 +7,7 @@ import type { ElicitationData, ElicitationOutcome, ElicitationRecord } from '../
 import { displayText } from '../../security/display-text.js';
 import { ELICITATION_OBSERVED_STORE } from '../../observability/observed-store.js';
 import type { ElicitationCounterStore } from '../../stores/elicitation-store.js';
-import { digestOf } from './question-digest.js';
+import { digestOf } from '../../core/json-digest.js';
 import type { UrlElicitationAsk } from '../tool-elicitation.js';
 
 /** The `_meta` key of a result that stands for a question still open (link and model rungs). */

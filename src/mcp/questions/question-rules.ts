@@ -13,7 +13,7 @@ import { asFormDefinition, type FormDefinition } from '../../forms/define-form.j
 import type { ZodFormSchema } from '../../forms/zod-form.js';
 import type { FormSchema } from '../../forms/form-schema.js';
 import type { ElicitResult, PageOutcome, UrlElicitationAsk } from '../tool-elicitation.js';
-import { digestOf } from './question-digest.js';
+import { digestOf } from '../../core/json-digest.js';
 
 /** Whether a client that declared `declared` supports `mode` (`elicitation: {}` means form only). */
 export function supportsMode(declared: DeclaredElicitation, mode: 'form' | 'url'): boolean {

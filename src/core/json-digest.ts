@@ -5,7 +5,8 @@ export function digestOf(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 32);
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with object keys sorted and `undefined` members left out: the same value always gives the same text. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.keys(value)
