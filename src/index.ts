@@ -91,6 +91,9 @@ export {
   type WrappedToolResult,
 } from './mcp/mcp-elicitation.js';
 export type {
+  ApprovalOutcome,
+  ApprovalRequest,
+  ApproversOf,
   ElicitationElicitOptions,
   ElicitResult,
   FormElicitationResult,

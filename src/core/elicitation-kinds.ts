@@ -3,13 +3,14 @@
  * templates it renders and the kinds the audit log names are all derived from it. Internal (the package exports the
  * `ElicitationKind` type only).
  */
-export const ELICITATION_KINDS = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external'] as const;
+export const ELICITATION_KINDS = ['api-key', 'confirm', 'form', 'oauth', 'file', 'external', 'approval'] as const;
 
 /**
  * The page a URL-mode elicitation sends the user to: `api-key`, `confirm`, `form` (a hosted form built from
  * a restricted schema), `oauth` (connect an account at one of the `oauth.providers`: the built-in OAuth 2 / OpenID
  * Connect flow), `file` (a file upload: the answer is the file's name, type, size and SHA-256, with its content or
- * the `uploadSink`'s reference) or `external` (a third-party page; your own callback completes it).
+ * the `uploadSink`'s reference), `external` (a third-party page; your own callback completes it) or `approval` (a
+ * decision by a quorum of approvers, each on a confirm page of their own; its page shows the requester where it stands).
  */
 export type ElicitationKind = (typeof ELICITATION_KINDS)[number];
 

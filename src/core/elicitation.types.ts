@@ -105,6 +105,8 @@ export interface ElicitationStatusView {
   expiresAt: string;
   /** True once the user submitted an answer (`status === 'completed'`). */
   completed: boolean;
+  /** An approval (`kind: 'approval'`): how many approved, and how many must; never who. */
+  approvals?: { approved: number; required: number };
 }
 
 /** A record summary for listings: no submitted data. */

@@ -3,6 +3,8 @@ import { MAX_API_KEY_LENGTH } from '../options/elicitation.constants.js';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { idOf } from '../core/elicitation-id.js';
 import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
+import { ElicitationApprovals } from '../lifecycle/elicitation-approvals.js';
+import { approvalActionView, approvalPageContext } from './approval-view.js';
 import type { ElicitationRecord, TransitionResult } from '../core/elicitation.types.js';
 import type { FieldIssue } from '../errors/elicitation-validation.error.js';
 import { recheckHostedAnswer } from '../forms/zod-hosted-checks.js';
@@ -17,7 +19,7 @@ import { PageSecurity } from './page-security.js';
 import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
 import { PageResponder } from './page-responder.js';
-import type { PageContexts } from './template-renderer.js';
+import type { PageContexts } from './page-contexts.js';
 
 /**
  * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
@@ -29,6 +31,7 @@ import type { PageContexts } from './template-renderer.js';
 export class ElicitationPagesController {
   constructor(
     private readonly records: ElicitationRecords,
+    private readonly approvals: ElicitationApprovals,
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageResponder,
     private readonly security: PageSecurity,
@@ -88,6 +91,21 @@ export class ElicitationPagesController {
       await this.records.complete(idOf(record), { confirmed: true }),
       messages.done.confirmationReceived,
     );
+  }
+
+  /**
+   * The requester's page of an approval (`kind: 'approval'`): where it stands, who decided and who has not, and what
+   * is approved. No form: each approver decides on a confirm page of their own.
+   */
+  @Get(':id/approval')
+  @InRouteContext()
+  async approvalPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
+    const opened = await this.access.open(id, 'approval', req, res);
+    if (!opened) return '';
+    const record = await this.approvals.settle(opened);
+    const { messages } = this.answers.localeOf(req);
+    const context = approvalPageContext(record, await this.approvals.tally(record), messages);
+    return this.answers.page(req, res, 200, 'approval', context, { record });
   }
 
   /** The hosted form (`kind: 'form'`): the record's schema as an HTML form, pre-filled with its defaults. */
@@ -172,7 +190,15 @@ export class ElicitationPagesController {
     const { messages } = this.answers.localeOf(req);
     const context = { message: record.message, maxLength: MAX_API_KEY_LENGTH, error, csrf, labels: messages.labels };
     if (name === 'api-key') return this.answers.page(req, res, status, name, { heading: messages.headings.apiKey, ...context }, { record });
-    return this.answers.page(req, res, status, name, { ...context, ...confirmSettings(record, messages) }, { record });
+    const action = approvalActionView(record, messages);
+    return this.answers.page(
+      req,
+      res,
+      status,
+      name,
+      { ...context, ...confirmSettings(record, messages, action !== null), action },
+      { record },
+    );
   }
 
   /** The hosted form page: a CSRF token (as on the api-key page), the prepared fields, and the summary of a failed post. */
@@ -212,12 +238,21 @@ export class ElicitationPagesController {
 function confirmSettings(
   record: ElicitationRecord,
   messages: PageMessages,
+  approval: boolean,
 ): Pick<PageContexts['confirm'], 'heading' | 'warning' | 'confirmLabel' | 'cancelLabel'> {
   // A text that shows nothing once made safe to show (only controls, say) counts as absent: no empty button.
   const text = (key: string): string | undefined => {
     const value = record.metadata[key];
     return typeof value === 'string' && displayText(value, 'line') !== '' ? value : undefined;
   };
+  // An approver's page: the catalog's words (the approval's own texts are the tool's message and details).
+  if (approval)
+    return {
+      heading: messages.approval.heading,
+      warning: null,
+      confirmLabel: messages.approval.approve,
+      cancelLabel: messages.approval.reject,
+    };
   return {
     heading: text('title') ?? messages.headings.confirm,
     warning: text('warning') ?? null,

@@ -7,7 +7,8 @@ import type { PageRequest, PageResponse } from './page-http.js';
 import { PageLocales } from './page-locales.js';
 import { PageSecurity } from './page-security.js';
 import { PageTimes, timeLeft } from './page-times.js';
-import { TemplateRenderer, type ExpiryView, type PageContexts, type TemplateName } from './template-renderer.js';
+import { TemplateRenderer, type TemplateName } from './template-renderer.js';
+import type { ExpiryView, PageContexts } from './page-contexts.js';
 
 /**
  * What a page may add to its answer: the pending record (its expiry line), another origin its form leads to, and

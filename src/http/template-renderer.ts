@@ -6,14 +6,11 @@ import { PAGE_KINDS } from '../core/elicitation-kinds.js';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
-import type { FieldView } from './form-view.js';
-import type { PageLabels, PageMessages } from '../messages/page-messages.js';
-import type { PageLocale } from '../messages/locales.js';
 import { builtInTemplatesDir, PageAssets } from './page-assets.js';
-import type { InboxItemView } from './inbox-view.js';
 import { inboxPath } from '../lifecycle/page-urls.js';
 
 export { builtInTemplatesDir } from './page-assets.js';
+import type { ExpiryView, PageContexts, PageFrame } from './page-contexts.js';
 
 /**
  * The templates the module renders (the layout, a page per `PAGE_KINDS`, done, error and the inbox); a `templatesDir` may
@@ -22,102 +19,8 @@ export { builtInTemplatesDir } from './page-assets.js';
 export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error', 'inbox'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
-/** What the api-key and confirm pages read (both get every field, so a custom template may use any). */
-interface FormPageContext {
-  heading: string;
-  message: string;
-  maxLength: number;
-  error: string | null;
-  csrf: string;
-  labels: PageLabels;
-}
-
-/** What each template reads besides `nonce`, `theme` and `assets` (strict mode: every field it reads must be there). */
-export interface PageContexts {
-  'api-key': FormPageContext;
-  confirm: FormPageContext & { warning: string | null; confirmLabel: string; cancelLabel: string };
-  form: {
-    heading: string;
-    message: string;
-    fields: FieldView[];
-    hasRequired: boolean;
-    error: string | null;
-    csrf: string;
-    labels: PageLabels;
-  };
-  oauth: {
-    heading: string;
-    message: string;
-    intro: string;
-    scopesLabel: string;
-    scopes: string[];
-    note: string;
-    continueLabel: string;
-    error: string | null;
-    csrf: string;
-    labels: PageLabels;
-  };
-  file: {
-    heading: string;
-    message: string;
-    /** The file input's label. */
-    label: string;
-    /** The input's `accept` attribute (MIME types and `type/*`), or null: any. */
-    accept: string | null;
-    /** "Accepted: PDF, image." or null: any type. */
-    accepted: string | null;
-    /** "At most 5 MB." */
-    maxSize: string;
-    error: string | null;
-    csrf: string;
-    labels: PageLabels;
-  };
-  done: { heading: string; text: string; message: string; labels: PageLabels };
-  error: { heading: string; text: string; statusCode: number; statusLine: string };
-  inbox: {
-    heading: string;
-    /** The catalog's inbox texts (the intro, the empty state, each question's labels, the announcements). */
-    texts: PageMessages['inbox'];
-    /** The open questions of this page of the list, newest first (empty: the empty state shows). */
-    questions: InboxItemView[];
-    /** What the page's script polls: this page of the list as JSON (the inbox's path, and `?after=` on a later page). */
-    source: string;
-    /** The inbox's own path (the script builds the next page's link from it). */
-    home: string;
-    /** The next page's link (older questions), or null on the last page. */
-    older: string | null;
-    /** On a later page, the link back to the first; null on the first. */
-    newest: string | null;
-  };
-}
-
 /** Seconds between reloads of the inbox in a browser without JavaScript (`<noscript><meta http-equiv="refresh">`). */
 export const INBOX_REFRESH_S = 30;
-
-/**
- * The expiry line of a pending request's page: the sentence around the relative time (so that the countdown can
- * replace just that), the absolute time, the moment itself for the script, its texts for the last minute and the
- * end, and the form that asks for more time when the request can still have it.
- */
-export interface ExpiryView {
-  before: string;
-  relative: string;
-  after: string;
-  absolute: string;
-  /** ISO 8601 (the `<time datetime>` and the countdown's end). */
-  iso: string;
-  soon: string;
-  expired: string;
-  extend: { action: string; hint: string; csrf: string } | null;
-  /** After "Need more time?" gave it more: says so (the button is gone then). */
-  extended: string | null;
-}
-
-/** What every page gets besides its own context: its language, and the expiry line of a pending request. */
-export interface PageFrame {
-  locale: PageLocale;
-  expiry?: ExpiryView | null;
-}
 
 /**
  * The texts of a page context that may come from the elicitation, made safe to show (`displayText`): the

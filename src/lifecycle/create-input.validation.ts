@@ -1,3 +1,4 @@
+import { planApproval, type ApprovalInput } from './approval-plan.js';
 import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
 import { newUuid } from '../core/elicitation-id.js';
 import type { ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
@@ -57,6 +58,12 @@ export interface CreateUrlElicitationInput {
    * refinements are checked by the page of the process that created the elicitation (see "Form mode").
    */
   form?: FormDefinition<unknown> | ZodFormSchema<unknown> | FormSchema;
+  /**
+   * For `kind: 'approval'`: the approvers (each gets a confirm page of their own), the quorum, the rejections that
+   * deny it, the action approved (its hash binds the approval). The answer is `{ approved: true, approvedBy, hash }`;
+   * a rejection declines it. `ToolElicitation.requestApproval` fills it from the call.
+   */
+  approval?: ApprovalInput;
   /** Why you ask, shown on the page. Plain text (rendered escaped), at most 2000 characters. */
   message: string;
   /** The verified user the elicitation is for; only this user may answer it. */
@@ -194,6 +201,13 @@ export function attachKindData(
   if ((input.form !== undefined) !== (record.kind === 'form')) {
     throw new ElicitationInputError('form', record.kind === 'form' ? 'is required for kind "form"' : 'is only for kind "form"');
   }
+  if ((input.approval !== undefined) !== (record.kind === 'approval')) {
+    throw new ElicitationInputError(
+      'approval',
+      record.kind === 'approval' ? 'is required for kind "approval"' : 'is only for kind "approval"',
+    );
+  }
+  if (record.kind === 'approval') record.metadata.approval = { ...planApproval(input.approval, record.userId), requester: record.userId };
   if ((input.provider !== undefined || input.scopes !== undefined) && record.kind !== 'oauth') {
     throw new ElicitationInputError(input.provider !== undefined ? 'provider' : 'scopes', 'is only for kind "oauth"');
   }

@@ -17,6 +17,7 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { isPlainObject, typeOfAsk } from './create-input.validation.js';
 import { ElicitationAnswers, type AskForKept } from './elicitation-answers.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
+import { ElicitationApprovals } from './elicitation-approvals.js';
 import { OpenQuestions, type OpenQuestionsPage, type OpenQuestionsRequest } from './open-questions.js';
 import { pageUrl } from './page-urls.js';
 
@@ -47,6 +48,7 @@ export class ElicitationRecords {
     private readonly audit: ElicitationAudit,
     private readonly transitions: ElicitationTransitions,
     private readonly answers: ElicitationAnswers,
+    private readonly approvals: ElicitationApprovals,
   ) {
     this.asked = store.findByAskKey
       ? store.findByAskKey.bind(store)
@@ -75,7 +77,10 @@ export class ElicitationRecords {
 
   /** The public status of an elicitation (no submitted data), or `undefined` when unknown (`ElicitationService.getStatus`). */
   async status(id: ElicitationId): Promise<ElicitationStatusView | undefined> {
-    const record = await this.transitions.current(id);
+    const current = await this.transitions.current(id);
+    const record = current && (await this.approvals.settle(current));
+    const tally = record?.kind === 'approval' ? await this.approvals.tally(record) : undefined;
+    const approved = tally?.decisions.filter((d) => d.decision === 'approved').length;
     return (
       record && {
         elicitationId: record.id,
@@ -83,6 +88,7 @@ export class ElicitationRecords {
         createdAt: new Date(record.createdAt).toISOString(),
         expiresAt: new Date(record.expiresAt).toISOString(),
         completed: record.status === 'completed',
+        ...(tally && { approvals: { approved: approved!, required: tally.quorum } }),
       }
     );
   }

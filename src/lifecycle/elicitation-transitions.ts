@@ -42,6 +42,8 @@ export class ElicitationTransitions {
   /** The `waitForCompletion` calls of this instance. */
   private readonly waiters: ElicitationWaiters;
   private readonly stopRemoteWakes: () => void;
+  /** Told of each transition this instance makes (the approvals count their approvers' decisions). */
+  private readonly movedHere = new Set<(status: FinalStatus, record: Readonly<ElicitationRecord>) => void>();
   /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down (`close`). */
   /** One abort listener per call waiting on a client's answer (as many as the caps on calls in flight allow): no max. */
   private readonly shutdown = unlimited(new AbortController());
@@ -112,6 +114,13 @@ export class ElicitationTransitions {
     this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.waiters.finished(record.id, status, answerJson);
     this.publish(status, record, at, sent);
+    for (const listener of this.movedHere) listener(status, record);
+  }
+
+  /** Calls `listener` after each transition this instance makes (never another instance's); returns the unsubscribe. */
+  onMovedHere(listener: (status: FinalStatus, record: Readonly<ElicitationRecord>) => void): () => void {
+    this.movedHere.add(listener);
+    return () => this.movedHere.delete(listener);
   }
 
   /** `record` was given more time here: its waits follow the new expiry, and so (through the event) do the others'. */

@@ -1,3 +1,4 @@
+import { ElicitationApprovals } from './elicitation-approvals.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { parseElicitationId } from '../core/elicitation-id.js';
 import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
@@ -73,6 +74,7 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly answers: ElicitationAnswers,
     private readonly records: ElicitationRecords,
     private readonly notices: NoticeOutbox,
+    private readonly approvals: ElicitationApprovals,
   ) {
     const { limits } = options;
     this.quota = {
@@ -111,6 +113,8 @@ export class ElicitationService implements OnModuleDestroy {
     this.telemetry.created(record.kind, 'url');
     this.audit.record({ event: 'created', elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.transitions.publish('created', record, record.createdAt, typeof answer === 'string' ? {} : answer);
+    // An approval's pages, one per approver, each created as any elicitation is (checks, quotas, notices).
+    if (record.kind === 'approval') await this.approvals.openPages(record, (page) => this.create(page));
     return { elicitationId: record.id, url: pageUrl(this.options, record.id, record.kind), expiresAt: new Date(record.expiresAt) };
   }
 
@@ -128,7 +132,9 @@ export class ElicitationService implements OnModuleDestroy {
     id: string,
     { consume = false }: ElicitationReadOptions = {},
   ): Promise<ElicitationOutcome<T> | { status: 'pending' } | undefined> {
-    const record = await this.records.read(id);
+    const read = await this.records.read(id);
+    // An approval still pending is moved on from its pages' decisions here too (an instance died between them).
+    const record = read && (await this.approvals.settle(read));
     if (!record) return undefined;
     if (record.status === 'pending') return { status: 'pending' };
     if (consume && record.status === 'completed') {

@@ -25,6 +25,43 @@ export type ElicitResult<T> = ({ action: 'accept'; content: T } | { action: 'dec
 /** How a page question ended (`requestUrl`), and through which rung (`via`). */
 export type PageOutcome<T extends ElicitationData = ElicitationData> = WaitOutcome<T> & { via?: PageFallbackRung };
 
+/** Who may approve, for `requestApproval`: user ids, or a function of the call (the app's groups). */
+export type ApproversOf =
+  readonly string[] | ((call: { userId: string; tool?: string; args?: unknown }) => readonly string[] | Promise<readonly string[]>);
+
+/** What `requestApproval` asks for. */
+export interface ApprovalRequest {
+  /** The users who may approve, each on a confirm page of their own (through the inbox and the notifiers). */
+  approvers: ApproversOf;
+  /** How many distinct approvers must approve. @default 1 */
+  quorum?: number;
+  /** What is asked, shown on every approver's page and to the requester. */
+  message: string;
+  /** More about the action for the approvers, plain text. */
+  details?: string;
+  /** The requester (the call's user) never counts toward the quorum unless this is `false`. @default true */
+  excludeRequester?: boolean;
+  /** How many rejections end it as rejected. @default 1 */
+  rejectionsToDeny?: number;
+  /** How long the approvers have, in milliseconds. @default the module's `ttlMs` */
+  ttlMs?: number;
+  /** The rungs the requester's side takes (the page of where the approval stands). @default the module's `fallback.page` */
+  fallback?: PageFallbackRung[];
+}
+
+/**
+ * How an approval ended: `approved` once `quorum` approvers approved, `rejected` at `rejectionsToDeny` rejections,
+ * `expired` when the approvers did not decide in time (silence never approves), `cancelled`; `timeout` where the call
+ * stopped waiting. `hash` is the action's (tool and arguments), which the approvers saw.
+ */
+export interface ApprovalOutcome {
+  status: 'approved' | 'rejected' | 'expired' | 'cancelled' | 'timeout';
+  /** `approved`: who, in the order they decided. */
+  approvedBy?: string[];
+  hash?: string;
+  via?: PageFallbackRung;
+}
+
 /** Options of `elicit`. */
 export interface ElicitationElicitOptions {
   /** How long the user has to answer, in milliseconds (2025-11-25, where the call waits). @default 600000 (10 minutes) */
@@ -84,6 +121,14 @@ export interface ToolElicitation {
    * `declined`, ...) and the rung that carried it (`via`).
    */
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>>;
+  /**
+   * Asks `quorum` distinct `approvers` to approve this call (the tool and its exact arguments, hashed): each gets a
+   * confirm page of their own; the requester waits as on a page question (the page shows where the approval stands)
+   * and the tool goes on once the approval is decided: `approved`, or `rejected` at the first rejection (or
+   * `rejectionsToDeny`), or `expired`: silence never approves. The requester never approves their own call unless
+   * `excludeRequester: false`. One approval runs the tool once, as every answer does.
+   */
+  requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome>;
   /**
    * From here the call continues as a task (a tool registered with `execution.taskSupport` and `taskStart:
    * 'continueAsTask'`, on a 2026-07-28 request that declared the Tasks extension): the call answers with the new task

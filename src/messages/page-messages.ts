@@ -109,6 +109,25 @@ export interface PageMessages {
     readonly cancelLabel: string;
     readonly chooseAction: string;
   };
+  /** Approvals (`requestApproval`): an approver's confirm page, and the requester's page of where it stands. */
+  readonly approval: {
+    /** An approver's page heading. */
+    readonly heading: string;
+    readonly approve: string;
+    readonly reject: string;
+    /** The box of what is approved: its caption, and before the requester, the tool, the arguments, the hash. */
+    readonly action: string;
+    readonly requestedBy: string;
+    readonly tool: string;
+    readonly arguments: string;
+    readonly hash: string;
+    /** The requester's page heading. */
+    readonly waiting: string;
+    readonly progress: (approved: number, quorum: number) => string;
+    readonly approvedBy: string;
+    readonly rejectedBy: string;
+    readonly waitingFor: string;
+  };
   readonly form: {
     /** Above a refused hosted form: how many fields to check, how many invalid posts are left. */
     readonly summary: (fieldsToCheck: number, attemptsLeft: number) => string;

@@ -36,6 +36,7 @@ import { observedStoreProvider } from '../observability/observed-store.js';
 import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
 import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
+import { ElicitationApprovals } from '../lifecycle/elicitation-approvals.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 import { NoticeOutbox } from '../notify/notice-outbox.js';
 import { noticeOutboxProvider } from './notice-outbox.provider.js';
@@ -55,6 +56,7 @@ import { noticeOutboxProvider } from './notice-outbox.provider.js';
     ElicitationEvents,
     ElicitationAnswers,
     ElicitationTransitions,
+    ElicitationApprovals,
     ElicitationRecords,
     noticeOutboxProvider,
     ElicitationService,

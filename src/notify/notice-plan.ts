@@ -32,7 +32,8 @@ export interface NoticeBody {
 /** The notices a new record gets: `created`, each reminder (the last also escalated), `expired`, for each notifier. */
 export function plannedNotices(record: ElicitationRecord, options: ResolvedNotifyOptions): NewNotice[] {
   const { notifiers, reminders, escalateTo, outbox } = options;
-  if (notifiers.length === 0) return [];
+  // An approval is the requester's wait, not a question to them: its approvers' pages are notified, each its own.
+  if (notifiers.length === 0 || record.kind === 'approval') return [];
   const forgetAt = record.expiresAt + NOTICE_KEEP_MS;
   const bodies: Array<{ body: NoticeBody; dueAt: number }> = [
     { body: { n: '', e: 'created' }, dueAt: record.createdAt + outbox.createdDelayMs },

@@ -46,6 +46,9 @@ export class ElicitationAudit {
       ...((entry.userAgent ?? request?.userAgent) !== undefined && { userAgent: entry.userAgent ?? request?.userAgent }),
       ...(entry.reason !== undefined && { reason: entry.reason }),
       ...(entry.status !== undefined && { status: entry.status }),
+      ...(entry.decision !== undefined && { decision: entry.decision }),
+      ...(entry.via !== undefined && { via: entry.via }),
+      ...(entry.actionHash !== undefined && { actionHash: entry.actionHash }),
     };
     try {
       const done = sink(Object.freeze(record));

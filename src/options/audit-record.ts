@@ -11,7 +11,9 @@ import type { ElicitationKind } from '../core/elicitation.types.js';
  * - `answered`, `declined`, `cancelled`, `expired`: the elicitation left `pending` that way, on this instance;
  * - `extended`: the pending elicitation was given more time ("Need more time?"), on this instance;
  * - `answer.consumed`: a read-once read (`consume: true`) took the answer out of the store;
- * - `request-state.refused`: a 2026-07-28 `requestState` was refused; `reason` is its `RequestStateRejection`.
+ * - `request-state.refused`: a 2026-07-28 `requestState` was refused; `reason` is its `RequestStateRejection`;
+ * - `approval.decided`: an approver approved or rejected (`decision`) on their page (`via: 'page'`) or through the
+ *   service (`via: 'api'`); `elicitationId` is the approval's, `userId` the approver, `actionHash` the action's short hash.
  */
 export type ElicitationAuditEvent =
   | 'created'
@@ -23,7 +25,8 @@ export type ElicitationAuditEvent =
   | 'expired'
   | 'extended'
   | 'answer.consumed'
-  | 'request-state.refused';
+  | 'request-state.refused'
+  | 'approval.decided';
 
 /**
  * One audit record. Never an answer, a secret, a CSRF token or a `requestState`: ids, the kind, the user id, the
@@ -48,6 +51,10 @@ export interface ElicitationAuditRecord {
   reason?: string;
   /** The HTTP status answered (`page.opened`, `page.refused`). */
   status?: number;
+  /** `approval.decided`: what the approver decided, where, and the first 12 digits of the action's hash. */
+  decision?: 'approved' | 'rejected';
+  via?: 'page' | 'api';
+  actionHash?: string;
 }
 
 /** An audit sink: receives each record once; a sink that throws or rejects is logged and never disturbs the request. */

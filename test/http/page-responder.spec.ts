@@ -9,7 +9,7 @@ import { parseElicitationId } from '../../src/core/elicitation-id.js';
 import type { ElicitationRecord } from '../../src/core/elicitation.types.js';
 import { ElicitationFinishedException } from '../../src/http/exceptions/elicitation-finished.exception.js';
 import { PageResponder } from '../../src/http/page-responder.js';
-import type { PageContexts } from '../../src/http/template-renderer.js';
+import type { PageContexts } from '../../src/http/page-contexts.js';
 import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { DE_MESSAGES } from '../../src/messages/catalogs/de.js';

@@ -11,10 +11,11 @@ import type { ResolvedElicitationOptions } from '../../src/options/elicitation-o
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { EN_MESSAGES } from '../../src/messages/catalogs/en.js';
-import { builtInTemplatesDir, TemplateRenderer, type PageContexts } from '../../src/http/template-renderer.js';
+import { builtInTemplatesDir, TemplateRenderer } from '../../src/http/template-renderer.js';
+import type { PageContexts } from '../../src/http/page-contexts.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
 import { PageCatalogs } from '../../src/messages/locales.js';
-import type { PageFrame } from '../../src/http/template-renderer.js';
+import type { PageFrame } from '../../src/http/page-contexts.js';
 
 /** Every page in the default locale, English. */
 const FRAME = { locale: new PageCatalogs().defaultLocale };

@@ -13,6 +13,8 @@ import { mayStartTask, TaskStartSignal } from '../tasks/task-start.js';
 import type {
   DeclaredElicitation,
   ElicitationElicitOptions,
+  ApprovalOutcome,
+  ApprovalRequest,
   ElicitResult,
   PageOutcome,
   ToolElicitation,
@@ -126,6 +128,10 @@ export class InputRequiredElicitation implements ToolElicitation {
 
   requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     return this.engine.requireAnswer<T>(ask);
+  }
+
+  requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome> {
+    return this.engine.requestApproval(request);
   }
 
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {

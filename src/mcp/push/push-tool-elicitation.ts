@@ -22,6 +22,8 @@ import type { SdkRequestExtra, SdkServerLike, UrlRequiredErrorClass } from '../s
 import type {
   DeclaredElicitation,
   ElicitationElicitOptions,
+  ApprovalOutcome,
+  ApprovalRequest,
   ElicitResult,
   FormElicitationResult,
   PageOutcome,
@@ -191,6 +193,10 @@ export class PushElicitation implements PushToolElicitation {
    * the call waits until the user finishes on the page, the elicitation expires, or `timeoutMs` passes; a
    * client that declines or cancels ends the elicitation the same way.
    */
+  requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome> {
+    return this.engine.requestApproval(request);
+  }
+
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {
     return this.engine.requestUrl<T>(ask);
   }

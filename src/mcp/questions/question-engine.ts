@@ -6,7 +6,17 @@ import type { ElicitationRecords } from '../../lifecycle/elicitation-records.js'
 import { typeOfAsk } from '../../lifecycle/create-input.validation.js';
 import { ASKED_BY_METADATA } from '../../core/asked-by.js';
 import { descend, type FallbackRung, type PageFallbackRung } from '../../options/client-ladder.js';
-import type { ElicitationElicitOptions, ElicitResult, PageOutcome, UrlElicitationAsk } from '../tool-elicitation.js';
+import type {
+  ApprovalOutcome,
+  ApprovalRequest,
+  ElicitationElicitOptions,
+  ElicitResult,
+  PageOutcome,
+  UrlElicitationAsk,
+} from '../tool-elicitation.js';
+import { actionHash } from '../../lifecycle/approval-plan.js';
+import type { ApprovalAnswer } from '../../lifecycle/elicitation-approvals.js';
+import { ElicitationNotAnsweredError } from '../../errors/elicitation-not-answered.error.js';
 import { answerOf, type CallQuestions } from './call-questions.js';
 import type { MechanismTelemetry } from './form-telemetry.js';
 import { FormAsking } from './form-asking.js';
@@ -138,6 +148,32 @@ export class QuestionEngine {
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {
     const { timeoutMs, ...rest } = ask;
     return this.pageQuestion<T>(rest, this.room.place(pageQuestionDigest(rest)), { timeoutMs });
+  }
+
+  /** `requestApproval`: an approval of this call (its tool and arguments) asked as a page question of the requester. */
+  async requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome> {
+    const { asking } = this.deps.scope;
+    const userId = this.deps.questions.userId;
+    const { approvers, quorum, rejectionsToDeny, excludeRequester, details, message, ttlMs, fallback } = request;
+    const list = typeof approvers === 'function' ? await approvers({ userId, tool: asking?.name, args: asking?.args }) : approvers;
+    const action = asking && { tool: asking.name, args: asking.args };
+    const ask: UrlElicitationAsk = {
+      kind: 'approval',
+      message,
+      approval: { approvers: list, quorum, rejectionsToDeny, excludeRequester, details, ...(action && { action }) },
+      ...(ttlMs !== undefined && { ttlMs }),
+      ...(fallback && { fallback }),
+    };
+    const outcome = await this.pageQuestion<ApprovalAnswer & Record<string, unknown>>(ask, this.room.place(pageQuestionDigest(ask)), {});
+    const hash = action && actionHash(action);
+    const via = outcome.via && { via: outcome.via };
+    if (outcome.status !== 'completed') {
+      const status = outcome.status === 'declined' ? 'rejected' : outcome.status;
+      return { status, ...(hash && { hash }), ...via };
+    }
+    // Taken up from an earlier call (the link rung): only an approval of this very action counts.
+    if (outcome.data.hash !== hash) throw new ElicitationNotAnsweredError('declined');
+    return { status: 'approved', approvedBy: outcome.data.approvedBy, ...(hash && { hash }), ...via };
   }
 
   /**

@@ -12,6 +12,8 @@ import { RunSteps, type StepFn, type StepLog } from '../questions/run-steps.js';
 import type {
   DeclaredElicitation,
   ElicitationElicitOptions,
+  ApprovalOutcome,
+  ApprovalRequest,
   ElicitResult,
   PageOutcome,
   ToolElicitation,
@@ -143,6 +145,10 @@ export class TaskElicitation implements ToolElicitation {
 
   requireAnswer<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk): Promise<T> {
     return this.track(this.engine.requireAnswer<T>(ask));
+  }
+
+  requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome> {
+    return this.track(this.engine.requestApproval(request));
   }
 
   requestUrl<T extends ElicitationData = ElicitationData>(ask: UrlElicitationAsk & { timeoutMs?: number }): Promise<PageOutcome<T>> {

@@ -136,6 +136,21 @@ export const AR_MESSAGES: PageMessages = {
     cancelLabel: 'إلغاء',
     chooseAction: 'اختر التأكيد أو الإلغاء.',
   },
+  approval: {
+    heading: 'مطلوب موافقتك',
+    approve: 'موافقة',
+    reject: 'رفض',
+    action: 'ما توافق عليه',
+    requestedBy: 'مقدم الطلب',
+    tool: 'الأداة',
+    arguments: 'المعاملات',
+    hash: 'البصمة',
+    waiting: 'بانتظار الموافقة',
+    progress: (approved, quorum) => `${approved} من ${quorum} موافقات`,
+    approvedBy: 'وافق',
+    rejectedBy: 'رفض',
+    waitingFor: 'بانتظار',
+  },
   form: {
     summary: (fieldsToCheck, attemptsLeft) =>
       `تحقق من الحقول المعلّمة أدناه (${fieldsToCheck}). بعد ${attemptsLeft} من المحاولات غير الصالحة الإضافية سيُرفض هذا الطلب.`,

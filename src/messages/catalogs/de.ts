@@ -140,6 +140,21 @@ export const DE_MESSAGES: PageMessages = {
     cancelLabel: 'Abbrechen',
     chooseAction: 'Wählen Sie Bestätigen oder Abbrechen.',
   },
+  approval: {
+    heading: 'Ihre Freigabe wird erbeten',
+    approve: 'Freigeben',
+    reject: 'Ablehnen',
+    action: 'Was Sie freigeben',
+    requestedBy: 'Angefragt von',
+    tool: 'Werkzeug',
+    arguments: 'Argumente',
+    hash: 'Fingerabdruck',
+    waiting: 'Warten auf Freigabe',
+    progress: (approved, quorum) => `${approved} von ${quorum} Freigabe${quorum === 1 ? '' : 'n'}`,
+    approvedBy: 'Freigegeben von',
+    rejectedBy: 'Abgelehnt von',
+    waitingFor: 'Ausstehend bei',
+  },
   form: {
     summary: (fieldsToCheck, attemptsLeft) =>
       `Prüfen Sie ${plural(fieldsToCheck, 'das markierte Feld', `die ${fieldsToCheck} markierten Felder`)}. ` +

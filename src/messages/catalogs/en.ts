@@ -90,6 +90,21 @@ export const EN_MESSAGES: PageMessages = {
     cancelLabel: 'Cancel',
     chooseAction: 'Choose confirm or cancel.',
   },
+  approval: {
+    heading: 'Your approval is requested',
+    approve: 'Approve',
+    reject: 'Reject',
+    action: 'What you approve',
+    requestedBy: 'Requested by',
+    tool: 'Tool',
+    arguments: 'Arguments',
+    hash: 'Fingerprint',
+    waiting: 'Waiting for approval',
+    progress: (approved, quorum) => `${approved} of ${quorum} approval${quorum === 1 ? '' : 's'}`,
+    approvedBy: 'Approved by',
+    rejectedBy: 'Rejected by',
+    waitingFor: 'Waiting for',
+  },
   form: {
     summary: (fieldsToCheck, attemptsLeft) =>
       `Check the ${plural(fieldsToCheck, 'field', `${fieldsToCheck} fields`)} marked below. ` +

@@ -1,0 +1,194 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { idOf, parseElicitationId } from '../core/elicitation-id.js';
+import type { ElicitationRecord, FinalStatus } from '../core/elicitation.types.js';
+import { ElicitationAudit } from '../observability/elicitation-audit.js';
+import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
+import { currentRequest } from '../observability/request-context.js';
+import type { ElicitationStore } from '../stores/elicitation-store.js';
+import { APPROVAL_PAGE_PREFIX, approvalOfPage, approvalPlanOf, shortHash, type ApprovalPlan } from './approval-plan.js';
+import type { CreateUrlElicitationInput } from './create-input.validation.js';
+import { ElicitationTransitions } from './elicitation-transitions.js';
+
+/** One approver's decision, as an approval's tally lists it. */
+export interface ApprovalDecision {
+  userId: string;
+  decision: 'approved' | 'rejected';
+  /** When it was made, epoch milliseconds. */
+  at: number;
+}
+
+/** Where an approval stands: the decisions so far (oldest first) and who has not decided. */
+export interface ApprovalTally {
+  quorum: number;
+  rejectionsToDeny: number;
+  decisions: ApprovalDecision[];
+  waiting: string[];
+  /** The action's hash (`approval.action`), when it has one. */
+  hash?: string;
+}
+
+/** What a completed approval's answer holds. */
+export interface ApprovalAnswer {
+  approved: true;
+  approvedBy: string[];
+  hash?: string;
+}
+
+/**
+ * Approvals by a quorum (`kind: 'approval'`, `requestApproval`): one record for the decision, the requester's, and a
+ * confirm page per approver (`type` and `askKey` `approval:<id>`), each identity-bound to its approver. Every decision
+ * is a page's own exactly-once transition; after each one made here, the tally is read from the pages and the
+ * approval moved once (also exactly once): `rejectionsToDeny` rejections decline it (a rejection wins a tie), `quorum`
+ * approvals complete it, and its pages still open are cancelled. An instance that died between a page's decision and
+ * the approval's move is made good by the next read of the approval (`settle`). Silence never approves: an approval
+ * nobody finished expires with its pages.
+ */
+@Injectable()
+export class ElicitationApprovals implements OnModuleDestroy {
+  private readonly logger = new Logger('ElicitationApprovals');
+  private readonly stopListening: () => void;
+  private readonly pagesOf: (userId: string, askKey: string, now: number) => Promise<ElicitationRecord[]>;
+
+  constructor(
+    @Inject(ELICITATION_OBSERVED_STORE) store: ElicitationStore,
+    private readonly transitions: ElicitationTransitions,
+    private readonly audit: ElicitationAudit,
+  ) {
+    this.pagesOf = store.findByAskKey
+      ? store.findByAskKey.bind(store)
+      : async (userId, askKey, now) => (await store.listByUser(userId, now)).filter((r) => r.askKey === askKey).reverse();
+    this.stopListening = transitions.onMovedHere((status, record) => this.movedHere(status, record));
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening();
+  }
+
+  /**
+   * Opens a confirm page for each approver of a new approval (`create`: the lifecycle's own creation, with its
+   * checks and quotas); when one cannot be opened, the approval and the pages opened so far are cancelled and the
+   * error thrown.
+   */
+  async openPages(approval: ElicitationRecord, create: (input: CreateUrlElicitationInput) => Promise<unknown>): Promise<void> {
+    const plan = approvalPlanOf(approval)!;
+    const key = `${APPROVAL_PAGE_PREFIX}${approval.id}`;
+    try {
+      for (const approver of plan.approvers) {
+        await create({
+          kind: 'confirm',
+          userId: approver,
+          message: approval.message,
+          type: key,
+          askKey: key,
+          ttlMs: Math.max(1, approval.expiresAt - Date.now()),
+          metadata: { approval: plan },
+        });
+      }
+    } catch (error) {
+      await this.transitions.finish(idOf(approval), 'cancelled');
+      await this.closePages(approval);
+      throw error;
+    }
+  }
+
+  /** The approval's tally: each approver's decision (their page's outcome), oldest first, and who has not decided. */
+  async tally(approval: ElicitationRecord): Promise<ApprovalTally> {
+    const plan = approvalPlanOf(approval)!;
+    const now = Date.now();
+    const pages = await Promise.all(plan.approvers.map((a) => this.pagesOf(a, `${APPROVAL_PAGE_PREFIX}${approval.id}`, now)));
+    const decisions: ApprovalDecision[] = [];
+    const waiting: string[] = [];
+    plan.approvers.forEach((userId, i) => {
+      const page = pages[i][0];
+      if (page?.status === 'completed' || page?.status === 'declined') {
+        decisions.push({ userId, decision: page.status === 'completed' ? 'approved' : 'rejected', at: page.finishedAt ?? now });
+      } else if (!page || page.status === 'pending') waiting.push(userId);
+    });
+    decisions.sort((a, b) => a.at - b.at);
+    const { quorum, rejectionsToDeny, hash } = plan;
+    return { quorum, rejectionsToDeny, decisions, waiting, ...(hash !== undefined && { hash }) };
+  }
+
+  /**
+   * Moves a pending approval on from its pages' decisions (a rejection count reached declines it, else a quorum
+   * completes it); nothing when it is still short of both. Resolves the approval as it stands.
+   */
+  async settle(approval: ElicitationRecord): Promise<ElicitationRecord> {
+    if (approval.kind !== 'approval' || approval.status !== 'pending') return approval;
+    const tally = await this.tally(approval);
+    const { approved: approvedBy, rejected } = approvalProgressOf(tally);
+    const rejections = rejected.length;
+    const id = idOf(approval);
+    let moved;
+    if (rejections >= tally.rejectionsToDeny) moved = await this.transitions.finish(id, 'declined');
+    else if (approvedBy.length >= tally.quorum) {
+      const answer: ApprovalAnswer = { approved: true, approvedBy, ...(tally.hash !== undefined && { hash: tally.hash }) };
+      moved = await this.transitions.finish(id, 'completed', { json: JSON.stringify(answer) });
+    }
+    return moved && 'record' in moved ? moved.record : approval;
+  }
+
+  /** A transition made here: an approver's decision moves its approval on; a finished approval closes its pages. */
+  private movedHere(status: FinalStatus, record: Readonly<ElicitationRecord>): void {
+    const approvalId = approvalOfPage(record.type);
+    if (approvalId !== undefined && (status === 'completed' || status === 'declined')) {
+      const plan = record.metadata.approval as ApprovalPlan | undefined;
+      this.audit.record({
+        event: 'approval.decided',
+        elicitationId: approvalId,
+        userId: record.userId,
+        decision: status === 'completed' ? 'approved' : 'rejected',
+        via: currentRequest() ? 'page' : 'api',
+        ...(plan?.hash !== undefined && { actionHash: shortHash(plan.hash) }),
+      });
+      void this.settleById(approvalId).catch((error: unknown) =>
+        this.logger.warn(`Approval ${approvalId} could not be moved on: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
+    if (record.kind === 'approval') {
+      void this.closePages(record).catch((error: unknown) =>
+        this.logger.warn(
+          `The pages of approval ${record.id} could not be closed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    }
+  }
+
+  private async settleById(id: string): Promise<void> {
+    const checked = parseElicitationId(id);
+    const approval = checked === undefined ? undefined : await this.transitions.current(checked);
+    if (approval) await this.settle(approval);
+  }
+
+  /** Cancels the approval's pages still open (it was decided, cancelled or expired). */
+  private async closePages(approval: Readonly<ElicitationRecord>): Promise<void> {
+    const plan = approvalPlanOf(approval);
+    if (!plan) return;
+    const now = Date.now();
+    for (const approver of plan.approvers) {
+      for (const page of await this.pagesOf(approver, `${APPROVAL_PAGE_PREFIX}${approval.id}`, now)) {
+        if (page.status === 'pending') await this.transitions.finish(idOf(page), 'cancelled');
+      }
+    }
+  }
+}
+
+/** Who approved and who rejected so far, in the order they decided. */
+export function approvalProgressOf(tally: ApprovalTally): { approved: string[]; rejected: string[] } {
+  return {
+    approved: tally.decisions.filter((d) => d.decision === 'approved').map((d) => d.userId),
+    rejected: tally.decisions.filter((d) => d.decision === 'rejected').map((d) => d.userId),
+  };
+}
+
+/** "1 of 2 approvals: alice approved; waiting for bob or carol": where an approval stands, for the requester's client. */
+export function approvalProgress(tally: ApprovalTally): string {
+  const { approved, rejected } = approvalProgressOf(tally);
+  const head = `${approved.length} of ${tally.quorum} approval${tally.quorum === 1 ? '' : 's'}`;
+  const said = [
+    ...(approved.length > 0 ? [`${approved.join(', ')} approved`] : []),
+    ...(rejected.length > 0 ? [`${rejected.join(', ')} rejected`] : []),
+    ...(tally.waiting.length > 0 ? [`waiting for ${tally.waiting.join(' or ')}`] : []),
+  ];
+  return said.length > 0 ? `${head}: ${said.join('; ')}` : head;
+}
