@@ -105,4 +105,27 @@ describe('an MCP-Nest @Tool() with @Elicitation({ execution: { taskSupport } })'
     expect(result.resultType).toBe('input_required');
     expect(result).not.toHaveProperty('taskId');
   });
+
+  it('drop-table (requestApproval) through the adapter: two approvers of three, never the requester, the task completes once', async () => {
+    const alice = await client('alice');
+    const taskId = String((await callTask(alice, 'drop-table', { table: 'sessions' })).taskId);
+    const waiting = await waitForTask(alice, taskId, (t) => t.status === 'input_required');
+    const [request] = Object.values(waiting.inputRequests ?? {});
+    expect(String(request.params.url)).toMatch(/\/elicit\/[0-9a-f-]{36}\/approval$/);
+    const pageOf = async (user: string) => {
+      const cookie = await signIn(user);
+      const res = await fetch(`${demo.url}/elicit/inbox`, { headers: { Accept: 'application/json', Cookie: cookie } });
+      const { questions } = (await res.json()) as { questions: Array<{ kind: string; message: string; url: string }> };
+      return { cookie, mine: questions.filter((q) => q.message.startsWith('Drop the table sessions?')) };
+    };
+    // The requester has the approval's page (where it stands), no page to approve with.
+    expect((await pageOf('alice')).mine.map((q) => q.kind)).toEqual(['approval']);
+    for (const user of ['bob', 'carol']) {
+      const { cookie, mine } = await pageOf(user);
+      expect(mine.map((q) => q.kind)).toEqual(['confirm']);
+      expect((await submitPage(mine[0].url, { action: 'confirm' }, { cookie })).status).toBe(200);
+    }
+    const done = await waitForTask(alice, taskId, (t) => t.status === 'completed', 15_000);
+    expect(done.result?.content[0]?.text).toMatch(/^Dropped sessions: approved by bob and carol \(fingerprint [0-9a-f]{12}\)$/);
+  });
 });

@@ -46,6 +46,15 @@ export const connectService = z.object({
 });
 export const approveDeploy = z.object({ app: z.string().min(1).max(80).describe('App to deploy') });
 export const deleteFile = z.object({ path: z.string().min(1).max(500).describe('File to delete') });
+export const dropTable = z.object({
+  table: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)
+    .describe('Table to drop'),
+});
+
+/** The demo's approvers: `drop-table` needs two of them, never the one who asked. */
+export const DEMO_APPROVERS = ['alice', 'bob', 'carol'] as const;
 
 /** The development provider's name in the demo's `oauth.providers` (`demo-oidc.ts`). */
 export const DEMO_OIDC_PROVIDER = 'demo';
@@ -109,6 +118,25 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
     run: async ({ path }: z.infer<typeof deleteFile>, elicitation) => {
       const answer = await elicitation.elicit(`Delete ${path}?`, deleteForm);
       return text(answer.action === 'accept' && answer.content.confirmed ? `Deleted ${path}` : 'Cancelled');
+    },
+  },
+  {
+    name: 'drop-table',
+    description:
+      'Drops a database table once two of the demo users alice, bob and carol approved (never the one who asked), each on a page of their own. The demo drops nothing.',
+    inputSchema: dropTable,
+    execution: { taskSupport: 'optional' },
+    run: async ({ table }: z.infer<typeof dropTable>, elicitation) => {
+      const approval = await elicitation.requestApproval({
+        approvers: DEMO_APPROVERS,
+        quorum: 2,
+        message: `Drop the table ${table}? This cannot be undone.`,
+      });
+      return text(
+        approval.status === 'approved'
+          ? `Dropped ${table}: approved by ${approval.approvedBy?.join(' and ')} (fingerprint ${approval.hash?.slice(0, 12)})`
+          : `Not dropped: the approval was ${approval.status}`,
+      );
     },
   },
   {

@@ -3,7 +3,7 @@ import { McpController, Tool, type McpContext } from '@rekog/mcp-nest';
 import type { z } from 'zod';
 import type { ToolElicitation } from '../../src/index.js';
 import { Elicitation } from '../../src/mcp-nest/index.js';
-import { approveDeploy, connectService, DEMO_TOOLS, deleteFile, type ToolResult } from '../demo/demo-tools.service.js';
+import { approveDeploy, connectService, DEMO_TOOLS, deleteFile, dropTable, type ToolResult } from '../demo/demo-tools.service.js';
 
 /** The body of a demo tool by name: the very functions the SDK demo registers (`examples/demo`). */
 function body(name: string) {
@@ -17,6 +17,7 @@ const approve = body('approve-deploy');
 const remove = body('delete-file');
 const profile = body('configure-profile');
 const release = body('plan-release');
+const drop = body('drop-table');
 
 /**
  * The demo's tools as MCP-Nest `@Tool()` methods: `@Elicitation()` hands each its `ToolElicitation`, the same
@@ -47,6 +48,16 @@ export class DemoToolsController {
     @Ctx() ctx: unknown,
   ) {
     return release.run(args, elicitation, ctx);
+  }
+
+  /** Two approvals of the demo's three users, never the requester's (`requestApproval`); a task where the client can. */
+  @Tool({ name: 'drop-table', description: drop.description, parameters: dropTable })
+  dropTable(
+    @Payload() args: z.infer<typeof dropTable>,
+    @Elicitation({ execution: { taskSupport: 'optional' } }) elicitation: ToolElicitation,
+    @Ctx() ctx: unknown,
+  ) {
+    return drop.run(args, elicitation, ctx);
   }
 
   @Tool({ name: 'configure-profile', description: profile.description })
