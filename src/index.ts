@@ -90,6 +90,7 @@ export {
   type SdkToolServer,
   type WrappedToolResult,
 } from './mcp/mcp-elicitation.js';
+export type { ApprovalDecision, ApprovalTally } from './lifecycle/elicitation-approvals.js';
 export type {
   ApprovalOutcome,
   ApprovalRequest,

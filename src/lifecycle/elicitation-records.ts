@@ -17,7 +17,7 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 import { isPlainObject, typeOfAsk } from './create-input.validation.js';
 import { ElicitationAnswers, type AskForKept } from './elicitation-answers.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
-import { ElicitationApprovals } from './elicitation-approvals.js';
+import { approvalProgress, ElicitationApprovals } from './elicitation-approvals.js';
 import { OpenQuestions, type OpenQuestionsPage, type OpenQuestionsRequest } from './open-questions.js';
 import { pageUrl } from './page-urls.js';
 
@@ -91,6 +91,13 @@ export class ElicitationRecords {
         ...(tally && { approvals: { approved: approved!, required: tally.quorum } }),
       }
     );
+  }
+
+  /** An approval's message for its requester, with where it stands ("1 of 2 approvals: alice approved; waiting for bob"). */
+  async approvalMessage(id: string, message: string): Promise<string> {
+    const record = await this.read(id);
+    if (record?.kind !== 'approval') return message;
+    return `${message}\n\n${approvalProgress(await this.approvals.tally(record))}`;
   }
 
   /** A page of `userId`'s open questions, newest first (`ElicitationService.listOpen`, the inbox). */

@@ -1,4 +1,4 @@
-import { ElicitationApprovals } from './elicitation-approvals.js';
+import { ElicitationApprovals, type ApprovalTally } from './elicitation-approvals.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { parseElicitationId } from '../core/elicitation-id.js';
 import { InjectLifecycleOptions, type ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
@@ -7,6 +7,7 @@ import type {
   ElicitationExtendResult,
   ElicitationOutcome,
   ElicitationRecord,
+  ElicitationStatus,
   ElicitationStatusView,
   ElicitationSummary,
   TransitionResult,
@@ -116,6 +117,17 @@ export class ElicitationService implements OnModuleDestroy {
     // An approval's pages, one per approver, each created as any elicitation is (checks, quotas, notices).
     if (record.kind === 'approval') await this.approvals.openPages(record, (page) => this.create(page));
     return { elicitationId: record.id, url: pageUrl(this.options, record.id, record.kind), expiresAt: new Date(record.expiresAt) };
+  }
+
+  /**
+   * An approval (`kind: 'approval'`, `requestApproval`) and its decisions: who approved or rejected and when, oldest
+   * first, who has not decided, the quorum, the action's hash. `undefined` for an unknown id or another kind.
+   */
+  async getApproval(id: string): Promise<(ApprovalTally & { status: ElicitationStatus }) | undefined> {
+    const read = await this.records.read(id);
+    if (read?.kind !== 'approval') return undefined;
+    const record = await this.approvals.settle(read);
+    return { status: record.status, ...(await this.approvals.tally(record)) };
   }
 
   /** The public status of an elicitation (no submitted data), or `undefined` when unknown. */

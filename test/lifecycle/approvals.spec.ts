@@ -147,7 +147,7 @@ describe('approvals by a quorum (memory store)', () => {
     const waiting = await view(task.id);
     expect(waiting.status).toBe('input_required');
     const [request] = Object.values(waiting.inputRequests ?? {});
-    expect(request.params).toMatchObject({ mode: 'url', message: 'Drop users?' });
+    expect(request.params).toMatchObject({ mode: 'url', message: 'Drop users?\n\n0 of 2 approvals: waiting for bob or carol or dave' });
     const approvalId = String(request.params.url).match(/elicit\/([0-9a-f-]{36})\/approval$/)![1];
     const pages = await pagesOf(store, approvalId, ['alice', 'bob', 'carol', 'dave']);
     expect([...pages.keys()]).toEqual(['bob', 'carol', 'dave']);
@@ -158,6 +158,16 @@ describe('approvals by a quorum (memory store)', () => {
     await service.complete(pages.get('dave')!, { confirmed: true });
     await service.complete(pages.get('bob')!, { confirmed: true });
     await until(async () => (await service.getResult(approvalId))?.status === 'completed');
+    const record = await service.getApproval(approvalId);
+    expect(record).toMatchObject({
+      status: 'completed',
+      quorum: 2,
+      waiting: [],
+      decisions: [{ decision: 'approved' }, { decision: 'approved' }],
+    });
+    expect(record!.decisions.map((d) => d.userId).sort()).toEqual(['bob', 'dave']);
+    expect(record!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await service.getApproval(pages.get('bob')!)).toBeUndefined();
     tasks.pageFinished(task.id);
     await settleRuns();
     await until(async () => (await view(task.id)).status === 'completed');

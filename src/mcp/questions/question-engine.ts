@@ -38,7 +38,7 @@ export interface QuestionEngineDeps {
   /** The call's user, modes, ladder, earlier questions, pages and kept answers. */
   questions: CallQuestions;
   linked: Pick<LinkedQuestions, 'round' | 'claim' | 'handOver' | 'outcomeOf' | 'viaOf'>;
-  records: Pick<ElicitationRecords, 'urlFor' | 'read'>;
+  records: Pick<ElicitationRecords, 'urlFor' | 'read' | 'approvalMessage'>;
   /** The link and model rungs' view of the call. */
   scope: CallScope;
   /** The module's ladders (`fallback`). */
@@ -201,7 +201,10 @@ export class QuestionEngine {
     const openId = slot.open?.elicitationId;
     if (openId) {
       const rung = slot.open?.bridge ? 'form-bridge' : 'url';
-      page = { elicitationId: openId, url: records.urlFor(openId, ask.kind), expiresAt: new Date(0), message: ask.message };
+      page = await this.progressOf(
+        { elicitationId: openId, url: records.urlFor(openId, ask.kind), expiresAt: new Date(0), message: ask.message },
+        ask,
+      );
       const step = await this.claimed<T>(page, await this.room.resume<T>(slot, page, rung, canLeave(list)));
       if (typeof step === 'object') return this.answered(slot, page, step.done, rung);
       if (step === 'cannot-ask') canAsk = false;
@@ -233,7 +236,7 @@ export class QuestionEngine {
         if (rung === 'link') return { done: { ...(await this.link<T>(slot, ask, found)), via: 'link' } };
         const pageRung = rung as 'url' | 'form-bridge';
         const asking = { timeoutMs: how.timeoutMs, suspend: how.kept, canLeave: canLeave(list) };
-        page ??= await this.room.page(ask, slot, pageRung, how.kept);
+        page ??= await this.progressOf(await this.room.page(ask, slot, pageRung, how.kept), ask);
         const shown = page;
         let step = await this.claimed<T>(page, await this.ending(() => this.room.askOnPage<T>(slot, pageRung, shown, asking)));
         // Another call claimed the page's answer (one answer runs a tool once): this call asks anew, on a page of its own.
@@ -293,6 +296,12 @@ export class QuestionEngine {
     this.took.push(asked.elicitationId);
     this.room.record(slot, { elicitationId: asked.elicitationId }, asked.outcome);
     return asked.outcome;
+  }
+
+  /** An approval's page as the requester is shown it: its message, and where it stands ("1 of 2 approvals: ..."). */
+  private async progressOf(page: Page, ask: UrlElicitationAsk): Promise<Page> {
+    if (ask.kind !== 'approval') return page;
+    return { ...page, message: await this.deps.records.approvalMessage(page.elicitationId, ask.message) };
   }
 
   /** `ask` with what asked in its metadata (`askedBy`: the tool, and the client where known), for the inbox and the notifications; an app's own kept. */
