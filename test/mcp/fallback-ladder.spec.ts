@@ -388,6 +388,30 @@ describe('fallback ladder in a tool call (2025-11-25, SDK 1.x in process)', () =
     expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
   });
 
+  it('keep-alive of an approval: each progress notification says where it stands, read again as approvers decide', async () => {
+    const drop: Handler = async (_args, el) => {
+      const outcome = await el.requestApproval({ approvers: ['bob', 'carol'], quorum: 2, message: 'Drop users?' });
+      return `${outcome.status} by ${outcome.approvedBy?.join(' and ')}`;
+    };
+    const { service, connect } = await setup({ form: {}, url: {} }, drop, { keepAliveMs: 20 });
+    const client = await connect(() => ({ action: 'accept' }));
+    const pageOf = async (user: string) => (await service.listOpen(user)).questions[0].elicitationId;
+    const progress: string[] = [];
+    let step = 0;
+    const call = client.callTool({ name: 'deploy', arguments: { app: 'shop' } }, undefined, {
+      onprogress: (p) => {
+        progress.push(p.message ?? '');
+        if (progress.length === 2 && step++ === 0) void pageOf('bob').then((id) => service.complete(id, { confirmed: true }));
+        if (progress.some((m) => m.includes('bob approved')) && step++ === 1) {
+          void pageOf('carol').then((id) => service.complete(id, { confirmed: true }));
+        }
+      },
+    });
+    expect(text(await call)).toBe('approved by bob and carol');
+    expect(progress[0]).toBe('Waiting for the user to answer: Drop users?\n\n0 of 2 approvals: waiting for bob or carol');
+    expect(progress).toContain('Waiting for the user to answer: Drop users?\n\n1 of 2 approvals: bob approved; waiting for carol');
+  });
+
   it('client cancellation: aborting the waiting call cancels the elicitation', async () => {
     const { service, connect } = await setup({ form: {}, url: {} }, approve);
     let id = '';

@@ -86,16 +86,20 @@ export class PushChannel {
    * `notifications/progress` for the call's `progressToken` (when the client sent one) every `keepAliveMs`, so
    * clients that reset their request timeout on progress keep waiting. The timer stops with the wait.
    */
-  async keepingAlive<R>(what: string, wait: () => Promise<R>): Promise<R> {
+  async keepingAlive<R>(what: string | (() => Promise<string>), wait: () => Promise<R>): Promise<R> {
     this.waiting();
     const token = this.deps.extra._meta?.progressToken;
     const send = this.deps.extra.sendNotification;
     if (token === undefined || !send || this.deps.keepAliveMs <= 0) return wait();
     let progress = 0;
-    const message = `Waiting for the user to answer: ${what.length > 200 ? `${what.slice(0, 199)}…` : what}`;
+    const said = (text: string) => `Waiting for the user to answer: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
     const timer = setInterval(() => {
       progress++;
-      send({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => undefined);
+      const sent = progress;
+      // A question whose state moves (an approval's count) is read again at each notification.
+      void (typeof what === 'string' ? Promise.resolve(what) : what())
+        .then((text) => send({ method: 'notifications/progress', params: { progressToken: token, progress: sent, message: said(text) } }))
+        .catch(() => undefined);
     }, this.deps.keepAliveMs);
     timer.unref();
     try {

@@ -6,6 +6,7 @@ import { ElicitationResponseClosedError } from '../../errors/elicitation-respons
 import { ElicitationShutdownError } from '../../errors/elicitation-shutdown.error.js';
 import { BRIDGE_SCHEMA, bridgeMessage, type LadderStep } from '../../options/client-ladder.js';
 import { anySignal, type PushChannel } from './push-channel.js';
+import type { Page } from '../questions/question-room.js';
 import type { UrlElicitationRequest } from '../tool-elicitation.js';
 
 /** What ends a call's wait on a page without ending the page's question. */
@@ -41,14 +42,14 @@ export class PushRungs {
    * `elicitation/create` in URL mode, then the wait for the page. A decline sooner than `instantDeclineMs`
    * passes the question on (the page stays open for the next rung).
    */
-  async url<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
+  async url<T extends ElicitationData>(page: Page, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
     const channel = this.deps.channel;
     const bound = <M extends number | undefined>(ms: M): M => (leave ? (channel.within(ms) as M) : ms);
     channel.waiting();
     return this.ending(page, leave, async () => {
       const sentAt = Date.now();
       const dialogMs = bound(await this.timeLeft(page));
-      const consent = await channel.keepingAlive(page.message, () =>
+      const consent = await channel.keepingAlive(page.progress ?? page.message, () =>
         channel.elicitInput(
           { mode: 'url', message: page.message, url: page.url, elicitationId: page.elicitationId },
           channel.signal,
@@ -57,7 +58,7 @@ export class PushRungs {
       );
       if (consent.action === 'decline' && channel.instant(sentAt)) return 'cannot-ask';
       if (consent.action !== 'accept') return this.taken(page, await this.endByClient<T>(page, consent.action));
-      const outcome = await channel.keepingAlive(page.message, () =>
+      const outcome = await channel.keepingAlive(page.progress ?? page.message, () =>
         this.deps.service.waitForCompletion<T>(page.elicitationId, { timeoutMs: bound(timeoutMs), signal: channel.signal }),
       );
       if (leave && outcome.status === 'timeout' && channel.overdue()) return 'leave';
@@ -71,7 +72,7 @@ export class PushRungs {
    * page's answer (waiting `pendingRetryWaitMs` for it to land); still none → asked again, up to
    * `limits.maxFormAttempts`, then the next rung. Decline or cancel ends the elicitation that way.
    */
-  async bridge<T extends ElicitationData>(page: UrlElicitationRequest, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
+  async bridge<T extends ElicitationData>(page: Page, timeoutMs?: number, leave = false): Promise<PageStep<T>> {
     const { service, channel } = this.deps;
     const bound = <M extends number | undefined>(ms: M): M => (leave ? (channel.within(ms) as M) : ms);
     const waitUntil = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
@@ -99,7 +100,7 @@ export class PushRungs {
             )
             .then((answer) => ({ answer }));
           reply.catch(() => undefined);
-          first = await channel.keepingAlive(page.message, () => Promise.race([pageDone, reply]));
+          first = await channel.keepingAlive(page.progress ?? page.message, () => Promise.race([pageDone, reply]));
         } finally {
           // Whichever way the race ended (the client's reply failing too: a cancel, a hang-up), the page's wait ends.
           stop.abort();

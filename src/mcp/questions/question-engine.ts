@@ -301,7 +301,8 @@ export class QuestionEngine {
   /** An approval's page as the requester is shown it: its message, and where it stands ("1 of 2 approvals: ..."). */
   private async progressOf(page: Page, ask: UrlElicitationAsk): Promise<Page> {
     if (ask.kind !== 'approval') return page;
-    return { ...page, message: await this.deps.records.approvalMessage(page.elicitationId, ask.message) };
+    const progress = () => this.deps.records.approvalMessage(page.elicitationId, ask.message);
+    return { ...page, message: await progress(), progress };
   }
 
   /** `ask` with what asked in its metadata (`askedBy`: the tool, and the client where known), for the inbox and the notifications; an app's own kept. */

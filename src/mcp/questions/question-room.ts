@@ -5,8 +5,11 @@ import type { LadderStep } from '../../options/client-ladder.js';
 import type { ElicitationElicitOptions, UrlElicitationAsk, UrlElicitationRequest } from '../tool-elicitation.js';
 import type { LoggedAnswer, OpenQuestionState, Slot } from './question-log.js';
 
-/** A page a question is asked on. */
-export type Page = UrlElicitationRequest;
+/**
+ * A page a question is asked on. `progress`: where the question stands, read again whenever the requester is told
+ * (an approval's "1 of 2 approvals: ..."); absent: its message.
+ */
+export type Page = UrlElicitationRequest & { progress?: () => Promise<string> };
 
 /**
  * What asking on a page (or continuing a page question) did: answered (`done`: how the page ended, claimed by the
