@@ -1,6 +1,7 @@
 import type { ElicitationRecordStore } from '../stores/elicitation-store.js';
 import { contractGroupApi, itOffersExactly, type ContractSuiteOptions, type ContractTestApi } from './contract-test-api.js';
 import { askedTests } from './store-contract.asked.js';
+import { approvalTests } from './store-contract.approvals.js';
 import { eventTests } from './store-contract.events.js';
 import { extendTests } from './store-contract.extend.js';
 import { keyRingTests } from './store-contract.key-ring.js';
@@ -78,4 +79,5 @@ export function recordStoreTests(
   callStateTests(group);
   inboxTests(group);
   noticeTests(group);
+  approvalTests(group);
 }
