@@ -80,7 +80,7 @@ export class ElicitationApprovals implements OnModuleDestroy {
           message: approval.message,
           type: key,
           askKey: key,
-          ttlMs: Math.max(1, approval.expiresAt - Date.now()),
+          ttlMs: pageLifetime(approval.expiresAt - Date.now()),
           metadata: { approval: plan },
         });
       }
@@ -171,6 +171,14 @@ export class ElicitationApprovals implements OnModuleDestroy {
       }
     }
   }
+}
+
+/**
+ * An approver's page's lifetime, given the approval's `remaining` milliseconds: it ends a little before the approval
+ * (a tenth, at most a second), never after it, so no decision comes in that the approval could no longer take.
+ */
+function pageLifetime(remaining: number): number {
+  return Math.max(1, Math.floor(remaining - Math.min(1_000, remaining / 10)));
 }
 
 /** Who approved and who rejected so far, in the order they decided. */

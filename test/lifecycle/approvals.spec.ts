@@ -125,6 +125,23 @@ describe('approvals by a quorum (memory store)', () => {
     expect([...(await pagesOf(store, id, ['rita', 'alice', 'bob', 'carol'])).keys()]).toEqual(['rita', 'alice', 'bob', 'carol']);
   });
 
+  it('rejectionsToDeny: 2 takes two rejections; a quorum reached first approves', async () => {
+    const { service, store } = await module();
+    const { elicitationId: id } = await service.createUrlElicitation(ask({ rejectionsToDeny: 2 }));
+    const pages = await pagesOf(store, id, ['alice', 'bob', 'carol']);
+    await service.decline(pages.get('alice')!);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await service.getStatus(id))?.status).toBe('pending');
+    await service.complete(pages.get('bob')!, { confirmed: true });
+    await service.complete(pages.get('carol')!, { confirmed: true });
+    await until(async () => (await service.getResult(id))?.status === 'completed');
+    expect(await service.getApproval(id)).toMatchObject({
+      status: 'completed',
+      rejectionsToDeny: 2,
+      decisions: [{ userId: 'alice', decision: 'rejected' }, { decision: 'approved' }, { decision: 'approved' }],
+    });
+  });
+
   it('expires unanswered with its pages: silence never approves', async () => {
     const { service, store } = await module();
     const { elicitationId: id } = await service.createUrlElicitation({ ...ask(), ttlMs: 100 });
@@ -138,7 +155,10 @@ describe('approvals by a quorum (memory store)', () => {
     const { ref, service, store } = await module();
     const { tasks, view } = taskRunnerOf(ref, {
       'drop-table': async (_args, el) => {
-        const outcome = await el.requestApproval({ approvers: ['alice', 'bob', 'carol', 'dave'], quorum: 2, message: 'Drop users?' });
+        // The app's group, as a function of the call: the requester is left out by the module all the same.
+        const approvers = ({ tool, args }: { tool?: string; args?: unknown }) =>
+          tool === 'drop-table' && (args as { table: string }).table === 'users' ? ['alice', 'bob', 'carol', 'dave'] : [];
+        const outcome = await el.requestApproval({ approvers, quorum: 2, message: 'Drop users?' });
         return `${outcome.status} by ${outcome.approvedBy?.join(' and ')} (${outcome.hash?.slice(0, 12)})`;
       },
     });
