@@ -169,4 +169,26 @@ describeTwoInstances('approvals by two of three people', 'approvals', (instances
       await c.close();
     }
   }, 60_000);
+
+  it('on 2026-07-28 without tasks: input_required saying where it stands, then the result on the retry once decided', async () => {
+    const { a, b } = instances;
+    const c = await instances.client(a, 'alice', { tasks: false });
+    const first = await c.callRaw('drop-table', { table: 'audit' });
+    expect(first.resultType).toBe('input_required');
+    const [request] = Object.values(first.inputRequests ?? {});
+    expect(request.params.message).toBe('Drop the table audit? This cannot be undone.\n\n0 of 2 approvals: waiting for bob or carol');
+    const message = 'Drop the table audit? This cannot be undone.';
+    const bobs = (await inbox(b, 'bob')).find((q) => q.message === message)!.url;
+    expect((await submitPage(bobs, { action: 'confirm' }, { cookie: 'demo_user=bob' })).status).toBe(200);
+    const carols = (await inbox(a, 'carol')).find((q) => q.message === message)!.url;
+    expect((await submitPage(carols, { action: 'confirm' }, { cookie: 'demo_user=carol' })).status).toBe(200);
+    // The retry (the client opened the page) finds the approval decided.
+    const [key] = Object.keys(first.inputRequests ?? {});
+    const done = await c.callRaw(
+      'drop-table',
+      { table: 'audit' },
+      { requestState: first.requestState, inputResponses: { [key]: { action: 'accept' } } },
+    );
+    expect(JSON.stringify(done.content)).toMatch(/Dropped audit: approved by bob and carol \(fingerprint [0-9a-f]{12}\)/);
+  }, 60_000);
 });
