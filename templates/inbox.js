@@ -70,6 +70,7 @@
     node.querySelector('[data-at=expires]').setAttribute('datetime', question.expiresAt);
     node.querySelector('[data-at=expires-absolute]').textContent = '(' + absolute.format(Date.parse(question.expiresAt)) + ')';
     var link = node.querySelector('a.answer');
+    link.textContent = link.getAttribute(question.kind === 'approval' ? 'data-follow' : 'data-answer');
     var url = safeUrl(question.url);
     if (url) link.setAttribute('href', url);
     link.setAttribute('aria-describedby', message.id);

@@ -102,7 +102,11 @@ describeTwoInstances('approvals by two of three people', 'approvals', (instances
     const mine = await inbox(b, 'alice');
     expect(mine.filter((q) => q.message === message).map((q) => q.kind)).toEqual(['approval']);
     const requester = await signedIn(b, 'alice');
-    await requester.goto(approval.url.replace(a.url, b.url));
+    await requester.goto(`${b.url}/elicit/inbox`);
+    const link = requester.locator('li.question', { hasText: message }).locator('a.answer');
+    expect((await link.textContent())?.trim()).toBe('See where this approval stands');
+    await Promise.all([requester.waitForURL(/\/approval$/), link.click()]);
+    expect(requester.url()).toBe(approval.url.replace(a.url, b.url));
     expect((await requester.locator('.progress').textContent())?.trim()).toBe('0 of 2 approvals');
     const fingerprint = (await requester.locator('section.action code[title]').textContent())!.trim();
     expect(fingerprint).toMatch(/^[0-9a-f]{12}$/);

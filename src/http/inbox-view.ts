@@ -12,6 +12,8 @@ export interface InboxItemView {
   id: string;
   message: string;
   url: string;
+  /** An approval the user asked for (its link says "see where it stands", not "answer"). */
+  following: boolean;
   /** The tool that asked, or null when not known. */
   tool: string | null;
   /** The MCP client that made the call, or null when not known. */
@@ -55,6 +57,7 @@ export function inboxItems(page: OpenQuestionsPage, times: PageTimes, locale: st
       id: question.elicitationId,
       message: displayText(question.message),
       url: question.url,
+      following: question.kind === 'approval',
       ...shownAskedBy(question.askedBy),
       asked: { iso: question.createdAt.toISOString(), absolute: times.absolute(asked, locale) },
       expires: {

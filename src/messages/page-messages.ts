@@ -186,6 +186,8 @@ export interface PageMessages {
     readonly expiresAt: string;
     /** Each question's link to its page. */
     readonly answer: string;
+    /** The link of an approval the user asked for (`requestApproval`): its page says where it stands. */
+    readonly follow: string;
     /** The link to the next page of the list (older questions). */
     readonly older: string;
     /** On a later page: the link back to the first (the newest questions). */

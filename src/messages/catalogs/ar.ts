@@ -184,6 +184,7 @@ export const AR_MESSAGES: PageMessages = {
     askedAt: 'طُرح',
     expiresAt: 'ينتهي',
     answer: 'أجب عن هذا السؤال',
+    follow: 'اطّلع على حالة هذه الموافقة',
     older: 'أسئلة أقدم',
     newest: 'العودة إلى أحدث الأسئلة',
     arrived: 'وصلت أسئلة جديدة.',

@@ -190,6 +190,7 @@ export const DE_MESSAGES: PageMessages = {
     askedAt: 'Gestellt',
     expiresAt: 'Läuft ab',
     answer: 'Diese Frage beantworten',
+    follow: 'Stand dieser Freigabe ansehen',
     older: 'Ältere Fragen',
     newest: 'Zurück zu den neuesten Fragen',
     arrived: 'Neue Fragen sind eingetroffen.',

@@ -156,6 +156,7 @@ export const EN_MESSAGES: PageMessages = {
     askedAt: 'Asked',
     expiresAt: 'Expires',
     answer: 'Answer this question',
+    follow: 'See where this approval stands',
     older: 'Older questions',
     newest: 'Back to the newest questions',
     arrived: 'New questions arrived.',
