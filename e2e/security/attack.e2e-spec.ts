@@ -1317,7 +1317,9 @@ describe('security headers on every page response', () => {
 
     const t = await throttled.service.createUrlElicitation({ kind: 'confirm', message: 'ok?', userId: 'alice' });
     check(await throttled.http().get(pathOf(t.url)).set(alice), 200);
-    const tooMany = await throttled.http().get(pathOf(t.url)).set(alice);
+    let tooMany = await throttled.http().get(pathOf(t.url)).set(alice);
+    // The throttle counts in fixed one-minute windows: one may have ended between the two; the next is in the same one.
+    if (tooMany.status === 200) tooMany = await throttled.http().get(pathOf(t.url)).set(alice);
     check(tooMany, 429);
     expect(tooMany.headers['retry-after']).toMatch(/^\d+$/);
 
