@@ -157,10 +157,11 @@ describeTwoInstances('approvals by two of three people', 'approvals', (instances
     try {
       const call = c.client.callTool({ name: 'drop-table', arguments: { table: 'logs' } });
       const message = 'Drop the table logs? This cannot be undone.';
+      // The approvers' pages are made first, then the requester's client is asked: wait for both.
       let bobs: string | undefined;
-      for (let i = 0; i < 100 && !bobs; i++) {
-        bobs = (await inbox(b, 'bob')).find((q) => q.message === message)?.url;
-        if (!bobs) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && !(bobs && asked.length > 0); i++) {
+        bobs ??= (await inbox(b, 'bob')).find((q) => q.message === message)?.url;
+        if (!(bobs && asked.length > 0)) await new Promise((r) => setTimeout(r, 50));
       }
       expect(asked).toHaveLength(1);
       expect(asked[0]).toMatch(/\/elicit\/[0-9a-f-]{36}\/approval$/);
