@@ -18,8 +18,14 @@ import { isPlainObject, typeOfAsk } from './create-input.validation.js';
 import { ElicitationAnswers, type AskForKept } from './elicitation-answers.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
 import { approvalProgress, ElicitationApprovals } from './elicitation-approvals.js';
+import { approvalOfPage } from './approval-plan.js';
 import { OpenQuestions, type OpenQuestionsPage, type OpenQuestionsRequest } from './open-questions.js';
 import { pageUrl } from './page-urls.js';
+
+/** An approval, or an approver's page of one: neither is given more time. */
+function isApprovalPart(record: Pick<ElicitationRecord, 'kind' | 'type'>): boolean {
+  return record.kind === 'approval' || approvalOfPage(record.type) !== undefined;
+}
 
 /** A record's lifetime as created, in milliseconds (an `extend` keeps the expiry it had in `extendedFrom`). */
 function originalLifetime(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom'>): number {
@@ -170,11 +176,13 @@ export class ElicitationRecords {
 
   /**
    * The expiry "Need more time?" would give `record` now, or `undefined` when it cannot have more (the store has no
-   * `extend`, it was extended before, or it is at twice its original lifetime already): the pages offer the button
-   * only then.
+   * `extend`, it was extended before, or it is at twice its original lifetime already; an approval and its pages, whose
+   * time is the tool's): the pages offer the button only then.
    */
-  extensionOf(record: Pick<ElicitationRecord, 'createdAt' | 'expiresAt' | 'extendedFrom' | 'extendedAt'>): number | undefined {
-    if (!this.store.extend || record.extendedAt !== undefined) return undefined;
+  extensionOf(
+    record: Pick<ElicitationRecord, 'kind' | 'type' | 'createdAt' | 'expiresAt' | 'extendedFrom' | 'extendedAt'>,
+  ): number | undefined {
+    if (!this.store.extend || record.extendedAt !== undefined || isApprovalPart(record)) return undefined;
     const expiresAt = this.extendedExpiry(record);
     return expiresAt > record.expiresAt ? expiresAt : undefined;
   }
@@ -186,6 +194,8 @@ export class ElicitationRecords {
     const record = await this.store.get(id, now);
     if (!record) return { ok: false, reason: 'not-found' };
     if (record.status !== 'pending') return { ok: false, reason: 'already-finished', status: record.status, record };
+    // An approval's time is the tool's (`ttlMs`): a page of it outliving it would take a decision nobody counts.
+    if (isApprovalPart(record)) return { ok: false, reason: 'unsupported' };
     if (now >= record.expiresAt) return this.refusedExtension(id, now, record);
     if (record.extendedAt !== undefined) return { ok: false, reason: 'already-extended', record };
     const expiresAt = this.extendedExpiry(record);

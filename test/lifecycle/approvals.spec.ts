@@ -142,6 +142,19 @@ describe('approvals by a quorum (memory store)', () => {
     });
   });
 
+  it('gives neither the approval nor its pages more time ("Need more time?"): its time is the tool\'s', async () => {
+    const { service, store } = await module();
+    const { elicitationId: id } = await service.createUrlElicitation(ask());
+    const pages = await pagesOf(store, id, ['alice', 'bob', 'carol']);
+    expect(await service.extend(id)).toEqual({ ok: false, reason: 'unsupported' });
+    expect(await service.extend(pages.get('bob')!)).toEqual({ ok: false, reason: 'unsupported' });
+    const page = (await store.get(pages.get('bob')!, Date.now()))!;
+    expect(page.expiresAt).toBeLessThanOrEqual((await store.get(id, Date.now()))!.expiresAt);
+    // Any other question still can.
+    const other = await service.createUrlElicitation({ kind: 'confirm', message: 'Other?', userId: 'bob' });
+    expect((await service.extend(other.elicitationId)).ok).toBe(true);
+  });
+
   it('expires unanswered with its pages: silence never approves', async () => {
     const { service, store } = await module();
     const { elicitationId: id } = await service.createUrlElicitation({ ...ask(), ttlMs: 100 });
