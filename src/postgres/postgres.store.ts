@@ -1,3 +1,5 @@
+import { ComposedElicitationStore, type StoreParts } from '../stores/composed-store.js';
+import { boundedParts } from './postgres.parts.js';
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
@@ -6,7 +8,6 @@ import { StoreKeyHolder } from '../stores/store-keys.js';
 import { decodeData, sealRecord } from '../stores/sealed-record.codec.js';
 import { COLUMNS, recordOf, recordOfJson, type RecordRow } from './postgres.rows.js';
 import {
-  ElicitationStore,
   type CounterHit,
   type CreatedReport,
   type CreateQuota,
@@ -21,8 +22,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
-import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
-import type { NewNotice, NoticeOutboxStats, NoticeOutcome, OpenPage, OpenPageRequest, StoredNotice } from '../stores/notice-store.js';
+import type { OpenPage, OpenPageRequest } from '../stores/notice-store.js';
 import { PostgresEventChannel } from './postgres.event-channel.js';
 import { resolvePostgresStoreOptions, type PostgresElicitationStoreOptions } from './postgres.store-options.js';
 import { channelOf, qualified, type PostgresNames } from './postgres.names.js';
@@ -50,7 +50,7 @@ export type { PostgresElicitationStoreOptions } from './postgres.store-options.j
  * The schema: `createSchema()`, or the files of `sql/postgres/` run in order by your migration tool. At start-up the
  * store reads its version and refuses to start, naming the fix, when it is missing or another.
  */
-export class PostgresElicitationStore extends ElicitationStore implements OnModuleInit, OnModuleDestroy {
+export class PostgresElicitationStore extends ComposedElicitationStore implements OnModuleInit, OnModuleDestroy {
   override readonly shared: boolean = true;
   /** The pool in use (the app's, or the store's own). */
   readonly pool: pg.Pool;
@@ -61,10 +61,8 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
   private readonly t: (object: string) => string;
   private readonly options: ReturnType<typeof resolvePostgresStoreOptions>;
   private readonly channels = new Set<PostgresEventChannel>();
-  private readonly tasks: PostgresTasks;
-  private readonly callStates: PostgresCallStates;
   private readonly counters: PostgresCounters;
-  private readonly notices: PostgresNotices;
+  protected readonly parts: StoreParts;
   private readonly logger = new Logger('PostgresElicitationStore');
   private readonly keyHolder = new StoreKeyHolder('PostgresElicitationStore', () => ({}));
   private closed = false;
@@ -77,10 +75,10 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
     const bound = this.options.operationTimeoutMs;
     ({ pool: this.pool, owned: this.ownsPool } = openPool(pool, bound));
     this.db = new BoundedPool(this.pool, bound, this.connection());
-    this.tasks = new PostgresTasks(this.db, this.t, () => this.require());
-    this.callStates = new PostgresCallStates(this.db, this.t);
     this.counters = new PostgresCounters(this.db, this.t, () => this.require());
-    this.notices = new PostgresNotices(this.db, this.t, () => this.require());
+    const tasks = new PostgresTasks(this.db, this.t, () => this.require());
+    const notices = new PostgresNotices(this.db, this.t, () => this.require());
+    this.parts = boundedParts(tasks, new PostgresCallStates(this.db, this.t), notices, (operation, run) => this.call(operation, run));
   }
 
   /**
@@ -297,46 +295,6 @@ export class PostgresElicitationStore extends ElicitationStore implements OnModu
 
   override peekHits(key: string, windowMs: number, now: number): Promise<number> {
     return this.call('peekHits', () => this.counters.peek(key, windowMs, now));
-  }
-
-  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
-    return this.call('createTask', () => this.tasks.create(task, limit));
-  }
-
-  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
-    return this.call('getTask', () => this.tasks.get(id, now));
-  }
-
-  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
-    return this.call('getTasks', () => this.tasks.getMany(ids, now));
-  }
-
-  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
-    return this.call('putTask', () => this.tasks.put(task, now, finished));
-  }
-
-  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
-    return this.call('keepCallState', () => this.callStates.keepCallState(key, value, expiresAt));
-  }
-
-  override takeCallState(key: string, now: number): Promise<string | undefined> {
-    return this.call('takeCallState', () => this.callStates.takeCallState(key, now));
-  }
-
-  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
-    return this.call('addNotices', () => this.notices.addNotices(notices, now));
-  }
-
-  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
-    return this.call('claimNotices', () => this.notices.claimNotices(owner, now, limit, leaseMs));
-  }
-
-  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
-    return this.call('settleNotice', () => this.notices.settleNotice(id, owner, outcome, now));
-  }
-
-  override noticeStats(now: number): Promise<NoticeOutboxStats> {
-    return this.call('noticeStats', () => this.notices.noticeStats(now));
   }
 
   /** The records of an index, not purged, in creation order. */

@@ -1,9 +1,9 @@
+import { ComposedElicitationStore, type StoreParts } from '../stores/composed-store.js';
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { RedisOptions } from 'ioredis';
 import type { ElicitationEvent, ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { ElicitationKeyError } from '../errors/elicitation-key.error.js';
 import {
-  ElicitationStore,
   type CounterHit,
   type CreatedReport,
   type CreateQuota,
@@ -18,8 +18,7 @@ import {
   type KeyRingEntry,
   type SweepReport,
 } from '../stores/elicitation-store.js';
-import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from '../stores/task-store.js';
-import type { NewNotice, NoticeOutboxStats, NoticeOutcome, OpenPage, OpenPageRequest, StoredNotice } from '../stores/notice-store.js';
+import type { OpenPage, OpenPageRequest } from '../stores/notice-store.js';
 import { checkAnnouncedKeyRing } from '../security/key-ring-check.js';
 import { runAskedUpgrade } from './redis.asked-upgrade.js';
 import { callRedis, connectOwnClient, isRedisClient, type RedisClient } from './redis.client.js';
@@ -55,7 +54,7 @@ export type { RedisElicitationStoreOptions } from './redis.store-options.js';
  * Pass a client you own (the store never closes it) or a URL / ioredis options (the store creates the
  * connection, fails commands fast while Redis is down, and closes it on shutdown).
  */
-export class RedisElicitationStore extends ElicitationStore implements OnModuleInit, OnModuleDestroy {
+export class RedisElicitationStore extends ComposedElicitationStore implements OnModuleInit, OnModuleDestroy {
   /** Several instances use one Redis: `encryptionKey` is required in every environment, and each announces its ring. */
   override readonly shared: boolean = true;
   /** The ioredis client in use. */
@@ -78,6 +77,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
   private readonly callStates: RedisCallStates;
   private readonly counters: RedisCounters;
   private readonly notices: RedisNotices;
+  protected readonly parts: StoreParts;
 
   constructor(client: RedisClient | string | RedisOptions, options: RedisElicitationStoreOptions = {}) {
     super();
@@ -97,6 +97,7 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
     this.callStates = new RedisCallStates(this.redis, this.keys.base);
     this.counters = new RedisCounters(this.redis, this.scripts, this.keys, this.keyRing);
     this.notices = new RedisNotices(this.scripts, this.keys.base, this.graceMs);
+    this.parts = { tasks: this.tasks, callStates: this.callStates, notices: this.notices };
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,
@@ -279,46 +280,6 @@ export class RedisElicitationStore extends ElicitationStore implements OnModuleI
       }
       if (handled < this.sweepBatch) return channel ? { expired, eventSent: true } : expired;
     }
-  }
-
-  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
-    return this.tasks.createTask(task, limit);
-  }
-
-  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
-    return this.tasks.getTask(id, now);
-  }
-
-  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
-    return this.tasks.getTasks(ids, now);
-  }
-
-  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
-    return this.tasks.putTask(task, now, finished);
-  }
-
-  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
-    return this.callStates.keepCallState(key, value, expiresAt);
-  }
-
-  override takeCallState(key: string): Promise<string | undefined> {
-    return this.callStates.takeCallState(key);
-  }
-
-  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
-    return this.notices.addNotices(notices, now);
-  }
-
-  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
-    return this.notices.claimNotices(owner, now, limit, leaseMs);
-  }
-
-  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
-    return this.notices.settleNotice(id, owner, outcome, now);
-  }
-
-  override noticeStats(now: number): Promise<NoticeOutboxStats> {
-    return this.notices.noticeStats(now);
   }
 
   override async ping(): Promise<void> {

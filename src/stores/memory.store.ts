@@ -1,30 +1,13 @@
+import { ComposedElicitationStore, type StoreParts } from './composed-store.js';
 import type { ElicitationRecord, ExtendResult, TransitionResult } from '../core/elicitation.types.js';
 import { DeadlineWheel } from './deadline-wheel.js';
-import {
-  ElicitationStore,
-  type CounterHit,
-  type CreateQuota,
-  type CreateResult,
-  type ExtendChange,
-  type FinishChange,
-} from './elicitation-store.js';
+import { type CounterHit, type CreateQuota, type CreateResult, type ExtendChange, type FinishChange } from './elicitation-store.js';
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
 import { MemoryCallStates } from './memory-call-states.js';
 import { MemoryNotices } from './memory-notices.js';
 import { MemoryTasks } from './memory-tasks.js';
-import {
-  isAfterCursor,
-  openCursorOf,
-  readOpenCursor,
-  type NewNotice,
-  type NoticeOutboxStats,
-  type NoticeOutcome,
-  type OpenPage,
-  type OpenPageRequest,
-  type StoredNotice,
-} from './notice-store.js';
-import type { CreateTaskResult, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
+import { isAfterCursor, openCursorOf, readOpenCursor, type OpenPage, type OpenPageRequest } from './notice-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
 
 /**
@@ -38,7 +21,7 @@ import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-i
  * Not shared between processes: run several instances on a shared store (`RedisElicitationStore`,
  * `PostgresElicitationStore`).
  */
-export class MemoryElicitationStore extends ElicitationStore {
+export class MemoryElicitationStore extends ComposedElicitationStore {
   /** Its data lives in this process alone, so each instance on it may run on a key of its own. */
   override readonly shared: boolean = false;
   /** Its records never leave this heap, so answers are kept unsealed (see `ElicitationStore.inProcess`). */
@@ -64,6 +47,7 @@ export class MemoryElicitationStore extends ElicitationStore {
   private readonly tasks = new MemoryTasks();
   private readonly callStates = new MemoryCallStates();
   private readonly notices = new MemoryNotices();
+  protected readonly parts: StoreParts = { tasks: this.tasks, callStates: this.callStates, notices: this.notices };
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {
@@ -281,46 +265,6 @@ export class MemoryElicitationStore extends ElicitationStore {
       }
     }
     return kept;
-  }
-
-  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
-    return this.tasks.createTask(task, limit);
-  }
-
-  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
-    return this.tasks.getTask(id, now);
-  }
-
-  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
-    return this.tasks.getTasks(ids, now);
-  }
-
-  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
-    return this.tasks.putTask(task, now, finished);
-  }
-
-  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
-    return this.callStates.keepCallState(key, value, expiresAt);
-  }
-
-  override takeCallState(key: string, now: number): Promise<string | undefined> {
-    return this.callStates.takeCallState(key, now);
-  }
-
-  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
-    return this.notices.addNotices(notices, now);
-  }
-
-  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
-    return this.notices.claimNotices(owner, now, limit, leaseMs);
-  }
-
-  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
-    return this.notices.settleNotice(id, owner, outcome, now);
-  }
-
-  override noticeStats(now: number): Promise<NoticeOutboxStats> {
-    return this.notices.noticeStats(now);
   }
 
   /** Removes every record and counter (for tests). */

@@ -1,0 +1,37 @@
+import type { StoreParts } from '../stores/composed-store.js';
+import type { PostgresCallStates } from './postgres.call-states.js';
+import type { PostgresNotices } from './postgres.notices.js';
+import type { PostgresTasks } from './postgres.tasks.js';
+
+/** Runs one store operation within the store's bound (`operationTimeoutMs`), logged and reported by its name. */
+export type BoundedCall = <T>(operation: string, run: () => Promise<T>) => Promise<T>;
+
+/**
+ * The PostgreSQL store's parts beside its records (tasks, calls' states, the outbox) as the store contract names their
+ * methods, each call made within the store's bound by `call`: what `ComposedElicitationStore` hands the contract to.
+ */
+export function boundedParts(
+  tasks: PostgresTasks,
+  callStates: PostgresCallStates,
+  notices: PostgresNotices,
+  call: BoundedCall,
+): StoreParts {
+  return {
+    tasks: {
+      createTask: (task, limit) => call('createTask', () => tasks.create(task, limit)),
+      getTask: (id, now) => call('getTask', () => tasks.get(id, now)),
+      getTasks: (ids, now) => call('getTasks', () => tasks.getMany(ids, now)),
+      putTask: (task, now, finished) => call('putTask', () => tasks.put(task, now, finished)),
+    },
+    callStates: {
+      keepCallState: (key, value, expiresAt) => call('keepCallState', () => callStates.keepCallState(key, value, expiresAt)),
+      takeCallState: (key, now) => call('takeCallState', () => callStates.takeCallState(key, now)),
+    },
+    notices: {
+      addNotices: (list, now) => call('addNotices', () => notices.addNotices(list, now)),
+      claimNotices: (owner, now, limit, leaseMs) => call('claimNotices', () => notices.claimNotices(owner, now, limit, leaseMs)),
+      settleNotice: (id, owner, outcome, now) => call('settleNotice', () => notices.settleNotice(id, owner, outcome, now)),
+      noticeStats: (now) => call('noticeStats', () => notices.noticeStats(now)),
+    },
+  };
+}

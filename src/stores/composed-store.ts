@@ -1,0 +1,60 @@
+import type { ElicitationCallStateStore } from './call-state-store.js';
+import { ElicitationStore } from './elicitation-store.js';
+import type { ElicitationNoticeStore, NewNotice, NoticeOutboxStats, NoticeOutcome, StoredNotice } from './notice-store.js';
+import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
+
+/** The parts a built-in store keeps beside its records, each an object of its own: tasks, calls' states, the outbox. */
+export interface StoreParts {
+  tasks: Required<ElicitationTaskStore>;
+  callStates: ElicitationCallStateStore;
+  notices: ElicitationNoticeStore;
+}
+
+/**
+ * A store made of its records and its `parts`: the contract's methods of the optional groups (tasks, call states, the
+ * outbox) are theirs, handed on here once for the memory, Redis and PostgreSQL stores. A store that bounds every call
+ * (PostgreSQL) hands parts whose methods are bounded.
+ */
+export abstract class ComposedElicitationStore extends ElicitationStore {
+  protected abstract readonly parts: StoreParts;
+
+  override createTask(task: StoredTask, limit: TaskLimit): Promise<CreateTaskResult> {
+    return this.parts.tasks.createTask(task, limit);
+  }
+
+  override getTask(id: string, now: number): Promise<StoredTask | undefined> {
+    return this.parts.tasks.getTask(id, now);
+  }
+
+  override getTasks(ids: readonly string[], now: number): Promise<Array<StoredTask | undefined>> {
+    return this.parts.tasks.getTasks(ids, now);
+  }
+
+  override putTask(task: StoredTask, now: number, finished?: FinishedTaskLimit): Promise<PutTaskResult> {
+    return this.parts.tasks.putTask(task, now, finished);
+  }
+
+  override keepCallState(key: string, value: string, expiresAt: number): Promise<void> {
+    return this.parts.callStates.keepCallState(key, value, expiresAt);
+  }
+
+  override takeCallState(key: string, now: number): Promise<string | undefined> {
+    return this.parts.callStates.takeCallState(key, now);
+  }
+
+  override addNotices(notices: readonly NewNotice[], now: number): Promise<number> {
+    return this.parts.notices.addNotices(notices, now);
+  }
+
+  override claimNotices(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]> {
+    return this.parts.notices.claimNotices(owner, now, limit, leaseMs);
+  }
+
+  override settleNotice(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean> {
+    return this.parts.notices.settleNotice(id, owner, outcome, now);
+  }
+
+  override noticeStats(now: number): Promise<NoticeOutboxStats> {
+    return this.parts.notices.noticeStats(now);
+  }
+}
