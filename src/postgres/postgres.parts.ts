@@ -1,21 +1,28 @@
 import type { StoreParts } from '../stores/composed-store.js';
+import type { PostgresAuditChain } from './postgres.audit-chain.js';
 import type { PostgresCallStates } from './postgres.call-states.js';
 import type { PostgresNotices } from './postgres.notices.js';
+import type { PostgresPasskeys } from './postgres.passkeys.js';
 import type { PostgresTasks } from './postgres.tasks.js';
 
 /** Runs one store operation within the store's bound (`operationTimeoutMs`), logged and reported by its name. */
 export type BoundedCall = <T>(operation: string, run: () => Promise<T>) => Promise<T>;
 
+/** The PostgreSQL store's parts beside its records, as it makes them. */
+export interface PostgresParts {
+  tasks: PostgresTasks;
+  callStates: PostgresCallStates;
+  notices: PostgresNotices;
+  passkeys: PostgresPasskeys;
+  auditChain: PostgresAuditChain;
+}
+
 /**
- * The PostgreSQL store's parts beside its records (tasks, calls' states, the outbox) as the store contract names their
- * methods, each call made within the store's bound by `call`: what `ComposedElicitationStore` hands the contract to.
+ * The PostgreSQL store's parts beside its records (tasks, calls' states, the outbox, passkeys, audit chains) as the
+ * store contract names their methods, each call made within the store's bound by `call`: what
+ * `ComposedElicitationStore` hands the contract to.
  */
-export function boundedParts(
-  tasks: PostgresTasks,
-  callStates: PostgresCallStates,
-  notices: PostgresNotices,
-  call: BoundedCall,
-): StoreParts {
+export function boundedParts({ tasks, callStates, notices, passkeys, auditChain }: PostgresParts, call: BoundedCall): StoreParts {
   return {
     tasks: {
       createTask: (task, limit) => call('createTask', () => tasks.create(task, limit)),
@@ -32,6 +39,18 @@ export function boundedParts(
       claimNotices: (owner, now, limit, leaseMs) => call('claimNotices', () => notices.claimNotices(owner, now, limit, leaseMs)),
       settleNotice: (id, owner, outcome, now) => call('settleNotice', () => notices.settleNotice(id, owner, outcome, now)),
       noticeStats: (now) => call('noticeStats', () => notices.noticeStats(now)),
+    },
+    passkeys: {
+      addPasskey: (passkey, maxPerUser) => call('addPasskey', () => passkeys.addPasskey(passkey, maxPerUser)),
+      getPasskey: (id) => call('getPasskey', () => passkeys.getPasskey(id)),
+      listPasskeys: (userId) => call('listPasskeys', () => passkeys.listPasskeys(userId)),
+      removePasskey: (userId, id, now) => call('removePasskey', () => passkeys.removePasskey(userId, id, now)),
+      usePasskey: (id, expected, counter, now) => call('usePasskey', () => passkeys.usePasskey(id, expected, counter, now)),
+    },
+    auditChain: {
+      lastAuditLink: (stream) => call('lastAuditLink', () => auditChain.lastAuditLink(stream)),
+      appendAuditLink: (link) => call('appendAuditLink', () => auditChain.appendAuditLink(link)),
+      readAuditLinks: (stream, fromSeq, limit) => call('readAuditLinks', () => auditChain.readAuditLinks(stream, fromSeq, limit)),
     },
   };
 }

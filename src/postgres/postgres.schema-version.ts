@@ -19,10 +19,12 @@ import { qualified, type PostgresNames } from './postgres.names.js';
  *   5  the inbox's index of each user's open records, newest first (`records_open`), the notifications' outbox
  *      (`notices`, `notices_delivered`), and the `sweep` function made anew to forget notices past their time: new
  *      objects only (no step of its own).
+ *   6  users' passkeys (`passkeys`, the `add_passkey` function) and the audit chains (`audit_links`): new objects only
+ *      (no step of its own).
  */
 
 /** The version `createSchema()` writes and the store requires. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * The files of sql/postgres/, oldest first: the one at index i is the whole schema at version i + 1 for the default
@@ -34,6 +36,7 @@ export const SCHEMA_FILES: readonly string[] = [
   'sql/postgres/0003_finished_tasks.sql',
   'sql/postgres/0004_sweep_once.sql',
   'sql/postgres/0005_notices.sql',
+  'sql/postgres/0006_passkeys.sql',
 ];
 
 /**

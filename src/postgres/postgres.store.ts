@@ -34,6 +34,8 @@ import { callPostgres } from './postgres.call.js';
 import { announcePostgresKeyRing } from './postgres.key-rings.js';
 import { PostgresTasks } from './postgres.tasks.js';
 import { PostgresCallStates } from './postgres.call-states.js';
+import { PostgresAuditChain } from './postgres.audit-chain.js';
+import { PostgresPasskeys } from './postgres.passkeys.js';
 import { listOpenPage } from './postgres.inbox.js';
 import { PostgresNotices } from './postgres.notices.js';
 
@@ -78,7 +80,10 @@ export class PostgresElicitationStore extends ComposedElicitationStore implement
     this.counters = new PostgresCounters(this.db, this.t, () => this.require());
     const tasks = new PostgresTasks(this.db, this.t, () => this.require());
     const notices = new PostgresNotices(this.db, this.t, () => this.require());
-    this.parts = boundedParts(tasks, new PostgresCallStates(this.db, this.t), notices, (operation, run) => this.call(operation, run));
+    const callStates = new PostgresCallStates(this.db, this.t);
+    const passkeys = new PostgresPasskeys(this.db, this.t, () => this.require());
+    const auditChain = new PostgresAuditChain(this.db, this.t);
+    this.parts = boundedParts({ tasks, callStates, notices, passkeys, auditChain }, (operation, run) => this.call(operation, run));
   }
 
   /**

@@ -27,6 +27,8 @@ import { keySpace, type RedisKeySpace } from './redis.key-space.js';
 import { encodeImmutableFields, FIELDS, finishedRecord, liveRecords, toRecord } from './redis.row-codec.js';
 import { RedisTasks } from './redis.tasks.js';
 import { RedisCallStates } from './redis.call-states.js';
+import { RedisAuditChain } from './redis.audit-chain.js';
+import { RedisPasskeys } from './redis.passkeys.js';
 import { RedisCounters } from './redis.counters.js';
 import { RedisNotices } from './redis.notices.js';
 import { listOpenRecords } from './redis.open-list.js';
@@ -97,7 +99,13 @@ export class RedisElicitationStore extends ComposedElicitationStore implements O
     this.callStates = new RedisCallStates(this.redis, this.keys.base);
     this.counters = new RedisCounters(this.redis, this.scripts, this.keys, this.keyRing);
     this.notices = new RedisNotices(this.scripts, this.keys.base, this.graceMs);
-    this.parts = { tasks: this.tasks, callStates: this.callStates, notices: this.notices };
+    this.parts = {
+      tasks: this.tasks,
+      callStates: this.callStates,
+      notices: this.notices,
+      passkeys: new RedisPasskeys(this.redis, this.keys.base, this.keyRing),
+      auditChain: new RedisAuditChain(this.redis, this.keys.base),
+    };
     this.channels = new RedisStoreChannels({
       redis: this.redis,
       scripts: this.scripts,

@@ -1,18 +1,25 @@
+import type { AuditLink, ElicitationAuditChainStore } from './audit-chain-store.js';
 import type { ElicitationCallStateStore } from './call-state-store.js';
 import { ElicitationStore } from './elicitation-store.js';
 import type { ElicitationNoticeStore, NewNotice, NoticeOutboxStats, NoticeOutcome, StoredNotice } from './notice-store.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from './passkey-store.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
-/** The parts a built-in store keeps beside its records, each an object of its own: tasks, calls' states, the outbox. */
+/**
+ * The parts a built-in store keeps beside its records, each an object of its own: tasks, calls' states, the outbox,
+ * users' passkeys, the audit chains.
+ */
 export interface StoreParts {
   tasks: Required<ElicitationTaskStore>;
   callStates: ElicitationCallStateStore;
   notices: ElicitationNoticeStore;
+  passkeys: ElicitationPasskeyStore;
+  auditChain: ElicitationAuditChainStore;
 }
 
 /**
  * A store made of its records and its `parts`: the contract's methods of the optional groups (tasks, call states, the
- * outbox) are theirs, handed on here once for the memory, Redis and PostgreSQL stores. A store that bounds every call
+ * outbox, passkeys, audit chains) are theirs, handed on here once for the memory, Redis and PostgreSQL stores. A store that bounds every call
  * (PostgreSQL) hands parts whose methods are bounded.
  */
 export abstract class ComposedElicitationStore extends ElicitationStore {
@@ -56,5 +63,37 @@ export abstract class ComposedElicitationStore extends ElicitationStore {
 
   override noticeStats(now: number): Promise<NoticeOutboxStats> {
     return this.parts.notices.noticeStats(now);
+  }
+
+  override addPasskey(passkey: StoredPasskey, maxPerUser: number): Promise<AddPasskeyResult> {
+    return this.parts.passkeys.addPasskey(passkey, maxPerUser);
+  }
+
+  override getPasskey(id: string): Promise<StoredPasskey | undefined> {
+    return this.parts.passkeys.getPasskey(id);
+  }
+
+  override listPasskeys(userId: string): Promise<StoredPasskey[]> {
+    return this.parts.passkeys.listPasskeys(userId);
+  }
+
+  override removePasskey(userId: string, id: string, now: number): Promise<boolean> {
+    return this.parts.passkeys.removePasskey(userId, id, now);
+  }
+
+  override usePasskey(id: string, expected: number, counter: number, now: number): Promise<boolean> {
+    return this.parts.passkeys.usePasskey(id, expected, counter, now);
+  }
+
+  override lastAuditLink(stream: string): Promise<AuditLink | undefined> {
+    return this.parts.auditChain.lastAuditLink(stream);
+  }
+
+  override appendAuditLink(link: AuditLink): Promise<boolean> {
+    return this.parts.auditChain.appendAuditLink(link);
+  }
+
+  override readAuditLinks(stream: string, fromSeq: number, limit: number): Promise<AuditLink[]> {
+    return this.parts.auditChain.readAuditLinks(stream, fromSeq, limit);
   }
 }

@@ -6,6 +6,7 @@ import type {
   FinalStatus,
   TransitionResult,
 } from '../core/elicitation.types.js';
+import type { AuditLink, ElicitationAuditChainStore } from './audit-chain-store.js';
 import type { ElicitationCallStateStore } from './call-state-store.js';
 import type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from './event-channel.js';
 import type {
@@ -18,6 +19,7 @@ import type {
   OpenPageRequest,
   StoredNotice,
 } from './notice-store.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from './passkey-store.js';
 
 export type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from './event-channel.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
@@ -150,7 +152,9 @@ export interface ElicitationRecordStore
     Partial<ElicitationTaskStore>,
     Partial<ElicitationCallStateStore>,
     Partial<ElicitationInboxStore>,
-    Partial<ElicitationNoticeStore> {
+    Partial<ElicitationNoticeStore>,
+    Partial<ElicitationPasskeyStore>,
+    Partial<ElicitationAuditChainStore> {
   /**
    * Stores a new pending record unless a `quota` limit refuses it (then nothing is stored). The id is new;
    * the store keeps the record until `record.purgeAt`. Quota check and write are one atomic step. A store that sent
@@ -323,6 +327,16 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   claimNotices?(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]>;
   settleNotice?(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean>;
   noticeStats?(now: number): Promise<NoticeOutboxStats>;
+  /** Optional, the five together: users' passkeys (documented on `ElicitationPasskeyStore`). */
+  addPasskey?(passkey: StoredPasskey, maxPerUser: number): Promise<AddPasskeyResult>;
+  getPasskey?(id: string): Promise<StoredPasskey | undefined>;
+  listPasskeys?(userId: string): Promise<StoredPasskey[]>;
+  removePasskey?(userId: string, id: string, now: number): Promise<boolean>;
+  usePasskey?(id: string, expected: number, counter: number, now: number): Promise<boolean>;
+  /** Optional, the three together: append-only audit chains (documented on `ElicitationAuditChainStore`). */
+  lastAuditLink?(stream: string): Promise<AuditLink | undefined>;
+  appendAuditLink?(link: AuditLink): Promise<boolean>;
+  readAuditLinks?(stream: string, fromSeq: number, limit: number): Promise<AuditLink[]>;
 }
 
 /**

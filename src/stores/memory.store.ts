@@ -4,8 +4,10 @@ import { DeadlineWheel } from './deadline-wheel.js';
 import { type CounterHit, type CreateQuota, type CreateResult, type ExtendChange, type FinishChange } from './elicitation-store.js';
 import { countHit, dropEndedCounters, peekCount, type WindowCounters } from './memory-counters.js';
 import { storedRecord } from './memory-record.js';
+import { MemoryAuditChain } from './memory-audit-chain.js';
 import { MemoryCallStates } from './memory-call-states.js';
 import { MemoryNotices } from './memory-notices.js';
+import { MemoryPasskeys } from './memory-passkeys.js';
 import { MemoryTasks } from './memory-tasks.js';
 import { isAfterCursor, openCursorOf, readOpenCursor, type OpenPage, type OpenPageRequest } from './notice-store.js';
 import { addToIndex, removeFromIndex, type UserTypeIndex } from './memory-user-index.js';
@@ -47,7 +49,13 @@ export class MemoryElicitationStore extends ComposedElicitationStore {
   private readonly tasks = new MemoryTasks();
   private readonly callStates = new MemoryCallStates();
   private readonly notices = new MemoryNotices();
-  protected readonly parts: StoreParts = { tasks: this.tasks, callStates: this.callStates, notices: this.notices };
+  protected readonly parts: StoreParts = {
+    tasks: this.tasks,
+    callStates: this.callStates,
+    notices: this.notices,
+    passkeys: new MemoryPasskeys(),
+    auditChain: new MemoryAuditChain(),
+  };
 
   /** Number of retained records (for tests and metrics). */
   get size(): number {

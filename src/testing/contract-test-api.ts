@@ -79,8 +79,10 @@ export interface ContractTestApi {
 
 /**
  * The optional members of a store: `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`, the
- * tasks (`createTask`, `getTask`, `putTask`, offered together; `getTasks` with them) and the call states (`keepCallState`, `takeCallState`,
- * together) of the record side, `peekHits` of the counters.
+ * tasks (`createTask`, `getTask`, `putTask`, offered together; `getTasks` with them), the call states (`keepCallState`, `takeCallState`,
+ * together), the passkeys (`addPasskey`, `getPasskey`, `listPasskeys`, `removePasskey`, `usePasskey`, together) and the
+ * audit chains (`lastAuditLink`, `appendAuditLink`, `readAuditLinks`, together) of the record side, `peekHits` of the
+ * counters.
  */
 export type OptionalStoreMember =
   | 'peekHits'
@@ -99,7 +101,15 @@ export type OptionalStoreMember =
   | 'addNotices'
   | 'claimNotices'
   | 'settleNotice'
-  | 'noticeStats';
+  | 'noticeStats'
+  | 'addPasskey'
+  | 'getPasskey'
+  | 'listPasskeys'
+  | 'removePasskey'
+  | 'usePasskey'
+  | 'lastAuditLink'
+  | 'appendAuditLink'
+  | 'readAuditLinks';
 
 /** Options of the contract suites. */
 export interface ContractSuiteOptions {

@@ -9,6 +9,8 @@ import { recordTests } from './store-contract.records.js';
 import { taskTests } from './store-contract.tasks.js';
 import { inboxTests, noticeTests } from './store-contract.notices.js';
 import { callStateTests } from './store-contract.call-states.js';
+import { passkeyTests } from './store-contract.passkeys.js';
+import { auditChainTests } from './store-contract.audit-chain.js';
 
 /**
  * The behaviour every `ElicitationRecordStore` must have, races included: the suite the built-in stores pass.
@@ -21,9 +23,9 @@ import { callStateTests } from './store-contract.call-states.js';
  * ```
  *
  * `makeStore` runs before every test; give each test a fresh store (or a fresh key prefix). The tests of
- * `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing` and the tasks (`createTask`, `getTask`,
- * `putTask`) run when `options.offers` lists them, and are reported as
- * skipped otherwise.
+ * `findByAskKey`, `extend`, `ping`, `openEventChannel`, `announceKeyRing`, the tasks (`createTask`, `getTask`,
+ * `putTask`), the passkeys (`addPasskey`…) and the audit chains (`appendAuditLink`…) run when `options.offers` lists
+ * them, and are reported as skipped otherwise.
  */
 export function describeElicitationRecordStoreContract(
   name: string,
@@ -39,7 +41,8 @@ export function describeElicitationRecordStoreContract(
 
 /**
  * Registers the tests of the record contract in the enclosing `describe`, a file per group: records (and `ping`),
- * asked (`findByAskKey`), extend, key ring, events, tasks.
+ * asked (`findByAskKey`), extend, key ring, events, tasks, call states, the inbox and the outbox, approvals, passkeys,
+ * audit chains.
  */
 export function recordStoreTests(
   makeStore: () => ElicitationRecordStore | Promise<ElicitationRecordStore>,
@@ -67,6 +70,14 @@ export function recordStoreTests(
       'claimNotices',
       'settleNotice',
       'noticeStats',
+      'addPasskey',
+      'getPasskey',
+      'listPasskeys',
+      'removePasskey',
+      'usePasskey',
+      'lastAuditLink',
+      'appendAuditLink',
+      'readAuditLinks',
     ],
     group.store,
   );
@@ -80,4 +91,6 @@ export function recordStoreTests(
   inboxTests(group);
   noticeTests(group);
   approvalTests(group);
+  passkeyTests(group);
+  auditChainTests(group);
 }

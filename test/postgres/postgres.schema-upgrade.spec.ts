@@ -118,7 +118,7 @@ describePostgres('the PostgreSQL schema across versions', () => {
 
     const store = storeOn(names.prefix);
     await expect(store.onModuleInit()).rejects.toThrow(
-      /needs schema version 5 .* found version 1: run sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql, sql\/postgres\/0005_notices.sql in order/,
+      /needs schema version 6 .* found version 1: run sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql, sql\/postgres\/0005_notices.sql, sql\/postgres\/0006_passkeys.sql in order/,
     );
     await store.createSchema();
     await expect(store.onModuleInit()).resolves.toBeUndefined();
@@ -155,7 +155,7 @@ describePostgres('the PostgreSQL schema across versions', () => {
     await pool.query(versionSql(4, names.prefix));
     const store = storeOn(names.prefix);
     await expect(store.onModuleInit()).rejects.toThrow(
-      /needs schema version 5 .* found version 4: run sql\/postgres\/0005_notices.sql with/,
+      /needs schema version 6 .* found version 4: run sql\/postgres\/0005_notices.sql, sql\/postgres\/0006_passkeys.sql in order/,
     );
     // Written on version 4 (its create function is the one version 5 keeps).
     const older = pendingRecord({ userId: 'carol@example.com' });
@@ -200,13 +200,13 @@ describePostgres('the PostgreSQL schema across versions', () => {
         (await pool.query(`SELECT id, status FROM ${qualified(names, 'records')}`)).rows,
       ]);
     const before = await snapshot();
-    const refusal = /knows schema version 5, found version 9 in .*v9_\*.*never downgraded/;
+    const refusal = /knows schema version 6, found version 9 in .*v9_\*.*never downgraded/;
 
     await expect(store.createSchema()).rejects.toThrow(ElicitationConfigError);
     await expect(store.createSchema()).rejects.toThrow(refusal);
     await expect(store.onModuleInit()).rejects.toThrow(refusal);
     // The text itself, as a migration tool runs it: refused in its own transaction.
-    await expect(pool.query(schemaSql(names))).rejects.toThrow(/at version 9, newer than version 5, which this release knows/);
+    await expect(pool.query(schemaSql(names))).rejects.toThrow(/at version 9, newer than version 6, which this release knows/);
     // Moved on by a newer release between createSchema()'s read and its transaction: refused all the same.
     let reads = 0;
     const racing = {

@@ -18,6 +18,7 @@ const SHIPPED: Record<string, string> = {
   'sql/postgres/0002_named_columns.sql': '413fc694650fa3390ee1864a4a940a2806c90a339327389a2aa82546586ceeda',
   'sql/postgres/0003_finished_tasks.sql': '0e9272421dde5db5f41074d51dbdb6a11cf396be920b1e207ca6afe6826e7293',
   'sql/postgres/0004_sweep_once.sql': 'ca26bb8d14e510975171a9de736b5bd7366cf83b150007867da7ef22e7d25db2',
+  'sql/postgres/0005_notices.sql': '457a7b8693b1bff93a89d14c24d613baba2dc7695dd6adac530982e35cc3e6f0',
 };
 
 describe('the PostgreSQL schema', () => {

@@ -47,7 +47,7 @@ describePostgres('PostgresElicitationStore on a real PostgreSQL', () => {
       const store = keyed(new PostgresElicitationStore(pool, { schema: SCHEMA, tablePrefix: 'missing_' }));
       await expect(store.onModuleInit()).rejects.toThrow(ElicitationConfigError);
       await expect(store.onModuleInit()).rejects.toThrow(
-        /schema version 5 .* found none: run sql\/postgres\/0001_elicitation.sql, sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql, sql\/postgres\/0005_notices.sql in order .*store.createSchema\(\)/,
+        /schema version 6 .* found none: run sql\/postgres\/0001_elicitation.sql, sql\/postgres\/0002_named_columns.sql, sql\/postgres\/0003_finished_tasks.sql, sql\/postgres\/0004_sweep_once.sql, sql\/postgres\/0005_notices.sql, sql\/postgres\/0006_passkeys.sql in order .*store.createSchema\(\)/,
       );
       await store.createSchema();
       await store.createSchema();

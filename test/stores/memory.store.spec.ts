@@ -19,6 +19,14 @@ describeElicitationStoreContract('MemoryElicitationStore', () => new MemoryElici
     'claimNotices',
     'settleNotice',
     'noticeStats',
+    'addPasskey',
+    'getPasskey',
+    'listPasskeys',
+    'removePasskey',
+    'usePasskey',
+    'lastAuditLink',
+    'appendAuditLink',
+    'readAuditLinks',
   ],
 });
 

@@ -19,6 +19,14 @@ export const SHARED_STORE_OFFERS: NonNullable<ContractSuiteOptions['offers']> = 
   'putTask',
   'keepCallState',
   'takeCallState',
+  'addPasskey',
+  'getPasskey',
+  'listPasskeys',
+  'removePasskey',
+  'usePasskey',
+  'lastAuditLink',
+  'appendAuditLink',
+  'readAuditLinks',
 ];
 
 /** The shipped store contract suite (`nestjs-mcp-elicitation/testing`), bound to jest. */
