@@ -6,7 +6,7 @@
 /** The layers, bottom to top, each a path pattern under src/ (the first that matches names a file's layer). */
 const LAYERS = [
   ['core', '^src/core/'],
-  ['leaves', '^src/(errors|forms|security|messages|theme|uploads)/'],
+  ['leaves', '^src/(errors|forms|security|messages|theme|uploads|proofs)/'],
   ['stores', '^src/stores/|^src/(redis|postgres)/(?!index\\.ts$)'],
   ['options', '^src/options/'],
   ['observability', '^src/observability/'],

@@ -91,6 +91,18 @@ export {
   type WrappedToolResult,
 } from './mcp/mcp-elicitation.js';
 export type { ApprovalDecision, ApprovalTally } from './lifecycle/elicitation-approvals.js';
+export type { PasskeyListing } from './lifecycle/elicitation-passkeys.js';
+export type { PagePresence } from './lifecycle/passkey-action.js';
+export type { AuditExportOptions } from './observability/audit-chain.js';
+export type { ElicitationPasskeyOptions, PasskeyRegistrationGate } from './options/passkey-options.js';
+export {
+  decisionChallenge,
+  type DecisionInputs,
+  type PasskeyReceipt,
+  type ReceiptCheck,
+  type SignedDecision,
+} from './proofs/decision-proof.js';
+export { CHAIN_START, verifyAuditChain, type AuditChainCheck, type AuditChainLine } from './proofs/audit-chain-lines.js';
 export type {
   ApprovalOutcome,
   ApprovalRequest,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from '@jest/globals';
-import { startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
+import { freePort, startDemoProcess, type DemoProcess } from '../../examples/demo/demo-process.js';
 import { connectV2Client, type V2TestClient } from './mcp-v2-client.js';
 import { TASKS } from './mcp-tasks-client.js';
 import { sharedStores } from './shared-stores.js';
@@ -27,10 +27,22 @@ export interface TwoInstances {
   client: (instance: DemoProcess, user: string, options?: { tasks?: boolean }) => Promise<V2TestClient>;
   /** The lines the test tools appended so far, split on spaces (the first is the pid). */
   effects: () => string[][];
+  /** What both processes were started with: the store's settings and the shared `ELICITATION_ENCRYPTION_KEY`. */
+  env: Record<string, string>;
+}
+
+/** How the instances are reached: `host` (e.g. `localhost`, for passkeys, which need a domain name) as their `PUBLIC_URL`. */
+export interface TwoInstancesOptions {
+  host?: string;
 }
 
 /** Runs `suite` once per shared store, against two instances of the demo on it. */
-export function describeTwoInstances(title: string, name: string, suite: (instances: TwoInstances) => void): void {
+export function describeTwoInstances(
+  title: string,
+  name: string,
+  suite: (instances: TwoInstances) => void,
+  options: TwoInstancesOptions = {},
+): void {
   const stores = sharedStores(name, randomUUID().slice(0, 8));
   describe.each(Object.keys(stores) as Array<keyof typeof stores>)(`${title} on two instances sharing one %s`, (storeName) => {
     const store = stores[storeName];
@@ -54,7 +66,13 @@ export function describeTwoInstances(title: string, name: string, suite: (instan
           ELICITATION_TASK_LEASE_MS: String(LEASE_MS),
           DEMO_EFFECTS_FILE: file,
         };
-        [instances.a, instances.b] = await Promise.all([startDemoProcess(env), startDemoProcess(env)]);
+        instances.env = env;
+        const start = async () => {
+          if (!options.host) return startDemoProcess(env);
+          const port = await freePort();
+          return startDemoProcess({ ...env, PUBLIC_URL: `http://${options.host}:${port}` }, { port });
+        };
+        [instances.a, instances.b] = await Promise.all([start(), start()]);
         processes.push(instances.a, instances.b);
       }, 60_000);
 

@@ -180,6 +180,8 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
           : undefined,
         resolvePageUser: userFromCookie,
         loginUrl: '/demo/login',
+        // The passkey page in every page's bar (`transfer-funds` asks its approvers for one).
+        passkeys: {},
         ...notify,
         ...(oauthProvider && {
           oauth: { providers: { [DEMO_OIDC_PROVIDER]: oauthProvider } },

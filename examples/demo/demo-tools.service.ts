@@ -53,6 +53,11 @@ export const dropTable = z.object({
     .describe('Table to drop'),
 });
 
+export const transferFunds = z.object({
+  to: z.string().min(1).max(64),
+  amount: z.number().positive().max(1_000_000_000),
+});
+
 /** The demo's approvers: `drop-table` needs two of them, never the one who asked. */
 export const DEMO_APPROVERS = ['alice', 'bob', 'carol'] as const;
 
@@ -136,6 +141,25 @@ export const DEMO_TOOLS: readonly DemoTool[] = [
         approval.status === 'approved'
           ? `Dropped ${table}: approved by ${approval.approvedBy?.join(' and ')} (fingerprint ${approval.hash?.slice(0, 12)})`
           : `Not dropped: the approval was ${approval.status}`,
+      );
+    },
+  },
+  {
+    name: 'transfer-funds',
+    description:
+      'Transfers money once bob or carol approved it with a passkey: a signature bound to this very recipient and amount (the demo moves no money). Approvers add a passkey at /elicit/passkeys; open the demo at http://localhost, as browsers make passkeys for a domain name only.',
+    inputSchema: transferFunds,
+    execution: { taskSupport: 'optional' },
+    run: async ({ to, amount }: z.infer<typeof transferFunds>, elicitation) => {
+      const approval = await elicitation.requestApproval({
+        approvers: ['bob', 'carol'],
+        presence: 'passkey',
+        message: `Transfer ${amount} to ${to}?`,
+      });
+      return text(
+        approval.status === 'approved'
+          ? `Transferred ${amount} to ${to}: approved with a passkey by ${approval.approvedBy?.join(' and ')} (fingerprint ${approval.hash?.slice(0, 12)})`
+          : `Not transferred: the approval was ${approval.status}`,
       );
     },
   },

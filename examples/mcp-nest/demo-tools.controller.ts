@@ -3,7 +3,15 @@ import { McpController, Tool, type McpContext } from '@rekog/mcp-nest';
 import type { z } from 'zod';
 import type { ToolElicitation } from '../../src/index.js';
 import { Elicitation } from '../../src/mcp-nest/index.js';
-import { approveDeploy, connectService, DEMO_TOOLS, deleteFile, dropTable, type ToolResult } from '../demo/demo-tools.service.js';
+import {
+  approveDeploy,
+  connectService,
+  DEMO_TOOLS,
+  deleteFile,
+  dropTable,
+  transferFunds,
+  type ToolResult,
+} from '../demo/demo-tools.service.js';
 
 /** The body of a demo tool by name: the very functions the SDK demo registers (`examples/demo`). */
 function body(name: string) {
@@ -18,6 +26,7 @@ const remove = body('delete-file');
 const profile = body('configure-profile');
 const release = body('plan-release');
 const drop = body('drop-table');
+const transfer = body('transfer-funds');
 
 /**
  * The demo's tools as MCP-Nest `@Tool()` methods: `@Elicitation()` hands each its `ToolElicitation`, the same
@@ -58,6 +67,16 @@ export class DemoToolsController {
     @Ctx() ctx: unknown,
   ) {
     return drop.run(args, elicitation, ctx);
+  }
+
+  /** One approval of bob or carol, signed with a passkey bound to the recipient and the amount. */
+  @Tool({ name: 'transfer-funds', description: transfer.description, parameters: transferFunds })
+  transferFunds(
+    @Payload() args: z.infer<typeof transferFunds>,
+    @Elicitation({ execution: { taskSupport: 'optional' } }) elicitation: ToolElicitation,
+    @Ctx() ctx: unknown,
+  ) {
+    return transfer.run(args, elicitation, ctx);
   }
 
   @Tool({ name: 'configure-profile', description: profile.description })

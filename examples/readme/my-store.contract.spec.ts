@@ -13,6 +13,7 @@ describeElicitationStoreContract(
     offers: [
       ...['peekHits', 'findByAskKey', 'extend', 'createTask', 'getTask', 'getTasks', 'putTask', 'keepCallState', 'takeCallState'],
       ...['listOpen', 'addNotices', 'claimNotices', 'settleNotice', 'noticeStats'],
+      ...['addPasskey', 'getPasskey', 'listPasskeys', 'removePasskey', 'usePasskey', 'lastAuditLink', 'appendAuditLink', 'readAuditLinks'],
     ] as const,
   },
 );

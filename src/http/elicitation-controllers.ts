@@ -3,13 +3,14 @@ import { ElicitationAssetsController } from './elicitation-assets.controller.js'
 import { ElicitationExtendController } from './elicitation-extend.controller.js';
 import { ElicitationFileController } from './elicitation-file.controller.js';
 import { ElicitationInboxController } from './elicitation-inbox.controller.js';
+import { ElicitationPasskeysController } from './elicitation-passkeys.controller.js';
 import { ElicitationOAuthController } from './elicitation-oauth.controller.js';
 import { ElicitationPagesController } from './elicitation-pages.controller.js';
 import { ElicitationStatusController } from './elicitation-status.controller.js';
 
 /**
  * The module's controllers, mounted under `routePrefix`: the inbox (`ElicitationInboxController`, first: its path is
- * one fixed segment, never an id), the status route, the pages, the OAuth page and callback, the file page
+ * one fixed segment, never an id), the passkey page (`ElicitationPasskeysController`, likewise), the status route, the pages, the OAuth page and callback, the file page
  * (`ElicitationFileController`), "Need more time?" (`ElicitationExtendController`) and the pages' stylesheet and
  * scripts (`ElicitationAssetsController`), every answer with the
  * routes' security headers (`PageSecurity`) and observed (`ElicitationRouteObserver`, the first check of their guard), each handler in its
@@ -20,6 +21,7 @@ import { ElicitationStatusController } from './elicitation-status.controller.js'
  */
 export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationInboxController extends ElicitationInboxController {}
+  class MountedElicitationPasskeysController extends ElicitationPasskeysController {}
   class MountedElicitationStatusController extends ElicitationStatusController {}
   class MountedElicitationPagesController extends ElicitationPagesController {}
   class MountedElicitationOAuthController extends ElicitationOAuthController {}
@@ -28,6 +30,7 @@ export function createElicitationControllers(routePrefix: string): Type[] {
   class MountedElicitationAssetsController extends ElicitationAssetsController {}
   const mounted = [
     MountedElicitationInboxController,
+    MountedElicitationPasskeysController,
     MountedElicitationStatusController,
     MountedElicitationPagesController,
     MountedElicitationOAuthController,

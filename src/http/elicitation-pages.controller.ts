@@ -19,7 +19,8 @@ import { PageSecurity } from './page-security.js';
 import { readApiKeySubmission, readConfirmSubmission } from './page-submissions.js';
 import { displayText } from '../security/display-text.js';
 import { PageResponder } from './page-responder.js';
-import type { PageContexts } from './page-contexts.js';
+import type { ConfirmPasskeyView, PageContexts } from './page-contexts.js';
+import { PasskeyStep } from './passkey-step.js';
 
 /**
  * The browser pages (`/:id/api-key`, `/:id/confirm`, `/:id/form`, `/:id/external`), throttled per IP, every
@@ -35,6 +36,7 @@ export class ElicitationPagesController {
     private readonly access: ElicitationPageAccess,
     private readonly answers: PageResponder,
     private readonly security: PageSecurity,
+    private readonly passkey: PasskeyStep,
     @InjectPageOptions() private readonly options: ElicitationPageOptions,
   ) {}
 
@@ -67,7 +69,15 @@ export class ElicitationPagesController {
   async confirmPage(@Param('id') id: string, @Req() req: PageRequest, @Res({ passthrough: true }) res: PageResponse): Promise<string> {
     const record = await this.access.open(id, 'confirm', req, res);
     if (!record) return '';
-    return this.keyOrConfirmPage(req, res, 200, 'confirm', record);
+    return this.keyOrConfirmPage(
+      req,
+      res,
+      200,
+      'confirm',
+      record,
+      null,
+      await this.passkey.view(record, this.answers.localeOf(req).messages),
+    );
   }
 
   @Post(':id/confirm')
@@ -84,13 +94,14 @@ export class ElicitationPagesController {
     if (!submitted.ok) return this.keyOrConfirmPage(req, res, 400, 'confirm', record, submitted.message);
     if (submitted.value.action === 'cancel')
       return this.finished(req, res, record, await this.records.decline(idOf(record)), messages.done.declined);
-    return this.finished(
-      req,
-      res,
-      record,
-      await this.records.complete(idOf(record), { confirmed: true }),
-      messages.done.confirmationReceived,
-    );
+    // A page that asks for a passkey takes the confirmation only with its signature, kept as the decision's receipt.
+    const step = await this.passkey.verify(record, body, req, messages);
+    if (typeof step === 'object' && 'refused' in step) {
+      const view = await this.passkey.view(record, messages);
+      return this.keyOrConfirmPage(req, res, step.refused.status, 'confirm', record, step.refused.text, view);
+    }
+    const answer = typeof step === 'object' ? { confirmed: true, receipt: { ...step.signed } } : { confirmed: true };
+    return this.finished(req, res, record, await this.records.complete(idOf(record), answer), messages.done.confirmationReceived);
   }
 
   /**
@@ -185,6 +196,7 @@ export class ElicitationPagesController {
     name: 'api-key' | 'confirm',
     record: ElicitationRecord,
     error: string | null = null,
+    passkey: ConfirmPasskeyView | null = null,
   ): string {
     const csrf = this.security.issueCsrf(record.id, record.expiresAt, res, req);
     const { messages } = this.answers.localeOf(req);
@@ -196,7 +208,7 @@ export class ElicitationPagesController {
       res,
       status,
       name,
-      { ...context, ...confirmSettings(record, messages, action !== null), action },
+      { ...context, ...confirmSettings(record, messages, action !== null), action, passkey },
       { record },
     );
   }

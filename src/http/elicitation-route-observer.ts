@@ -23,7 +23,7 @@ import { prefersJson } from './inbox-view.js';
 import { raw, type NodeRequestPart } from './page-http.js';
 
 /** Why a page (or the status route) refused a request, as the audit log's `reason` says it. */
-export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled';
+export type PageRefusal = 'identity' | 'csrf' | 'expired' | 'finished' | 'not-found' | 'too-large' | 'throttled' | 'passkey';
 
 /** What the module observes of one request to its routes, from the routes' guard to the last byte of the answer. */
 interface RouteObservation {

@@ -138,11 +138,24 @@ export class ElicitationPageAccess {
    * body). Without `resolvePageUser` there is no inbox (404): no user can be told from another.
    */
   async inboxUser(req: PageRequest, res: PageResponse, json: boolean): Promise<string | undefined> {
+    return this.signedInUser(req, res, json ? undefined : this.security.inboxLoginRedirect());
+  }
+
+  /**
+   * The browser user of the passkey page, as the inbox's: none is 401, or on a GET a 303 to `loginUrl` with the passkey
+   * page as `returnTo`; without `resolvePageUser`, 404.
+   */
+  async passkeysUser(req: PageRequest, res: PageResponse): Promise<string | undefined> {
+    const get = raw<NodeRequestPart>(req).method === 'GET';
+    return this.signedInUser(req, res, get ? this.security.passkeysLoginRedirect() : undefined);
+  }
+
+  /** The signed-in browser user; without one, a 303 to `login` (then `undefined`) or 401; without `resolvePageUser`, 404. */
+  private async signedInUser(req: PageRequest, res: PageResponse, login: string | undefined): Promise<string | undefined> {
     const resolve = this.options.resolvePageUser;
     if (!resolve) throw pageError(NotFoundException, (m) => m.errors.noSuchPage);
     const user = await resolve(req);
     if (typeof user === 'string' && user !== '') return user;
-    const login = json ? undefined : this.security.inboxLoginRedirect();
     if (!login) {
       hintNoPageUser(user);
       throw pageError(UnauthorizedException, (m) => m.errors.signIn);

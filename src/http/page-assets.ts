@@ -32,7 +32,8 @@ export const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 /**
  * The pages' stylesheet and script (`page.css`, `page.js` of the templates folder; a `templatesDir` holding either
- * replaces it), the same bytes for every page, and the inbox's own script (`inbox.js`: it keeps the list current):
+ * replaces it), the same bytes for every page, the inbox's own script (`inbox.js`: it keeps the list current) and the
+ * passkeys' (`passkey.js`: the WebAuthn ceremonies):
  * served once under a name that changes with their content (`ElicitationAssetsController`), kept by the browser, and
  * loaded by each page with the page's CSP nonce. A page then carries only what is its own (about a third of its bytes
  * with them inline).
@@ -43,17 +44,21 @@ export class PageAssets {
   readonly script: PageAsset;
   /** The inbox page's script. */
   readonly inbox: PageAsset;
+  /** The passkey ceremonies' script (the passkey page, a confirm page that asks for a passkey). */
+  readonly passkey: PageAsset;
   /** Where a page finds them, as the browser sees the paths (`<baseUrl path>/<routePrefix>/assets/<name>`). */
-  readonly urls: { readonly style: string; readonly script: string; readonly inbox: string };
+  readonly urls: { readonly style: string; readonly script: string; readonly inbox: string; readonly passkey: string };
   private readonly byName: ReadonlyMap<string, PageAsset>;
 
   constructor(@InjectPageOptions() options: ElicitationPageOptions) {
     this.style = loadAsset(options.templatesDir, 'page', 'css', 'text/css; charset=utf-8');
     this.script = loadAsset(options.templatesDir, 'page', 'js', 'text/javascript; charset=utf-8');
     this.inbox = loadAsset(options.templatesDir, 'inbox', 'js', 'text/javascript; charset=utf-8');
+    this.passkey = loadAsset(options.templatesDir, 'passkey', 'js', 'text/javascript; charset=utf-8');
     const base = `${basePathOf(options.baseUrl)}/${options.routePrefix}/assets/`;
-    this.urls = { style: base + this.style.name, script: base + this.script.name, inbox: base + this.inbox.name };
-    this.byName = new Map([this.style, this.script, this.inbox].map((asset) => [asset.name, asset]));
+    const { style, script, inbox, passkey } = this;
+    this.urls = { style: base + style.name, script: base + script.name, inbox: base + inbox.name, passkey: base + passkey.name };
+    this.byName = new Map([style, script, inbox, passkey].map((asset) => [asset.name, asset]));
   }
 
   /** The asset of this name, or undefined. */

@@ -18,7 +18,14 @@ export interface FormPageContext {
 /** What each template reads besides `nonce`, `theme` and `assets` (strict mode: every field it reads must be there). */
 export interface PageContexts {
   'api-key': FormPageContext;
-  confirm: FormPageContext & { warning: string | null; confirmLabel: string; cancelLabel: string; action?: ApprovalActionView | null };
+  confirm: FormPageContext & {
+    warning: string | null;
+    confirmLabel: string;
+    cancelLabel: string;
+    action?: ApprovalActionView | null;
+    /** A page that asks for a passkey: what the browser signs with, or where to add one first. */
+    passkey?: ConfirmPasskeyView | null;
+  };
   /** The requester's page of an approval: where it stands (no form: the approvers decide on pages of their own). */
   approval: {
     heading: string;
@@ -84,6 +91,30 @@ export interface PageContexts {
     /** On a later page, the link back to the first; null on the first. */
     newest: string | null;
   };
+  /** The passkey page: the user's passkeys, each with its removal form, and the form that adds one. */
+  passkeys: {
+    heading: string;
+    texts: PageMessages['passkeys'];
+    /** Where both forms post (the page's own path). */
+    action: string;
+    csrf: string;
+    passkeys: Array<{ id: string; name: string; added: string; used: string | null }>;
+    /** The browser's registration options (JSON, for `passkey.js`), or null when the user may not add one. */
+    options: string | null;
+    /** Why the user may not add one, or null. */
+    blocked: string | null;
+    notice: string | null;
+    error: string | null;
+    /** The page that sent the user here (a page of this module), to go back to; or null. */
+    returnTo: string | null;
+  };
+}
+
+/** A confirm page's passkey: the options the browser signs the decision with (JSON), or the link to add a passkey. */
+export interface ConfirmPasskeyView {
+  options: string | null;
+  register: string | null;
+  texts: PageMessages['passkeys'];
 }
 
 /** What an approver (and the requester) is shown of the action approved: made safe to show by the template's escaping. */

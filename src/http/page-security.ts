@@ -5,7 +5,7 @@ import helmet from 'helmet';
 import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-options.js';
 import { CsrfTokens } from '../security/csrf.js';
 import { randomPool } from '../security/random-pool.js';
-import { basePathOf, inboxPath, pageRoute } from '../lifecycle/page-urls.js';
+import { basePathOf, inboxPath, pageRoute, passkeysPath } from '../lifecycle/page-urls.js';
 import { raw, type NodeRequestPart, type NodeResponsePart, type PageRequest, type PageResponse } from './page-http.js';
 
 /** Stands for the per-response nonce in the CSP computed once at start-up. */
@@ -132,12 +132,20 @@ export class PageSecurity {
    * lifetime always runs to the elicitation's expiry.
    */
   issueCsrf(elicitationId: string, expiresAt: number, res: Pick<PageResponse, 'header'>, req?: PageRequest): string {
+    return this.issueCsrfFor(elicitationId, this.pagePath(elicitationId), expiresAt, res, req);
+  }
+
+  /**
+   * `issueCsrf` for a page that is no elicitation's (the passkey page): the token bound to `scope`, its nonce cookie to
+   * `path`, living until `expiresAt`. `verifyPost(scope, …)` checks its post.
+   */
+  issueCsrfFor(scope: string, path: string, expiresAt: number, res: Pick<PageResponse, 'header'>, req?: PageRequest): string {
     const held = req ? readCookies(raw<NodeRequestPart>(req).headers.cookie, CSRF_COOKIE) : [];
-    const { nonce, token } = this.csrf.issue(elicitationId, held);
+    const { nonce, token } = this.csrf.issue(scope, held);
     const maxAge = Math.max(Math.ceil((expiresAt - Date.now()) / 1000), 1);
     res.header(
       'Set-Cookie',
-      `${CSRF_COOKIE}=${nonce}; Path=${this.pagePath(elicitationId)}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure ? '; Secure' : ''}`,
+      `${CSRF_COOKIE}=${nonce}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure ? '; Secure' : ''}`,
     );
     return token;
   }
@@ -174,6 +182,11 @@ export class PageSecurity {
   /** Where to send an unidentified browser from the inbox: `loginUrl` with `returnTo` = the inbox's path. */
   inboxLoginRedirect(): string | undefined {
     return this.loginRedirectTo(inboxPath(this.options));
+  }
+
+  /** Where to send an unidentified browser from the passkey page: `loginUrl` with `returnTo` = that page's path. */
+  passkeysLoginRedirect(): string | undefined {
+    return this.loginRedirectTo(passkeysPath(this.options));
   }
 
   /** `loginUrl` with `returnTo` = `path` (a path the module built, never one from the request), or none without it. */

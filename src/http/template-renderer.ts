@@ -7,7 +7,7 @@ import { InjectPageOptions, type ElicitationPageOptions } from '../options/page-
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { displayText, MAX_BUTTON_LABEL_LENGTH, MAX_TITLE_LENGTH } from '../security/display-text.js';
 import { builtInTemplatesDir, PageAssets } from './page-assets.js';
-import { inboxPath } from '../lifecycle/page-urls.js';
+import { inboxPath, passkeysPath } from '../lifecycle/page-urls.js';
 
 export { builtInTemplatesDir } from './page-assets.js';
 import type { ExpiryView, PageContexts, PageFrame } from './page-contexts.js';
@@ -16,7 +16,7 @@ import type { ExpiryView, PageContexts, PageFrame } from './page-contexts.js';
  * The templates the module renders (the layout, a page per `PAGE_KINDS`, done, error and the inbox); a `templatesDir` may
  * replace any of them.
  */
-export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error', 'inbox'] as const;
+export const TEMPLATE_NAMES = ['layout', ...PAGE_KINDS, 'done', 'error', 'inbox', 'passkeys'] as const;
 export type TemplateName = Exclude<(typeof TEMPLATE_NAMES)[number], 'layout'>;
 
 /** Seconds between reloads of the inbox in a browser without JavaScript (`<noscript><meta http-equiv="refresh">`). */
@@ -83,6 +83,8 @@ export class TemplateRenderer {
   private readonly theme: { title: string; primaryColor: string; onPrimary: string; logoUrl: string | null };
   /** The inbox's path, for the bar's link on every page; null without `resolvePageUser` (no inbox then). */
   private readonly inbox: string | null;
+  /** The passkey page's path, for the bar's link; null without `resolvePageUser` or the `passkeys` option. */
+  private readonly passkeys: string | null;
   private readonly rendered = new Map<string, RenderedPage>();
   /** Whether pages are kept rendered: only when every template is a built-in one. */
   private readonly keepsPages: boolean;
@@ -98,6 +100,7 @@ export class TemplateRenderer {
       logoUrl: options.logoUrl ?? null,
     };
     this.inbox = options.resolvePageUser ? inboxPath(options) : null;
+    this.passkeys = options.resolvePageUser && options.passkeysInBar ? passkeysPath(options) : null;
     const builtIn = builtInTemplatesDir();
     let customized = false;
     for (const name of TEMPLATE_NAMES) {
@@ -159,6 +162,7 @@ export class TemplateRenderer {
       expiry,
       // The bar's link to the inbox, on every page (the inbox itself marks it as the current page).
       inboxLink: this.inbox && { href: this.inbox, label: locale.messages.labels.inbox, current: name === 'inbox' },
+      passkeysLink: this.passkeys && { href: this.passkeys, label: locale.messages.passkeys.link, current: name === 'passkeys' },
       refreshSeconds: name === 'inbox' ? INBOX_REFRESH_S : null,
     });
   }

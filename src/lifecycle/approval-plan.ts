@@ -35,6 +35,11 @@ export interface ApprovalInput {
   action?: ApprovalAction;
   /** More about the action for the approvers, plain text (escaped), at most 2000 characters. */
   details?: string;
+  /**
+   * How the approvers decide: `passkey` for every one (each signs their approval with a passkey), or per approver
+   * (`{ bob: 'passkey' }`; the others click). @default `click`
+   */
+  presence?: 'click' | 'passkey' | Readonly<Record<string, 'click' | 'passkey'>>;
 }
 
 /** What an approval's record keeps (`metadata.approval`), and each approver's page (with `requester`). */
@@ -48,6 +53,8 @@ export interface ApprovalPlan {
   /** The arguments as the pages show them: `[name, value]`, long values folded. */
   shown?: Array<[string, string]>;
   details?: string;
+  /** The approvers who sign with a passkey. */
+  passkey?: string[];
   requester?: string;
 }
 
@@ -66,7 +73,7 @@ export function shortHash(hash: string): string {
 /** Checks `approval` (naming the field and the value it got) and makes the plan the record keeps. */
 export function planApproval(input: unknown, requester: string): ApprovalPlan {
   if (!input || typeof input !== 'object') throw new ElicitationInputError('approval', 'is required for kind "approval"');
-  const { approvers, quorum = 1, rejectionsToDeny = 1, excludeRequester = true, action, details } = input as ApprovalInput;
+  const { approvers, quorum = 1, rejectionsToDeny = 1, excludeRequester = true, action, details, presence } = input as ApprovalInput;
   if (!Array.isArray(approvers) || approvers.some((a) => typeof a !== 'string' || a === '' || a.length > 256)) {
     throw new ElicitationInputError('approval.approvers', 'must be a list of user ids (non-empty strings)');
   }
@@ -90,13 +97,30 @@ export function planApproval(input: unknown, requester: string): ApprovalPlan {
   if (action !== undefined && (typeof action !== 'object' || typeof action.tool !== 'string' || action.tool === '')) {
     throw new ElicitationInputError('approval.action', 'must be { tool, args?, server? } with the tool name');
   }
+  if (presence !== null && typeof presence === 'object') {
+    const stranger = Object.keys(presence).find((name) => !(approvers as readonly string[]).includes(name));
+    if (stranger !== undefined) throw new ElicitationInputError('approval.presence', `names "${stranger}", who is not an approver`);
+  }
+  const passkey = eligible.filter((a) => presenceOf(presence, a) === 'passkey');
   return {
     approvers: eligible,
     quorum,
     rejectionsToDeny,
     ...(action && { hash: actionHash(action), tool: action.tool, shown: shownArguments(action.args) }),
     ...(details !== undefined && { details }),
+    ...(passkey.length > 0 && { passkey }),
   };
+}
+
+/** How `approver` decides under `presence` (checked: naming `approval.presence` and the value it got). */
+function presenceOf(presence: ApprovalInput['presence'], approver: string): 'click' | 'passkey' {
+  const value =
+    presence !== null && typeof presence === 'object' ? (Object.hasOwn(presence, approver) ? presence[approver] : 'click') : presence;
+  if (value === undefined || value === 'click' || value === 'passkey') return value ?? 'click';
+  throw new ElicitationInputError(
+    'approval.presence',
+    `must be "click", "passkey" or a map of approvers to either (got ${JSON.stringify(value)})`,
+  );
 }
 
 /** The arguments as the pages show them: each top-level one as JSON, folded past 200 characters; at most 20. */

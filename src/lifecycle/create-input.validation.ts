@@ -1,4 +1,5 @@
-import { planApproval, type ApprovalInput } from './approval-plan.js';
+import { planApproval, type ApprovalAction, type ApprovalInput } from './approval-plan.js';
+import { attachPresence, type PagePresence } from './passkey-action.js';
 import { DEFAULT_LIMITS, MAX_TIMER_MS } from '../options/elicitation.constants.js';
 import { newUuid } from '../core/elicitation-id.js';
 import type { ElicitationLifecycleOptions } from '../options/lifecycle-options.js';
@@ -64,6 +65,17 @@ export interface CreateUrlElicitationInput {
    * a rejection declines it. `ToolElicitation.requestApproval` fills it from the call.
    */
   approval?: ApprovalInput;
+  /**
+   * For `kind: 'confirm'`: `passkey` asks the user to confirm with a passkey as well (a signature over this question,
+   * its action and the decision; a user without one is sent to add one first). An approval asks it of its approvers
+   * with `approval.presence`. @default `click`
+   */
+  presence?: PagePresence;
+  /**
+   * With `presence: 'passkey'`: the action the signature binds (its hash), shown on the page. `ToolElicitation` fills it
+   * with the call's tool and arguments. @default what the page says (its message and settings)
+   */
+  action?: ApprovalAction;
   /** Why you ask, shown on the page. Plain text (rendered escaped), at most 2000 characters. */
   message: string;
   /** The verified user the elicitation is for; only this user may answer it. */
@@ -208,6 +220,7 @@ export function attachKindData(
     );
   }
   if (record.kind === 'approval') record.metadata.approval = { ...planApproval(input.approval, record.userId), requester: record.userId };
+  attachPresence(record, input.presence, input.action);
   if ((input.provider !== undefined || input.scopes !== undefined) && record.kind !== 'oauth') {
     throw new ElicitationInputError(input.provider !== undefined ? 'provider' : 'scopes', 'is only for kind "oauth"');
   }

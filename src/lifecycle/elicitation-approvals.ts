@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { idOf, parseElicitationId } from '../core/elicitation-id.js';
 import type { ElicitationRecord, FinalStatus } from '../core/elicitation.types.js';
-import { ElicitationAudit } from '../observability/elicitation-audit.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
-import { currentRequest } from '../observability/request-context.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
-import { APPROVAL_PAGE_PREFIX, approvalOfPage, approvalPlanOf, shortHash, type ApprovalPlan } from './approval-plan.js';
+import { APPROVAL_PAGE_PREFIX, approvalOfPage, approvalPlanOf } from './approval-plan.js';
 import type { CreateUrlElicitationInput } from './create-input.validation.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
 
@@ -52,7 +50,6 @@ export class ElicitationApprovals implements OnModuleDestroy {
   constructor(
     @Inject(ELICITATION_OBSERVED_STORE) store: ElicitationStore,
     private readonly transitions: ElicitationTransitions,
-    private readonly audit: ElicitationAudit,
   ) {
     this.pagesOf = store.findByAskKey
       ? store.findByAskKey.bind(store)
@@ -82,6 +79,7 @@ export class ElicitationApprovals implements OnModuleDestroy {
           askKey: key,
           ttlMs: pageLifetime(approval.expiresAt - Date.now()),
           metadata: { approval: plan },
+          ...(plan.passkey?.includes(approver) && { presence: 'passkey' as const }),
         });
       }
     } catch (error) {
@@ -132,15 +130,6 @@ export class ElicitationApprovals implements OnModuleDestroy {
   private movedHere(status: FinalStatus, record: Readonly<ElicitationRecord>): void {
     const approvalId = approvalOfPage(record.type);
     if (approvalId !== undefined && (status === 'completed' || status === 'declined')) {
-      const plan = record.metadata.approval as ApprovalPlan | undefined;
-      this.audit.record({
-        event: 'approval.decided',
-        elicitationId: approvalId,
-        userId: record.userId,
-        decision: status === 'completed' ? 'approved' : 'rejected',
-        via: currentRequest() ? 'page' : 'api',
-        ...(plan?.hash !== undefined && { actionHash: shortHash(plan.hash) }),
-      });
       void this.settleById(approvalId).catch((error: unknown) =>
         this.logger.warn(`Approval ${approvalId} could not be moved on: ${error instanceof Error ? error.message : String(error)}`),
       );

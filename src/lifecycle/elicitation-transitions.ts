@@ -12,6 +12,9 @@ import type { ElicitationStore, EventSentReport } from '../stores/elicitation-st
 import { ElicitationAnswers, type KeptAnswer } from './elicitation-answers.js';
 import { ElicitationWaiters, type ElicitationWaitOptions } from './elicitation-waiters.js';
 
+/** What `onMovedHere` calls: the status a record was moved to here, the record, and a completion's answer (JSON text). */
+export type MovedHereListener = (status: FinalStatus, record: Readonly<ElicitationRecord>, answerJson?: string) => void;
+
 /** A completion's answer, as `ElicitationTransitions.finish` takes it. */
 export interface FinishedAnswer {
   /** The answer as its waiters get it (JSON text). */
@@ -43,7 +46,7 @@ export class ElicitationTransitions {
   private readonly waiters: ElicitationWaiters;
   private readonly stopRemoteWakes: () => void;
   /** Told of each transition this instance makes (the approvals count their approvers' decisions). */
-  private readonly movedHere = new Set<(status: FinalStatus, record: Readonly<ElicitationRecord>) => void>();
+  private readonly movedHere = new Set<MovedHereListener>();
   /** Aborted (with an `ElicitationShutdownError`) when the module starts to shut down (`close`). */
   /** One abort listener per call waiting on a client's answer (as many as the caps on calls in flight allow): no max. */
   private readonly shutdown = unlimited(new AbortController());
@@ -114,11 +117,14 @@ export class ElicitationTransitions {
     this.audit.record({ event, elicitationId: record.id, kind: record.kind, userId: record.userId });
     this.waiters.finished(record.id, status, answerJson);
     this.publish(status, record, at, sent);
-    for (const listener of this.movedHere) listener(status, record);
+    for (const listener of this.movedHere) listener(status, record, answerJson);
   }
 
-  /** Calls `listener` after each transition this instance makes (never another instance's); returns the unsubscribe. */
-  onMovedHere(listener: (status: FinalStatus, record: Readonly<ElicitationRecord>) => void): () => void {
+  /**
+   * Calls `listener` after each transition this instance makes (never another instance's), with a completion's answer
+   * (JSON text); returns the unsubscribe.
+   */
+  onMovedHere(listener: MovedHereListener): () => void {
     this.movedHere.add(listener);
     return () => this.movedHere.delete(listener);
   }

@@ -1,3 +1,8 @@
+import { ElicitationAuditChain, type AuditExportOptions } from '../observability/audit-chain.js';
+import type { ReceiptCheck } from '../proofs/decision-proof.js';
+import { ElicitationPasskeys, type PasskeyListing } from './elicitation-passkeys.js';
+import { approvalPlanOf } from './approval-plan.js';
+import { passkeyActionOf } from './passkey-action.js';
 import { ElicitationApprovals, type ApprovalTally } from './elicitation-approvals.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { parseElicitationId } from '../core/elicitation-id.js';
@@ -76,6 +81,8 @@ export class ElicitationService implements OnModuleDestroy {
     private readonly records: ElicitationRecords,
     private readonly notices: NoticeOutbox,
     private readonly approvals: ElicitationApprovals,
+    private readonly passkeys: ElicitationPasskeys,
+    private readonly chain: ElicitationAuditChain,
   ) {
     const { limits } = options;
     this.quota = {
@@ -106,6 +113,7 @@ export class ElicitationService implements OnModuleDestroy {
     const record = buildPendingRecord(input, this.options, Date.now());
     const attaching = attachKindData(record, input, this.options);
     if (attaching) await attaching;
+    if (passkeyActionOf(record) || approvalPlanOf(record)?.passkey) this.passkeys.assertUsable();
     // Before the record: an instance that dies between the two loses no notice (one for a record never created is dropped).
     await this.notices.plan(record);
     const answer = await this.store.create(record, this.quota);
@@ -128,6 +136,32 @@ export class ElicitationService implements OnModuleDestroy {
     if (read?.kind !== 'approval') return undefined;
     const record = await this.approvals.settle(read);
     return { status: record.status, ...(await this.approvals.tally(record)) };
+  }
+
+  /**
+   * Checks a passkey decision's receipt (from the audit record or the chained export) again, against the public key
+   * the store keeps for its passkey: valid, or the first thing that does not hold. Trusts no record's status.
+   */
+  verifyReceipt(receipt: unknown): Promise<ReceiptCheck> {
+    return this.passkeys.verifyReceipt(receipt);
+  }
+
+  /**
+   * The chained audit of the approvals' decisions as JSON Lines (`stream` `approvals`, from `fromSeq`, at most
+   * `limit` lines); `verifyAuditChain` names its first broken link. Empty with a store that keeps no chain.
+   */
+  exportAudit(options?: AuditExportOptions): Promise<string> {
+    return this.chain.export(options);
+  }
+
+  /** A user's passkeys (id, name, when added and last used), oldest first: for an app's own account page. */
+  listPasskeys(userId: string): Promise<PasskeyListing[]> {
+    return this.passkeys.list(userId);
+  }
+
+  /** Removes a user's passkey (its public key stays, so its receipts still verify); false when they have none such. */
+  removePasskey(userId: string, credentialId: string): Promise<boolean> {
+    return this.passkeys.remove(userId, credentialId);
   }
 
   /** The public status of an elicitation (no submitted data), or `undefined` when unknown. */

@@ -40,3 +40,8 @@ export function inboxUrl(options: PageUrlOptions): string {
 export function inboxPath(options: PageUrlOptions): string {
   return `${basePathOf(options.baseUrl)}${inboxRoute(options.routePrefix)}`;
 }
+
+/** The passkey page's path as the browser sees it, `<baseUrl path>/<routePrefix>/passkeys` (a user's passkeys). */
+export function passkeysPath(options: PageUrlOptions): string {
+  return `${basePathOf(options.baseUrl)}/${options.routePrefix}/passkeys`;
+}

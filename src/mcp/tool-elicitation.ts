@@ -1,5 +1,6 @@
 import type { CreatedElicitation } from '../lifecycle/elicitation.service.js';
 import type { CreateUrlElicitationInput } from '../lifecycle/create-input.validation.js';
+import type { ApprovalInput } from '../lifecycle/approval-plan.js';
 import type { FormDefinition } from '../forms/define-form.js';
 import type { ElicitationData, WaitOutcome } from '../core/elicitation.types.js';
 import type { DeclaredElicitation, FallbackRung, PageFallbackRung } from '../options/client-ladder.js';
@@ -43,6 +44,11 @@ export interface ApprovalRequest {
   excludeRequester?: boolean;
   /** How many rejections end it as rejected. @default 1 */
   rejectionsToDeny?: number;
+  /**
+   * `passkey`: each approver signs their approval with a passkey, bound to this call's tool and arguments; or per
+   * approver (`{ bob: 'passkey' }`, the others click). @default `click`
+   */
+  presence?: ApprovalInput['presence'];
   /** How long the approvers have, in milliseconds. @default the module's `ttlMs` */
   ttlMs?: number;
   /** The rungs the requester's side takes (the page of where the approval stands). @default the module's `fallback.page` */

@@ -169,6 +169,46 @@ export interface PageMessages {
     /** An extension refused: this request cannot have more time (its store cannot extend, or it is at its limit). */
     readonly cannotExtend: string;
   };
+  /** Passkeys: the passkey page (`/<routePrefix>/passkeys`) and a confirm page that asks for one. */
+  readonly passkeys: {
+    /** The passkey page's heading, and its link in every page's bar. */
+    readonly heading: string;
+    readonly link: string;
+    readonly intro: string;
+    readonly none: string;
+    readonly nameLabel: string;
+    readonly add: string;
+    readonly remove: string;
+    /** When it was added, and last used (dates formatted in the page's locale). */
+    readonly added: (date: string) => string;
+    readonly lastUsed: (date: string) => string;
+    readonly addedNotice: string;
+    readonly removedNotice: string;
+    /** The link back to the page that sent the user to add one. */
+    readonly back: string;
+    /** `passkeys.canRegister` said no. */
+    readonly notAllowed: string;
+    /** The browser has no WebAuthn, or the person stopped the ceremony. */
+    readonly unsupported: string;
+    readonly failed: string;
+    /** On a confirm page that asks for a passkey: what signing means, and a user without one. */
+    readonly signNote: string;
+    readonly needed: string;
+    /** Why a passkey was refused, by reason. */
+    readonly refused: {
+      readonly malformed: string;
+      readonly 'no-passkey': string;
+      readonly 'unknown-credential': string;
+      readonly 'other-user': string;
+      readonly removed: string;
+      readonly 'other-action': string;
+      readonly replayed: string;
+      readonly 'not-verified': string;
+      readonly expired: string;
+      readonly exists: string;
+      readonly limit: string;
+    };
+  };
   /** The inbox (`/<routePrefix>/inbox`): the signed-in user's open questions, newest first. */
   readonly inbox: {
     readonly heading: string;

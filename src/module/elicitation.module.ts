@@ -37,6 +37,10 @@ import { ElicitationAnswers } from '../lifecycle/elicitation-answers.js';
 import { ElicitationRecords } from '../lifecycle/elicitation-records.js';
 import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js';
 import { ElicitationApprovals } from '../lifecycle/elicitation-approvals.js';
+import { ElicitationDecisionLog } from '../lifecycle/decision-log.js';
+import { ElicitationPasskeys } from '../lifecycle/elicitation-passkeys.js';
+import { ElicitationAuditChain } from '../observability/audit-chain.js';
+import { PasskeyStep } from '../http/passkey-step.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
 import { NoticeOutbox } from '../notify/notice-outbox.js';
 import { noticeOutboxProvider } from './notice-outbox.provider.js';
@@ -57,6 +61,9 @@ import { noticeOutboxProvider } from './notice-outbox.provider.js';
     ElicitationAnswers,
     ElicitationTransitions,
     ElicitationApprovals,
+    ElicitationAuditChain,
+    ElicitationDecisionLog,
+    ElicitationPasskeys,
     ElicitationRecords,
     noticeOutboxProvider,
     ElicitationService,
@@ -74,6 +81,7 @@ import { noticeOutboxProvider } from './notice-outbox.provider.js';
     ElicitationDrainingGuard,
     ElicitationThrottlerGuard,
     ElicitationPageAccess,
+    PasskeyStep,
     BaseUrlPortCheck,
     PageLocales,
     PageResponder,

@@ -1,3 +1,4 @@
+import { ELICITATION_PASSKEY_OPTIONS } from '../options/passkey-options.js';
 import { Logger, type Provider } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from '../options/elicitation.constants.js';
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
@@ -78,6 +79,12 @@ export const elicitationProviders: Provider[] = [
     inject: [ELICITATION_RESOLVED_OPTIONS, ELICITATION_OBSERVED_STORE],
     useFactory: (options: ResolvedElicitationOptions, store: ElicitationStore) =>
       new PushStepStates(options.encryptionKeys, store, options.ttlMs),
+  },
+  // The passkeys' slice of the options.
+  {
+    provide: ELICITATION_PASSKEY_OPTIONS,
+    inject: [ELICITATION_RESOLVED_OPTIONS],
+    useFactory: (o: ResolvedElicitationOptions) => o.passkeys,
   },
   // The audit log's and the expiry sweep's slice of the options.
   { provide: ELICITATION_OPERATIONS_OPTIONS, inject: [ELICITATION_RESOLVED_OPTIONS], useFactory: operationsOptionsOf },

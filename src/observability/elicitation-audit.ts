@@ -32,10 +32,13 @@ export class ElicitationAudit {
 
   /** Records one event; the client's address and agent come from the page request being served, if any. */
   record(entry: AuditEntry): void {
-    const sink = this.sink;
-    if (!sink) return;
+    if (this.sink) this.deliver(this.build(entry));
+  }
+
+  /** The record of one event, built from its named fields (as `record` builds it), whether or not a sink is set. */
+  build(entry: AuditEntry): ElicitationAuditRecord {
     const request = entry.ip === undefined && entry.userAgent === undefined ? currentRequest() : undefined;
-    const record: ElicitationAuditRecord = {
+    return {
       time: new Date().toISOString(),
       event: entry.event,
       outcome: entry.outcome ?? (entry.event.endsWith('.refused') ? 'failure' : 'success'),
@@ -49,7 +52,16 @@ export class ElicitationAudit {
       ...(entry.decision !== undefined && { decision: entry.decision }),
       ...(entry.via !== undefined && { via: entry.via }),
       ...(entry.actionHash !== undefined && { actionHash: entry.actionHash }),
+      ...(entry.presence !== undefined && { presence: entry.presence }),
+      ...(entry.receipt !== undefined && { receipt: entry.receipt }),
+      ...(entry.approvedBy !== undefined && { approvedBy: entry.approvedBy }),
     };
+  }
+
+  /** Hands a built record to the sink, if any (a sink that throws or rejects is logged). */
+  deliver(record: ElicitationAuditRecord): void {
+    const sink = this.sink;
+    if (!sink) return;
     try {
       const done = sink(Object.freeze(record));
       if (done instanceof Promise) done.catch((error: unknown) => this.failed(record, error));

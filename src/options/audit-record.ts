@@ -7,13 +7,16 @@ import type { ElicitationKind } from '../core/elicitation.types.js';
  * - `created`: an elicitation was created (`outcome: 'success'`);
  * - `page.opened`: a page GET passed every check and showed the page (or sent the browser on, `external`);
  * - `page.refused`: a page or status request was refused; `reason` says why (`identity`, `csrf`, `expired`,
- *   `finished`, `not-found`, `too-large`, `throttled`);
+ *   `finished`, `not-found`, `too-large`, `throttled`, `passkey`: a passkey that did not sign this page's decision);
  * - `answered`, `declined`, `cancelled`, `expired`: the elicitation left `pending` that way, on this instance;
  * - `extended`: the pending elicitation was given more time ("Need more time?"), on this instance;
  * - `answer.consumed`: a read-once read (`consume: true`) took the answer out of the store;
  * - `request-state.refused`: a 2026-07-28 `requestState` was refused; `reason` is its `RequestStateRejection`;
  * - `approval.decided`: an approver approved or rejected (`decision`) on their page (`via: 'page'`) or through the
- *   service (`via: 'api'`); `elicitationId` is the approval's, `userId` the approver, `actionHash` the action's short hash.
+ *   service (`via: 'api'`); `elicitationId` is the approval's, `userId` the approver, `actionHash` the action's short hash;
+ *   `presence: 'passkey'` and the `receipt` when they signed;
+ * - `approval.settled`: an approval ended (`status`), with who approved (`approvedBy`) when it was approved;
+ * - `passkey.decided`: the user of a confirm page that asks for a passkey confirmed (with the `receipt`) or declined it.
  */
 export type ElicitationAuditEvent =
   | 'created'
@@ -26,7 +29,9 @@ export type ElicitationAuditEvent =
   | 'extended'
   | 'answer.consumed'
   | 'request-state.refused'
-  | 'approval.decided';
+  | 'approval.decided'
+  | 'approval.settled'
+  | 'passkey.decided';
 
 /**
  * One audit record. Never an answer, a secret, a CSRF token or a `requestState`: ids, the kind, the user id, the
@@ -55,6 +60,12 @@ export interface ElicitationAuditRecord {
   decision?: 'approved' | 'rejected';
   via?: 'page' | 'api';
   actionHash?: string;
+  /** `approval.decided`, `passkey.decided`: `passkey` when the decision was signed with one. */
+  presence?: 'click' | 'passkey';
+  /** A signed decision's receipt (`ElicitationService.verifyReceipt` checks it again): public values only. */
+  receipt?: Readonly<Record<string, unknown>>;
+  /** `approval.settled`: who approved, in the order they decided. */
+  approvedBy?: readonly string[];
 }
 
 /** An audit sink: receives each record once; a sink that throws or rejects is logged and never disturbs the request. */

@@ -13,6 +13,7 @@ import type { PageMessagesOverride } from '../messages/locales.js';
 import type { ExternalUrlPolicy } from '../security/url-policy.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 import type { ElicitationNotifyOptions, ResolvedNotifyOptions } from './notify-options.js';
+import type { ElicitationPasskeyOptions, ResolvedPasskeyOptions } from './passkey-options.js';
 import type {
   ElicitationLimits,
   ElicitationTaskOptions,
@@ -269,6 +270,12 @@ export interface ElicitationModuleOptions extends ElicitationNotifyOptions {
    * @default false
    */
   audit?: ElicitationAuditOption;
+  /**
+   * Passkeys, for pages that ask for one (`presence: 'passkey'`) and the passkey page (`/<routePrefix>/passkeys`): the
+   * relying party's id and name, the origins, how many per user, who may add one (see docs/passkeys.md).
+   * @default the relying party is `baseUrl`'s host, named by `title`; 10 passkeys per user; every signed-in user may add one
+   */
+  passkeys?: ElicitationPasskeyOptions;
 }
 
 /** Options after validation and defaults: what services inject (`ELICITATION_RESOLVED_OPTIONS`). */
@@ -294,9 +301,12 @@ export interface ResolvedElicitationOptions extends Required<
     | 'urlRequired'
     | 'extendMs'
     | 'uploadSink'
+    | 'passkeys'
     | keyof ElicitationNotifyOptions
   >
 > {
+  /** `passkeys`, checked and defaulted. */
+  passkeys: ResolvedPasskeyOptions;
   /** `notify`, `resolveContact`, `reminders`, `escalateTo` and `outbox`, checked and defaulted. */
   notifications: ResolvedNotifyOptions;
   /** As given; file contents are sealed in the store when unset. */

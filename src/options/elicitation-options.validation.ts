@@ -10,6 +10,7 @@ import { positiveMs, type Resolved } from './option-values.js';
 import { resolveLanguage, resolvePageLook } from './page-options.validation.js';
 import { resolveUrls } from './url-options.validation.js';
 import { resolveNotify } from './notify-options.validation.js';
+import { resolvePasskeys } from './passkey-options.validation.js';
 
 const ROUTE_SEGMENT = /^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -59,6 +60,11 @@ export function resolveElicitationOptions(
   const oauth = resolveOAuthOptions(raw.oauth);
   const audit = resolveAudit(raw.audit);
   const notifications = resolveNotify(raw);
+  const passkeys = resolvePasskeys(
+    raw.passkeys,
+    { baseUrl: urls.baseUrl, title: look.title, identified: identity.resolvePageUser !== undefined },
+    warnings,
+  );
   return {
     warnings,
     options: {
@@ -77,6 +83,7 @@ export function resolveElicitationOptions(
       audit,
       uploadSink: raw.uploadSink,
       notifications,
+      passkeys,
     },
   };
 }

@@ -52,6 +52,7 @@ const MODULE_KEYS = keysOf<ElicitationModuleOptions>({
   keepAliveMs: true,
   resolveMcpUser: true,
   audit: true,
+  passkeys: true,
   notify: true,
   resolveContact: true,
   reminders: true,

@@ -20,6 +20,8 @@ export interface ElicitationPageOptions {
   readonly resolveLocale?: ResolvedElicitationOptions['resolveLocale'];
   readonly resolvePageUser?: ResolvedElicitationOptions['resolvePageUser'];
   readonly loginUrl?: ResolvedElicitationOptions['loginUrl'];
+  /** Whether the pages' bar links to the passkey page: the app set the `passkeys` option. */
+  readonly passkeysInBar?: boolean;
   readonly limits: Readonly<
     Pick<ResolvedElicitationOptions['limits'], 'maxBodyBytes' | 'maxUploadBytes' | 'uploadBufferBytes' | 'maxFormAttempts'>
   >;
@@ -48,6 +50,7 @@ export function pageOptionsOf(options: ResolvedElicitationOptions): ElicitationP
     messages: options.messages,
     resolveLocale: options.resolveLocale,
     resolvePageUser: options.resolvePageUser,
+    passkeysInBar: options.passkeys.listed,
     loginUrl: options.loginUrl,
     limits: Object.freeze({ maxBodyBytes, maxUploadBytes, uploadBufferBytes, maxFormAttempts }),
     throttle: options.throttle,

@@ -47,6 +47,7 @@ describe('PageRoutes / StatusRoutes / InboxRoutes', () => {
     expect(mounted.map((c) => stackOf(c).guards)).toEqual([...mounted.slice(0, -1).map(() => guards), undefined]);
     expect(mounted.map((c) => stackOf(c).filters)).toEqual([
       [ElicitationInboxFilter],
+      [ElicitationPageFilter],
       [ElicitationStatusFilter],
       ...PAGE_CONTROLLERS.map(() => [ElicitationPageFilter]),
       [ElicitationPageFilter],

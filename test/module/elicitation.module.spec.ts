@@ -104,6 +104,6 @@ describe('ElicitationModule registration', () => {
 
   it('mounts no controllers with controllers: false', () => {
     expect(ElicitationModule.forRoot({ ...valid, controllers: false }).controllers).toEqual([]);
-    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(7);
+    expect(ElicitationModule.forRoot(valid).controllers).toHaveLength(8);
   });
 });

@@ -38,6 +38,7 @@ describe('ELICITATION_PAGE_OPTIONS (the routes’ slice of the options)', () => 
           'loginUrl',
           'logoUrl',
           'messages',
+          'passkeysInBar',
           'primaryColor',
           'primaryTextColor',
           'resolveLocale',

@@ -154,13 +154,13 @@ export class QuestionEngine {
   async requestApproval(request: ApprovalRequest): Promise<ApprovalOutcome> {
     const { asking } = this.deps.scope;
     const userId = this.deps.questions.userId;
-    const { approvers, quorum, rejectionsToDeny, excludeRequester, details, message, ttlMs, fallback } = request;
+    const { approvers, quorum, rejectionsToDeny, excludeRequester, details, presence, message, ttlMs, fallback } = request;
     const list = typeof approvers === 'function' ? await approvers({ userId, tool: asking?.name, args: asking?.args }) : approvers;
     const action = asking && { tool: asking.name, args: asking.args };
     const ask: UrlElicitationAsk = {
       kind: 'approval',
       message,
-      approval: { approvers: list, quorum, rejectionsToDeny, excludeRequester, details, ...(action && { action }) },
+      approval: { approvers: list, quorum, rejectionsToDeny, excludeRequester, details, presence, ...(action && { action }) },
       ...(ttlMs !== undefined && { ttlMs }),
       ...(fallback && { fallback }),
     };
@@ -309,7 +309,9 @@ export class QuestionEngine {
   private stamped(ask: UrlElicitationAsk): UrlElicitationAsk {
     const { asking, client } = this.deps.scope;
     if (!asking || (ask.metadata && ASKED_BY_METADATA in ask.metadata)) return ask;
-    return { ...ask, metadata: { ...ask.metadata, [ASKED_BY_METADATA]: { tool: asking.name, ...(client && { client }) } } };
+    // A passkey binds the call's tool and arguments unless the tool named another action.
+    const action = ask.presence === 'passkey' && ask.action === undefined && { action: { tool: asking.name, args: asking.args } };
+    return { ...ask, ...action, metadata: { ...ask.metadata, [ASKED_BY_METADATA]: { tool: asking.name, ...(client && { client }) } } };
   }
 
   /**
