@@ -19,6 +19,7 @@ import { actionHash } from '../../src/lifecycle/approval-plan.js';
 import { RedisElicitationStore } from '../../src/redis/index.js';
 import { PostgresElicitationStore } from '../../src/postgres/index.js';
 import type { DemoProcess } from '../../examples/demo/demo-process.js';
+import { describeViolations, runAxe } from '../support/a11y.js';
 import { callTask, waitForTask } from '../support/mcp-tasks-client.js';
 import { chromiumWanted, launchChromium } from '../support/page-browser.js';
 import { describeTwoInstances, type TwoInstances } from '../support/two-instances.js';
@@ -152,6 +153,7 @@ describeTwoInstances(
       expect(await bob.page.locator('main').innerText()).toContain('You have no passkey yet.');
       await register(bob, 'bob laptop');
       expect(await bob.page.locator('main').innerText()).toMatch(/Your passkey was added[\s\S]*bob laptop/);
+      expect(describeViolations(await runAxe(bob.page))).toEqual([]);
 
       const first = await transfer('acme', 100);
       // carol has no passkey: her page says so, offers no Approve, and links to the passkey page, which brings her back.
@@ -159,6 +161,16 @@ describeTwoInstances(
       const carolPage = await inboxPage(instances.b, 'carol', first.message);
       await carol.page.goto(carolPage);
       expect(await carol.page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      expect(describeViolations(await runAxe(carol.page))).toEqual([]);
+      // Her confirmation posted anyway (no script, no signature): refused, she is told to add a passkey.
+      const carolForm = Object.fromEntries(
+        await carol.page
+          .locator('form:not(.extend) input[type="hidden"]')
+          .evaluateAll((inputs) => inputs.map((i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value])),
+      ) as Record<string, string>;
+      const unsigned = await carol.page.request.post(carolPage, { form: { ...carolForm, action: 'confirm' }, maxRedirects: 0 });
+      expect(unsigned.status()).toBe(403);
+      expect(await unsigned.text()).toContain('You have no passkey yet. Add one, then approve again.');
       await carol.page.getByRole('link', { name: 'Add a passkey' }).click();
       await carol.page.waitForURL(/\/elicit\/passkeys\?returnTo=/);
       await register(carol, 'carol phone');
@@ -171,6 +183,7 @@ describeTwoInstances(
       const bobPage = await inboxPage(instances.b, 'bob', first.message);
       await bob.page.goto(bobPage);
       expect(await bob.page.locator('main').innerText()).toContain('approving signs exactly what is shown above');
+      expect(describeViolations(await runAxe(bob.page))).toEqual([]);
       const posted: string[] = [];
       bob.page.on('request', (r) => r.method() === 'POST' && posted.push(r.postData() ?? ''));
       await Promise.all([

@@ -106,6 +106,8 @@ function multiInstance(backend: SharedStore): void {
     clients.push(client);
     const result = await client.client.callTool({ name: 'approve-deploy', arguments: { app: 'shop' } }, undefined, { timeout: 10_000 });
     expect(textOf(result)).toBe('Deployed shop');
+    // The tool can finish on A before B's answer to the page has been read here: wait for it (bounded).
+    for (let i = 0; i < 100 && confirmStatus === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(confirmStatus).toBe(200);
   });
 

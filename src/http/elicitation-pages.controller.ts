@@ -208,7 +208,7 @@ export class ElicitationPagesController {
       res,
       status,
       name,
-      { ...context, ...confirmSettings(record, messages, action !== null), action, passkey },
+      { ...context, ...confirmSettings(record, messages, typeof action?.requestedBy === 'string'), action, passkey },
       { record },
     );
   }

@@ -120,7 +120,8 @@ export interface ConfirmPasskeyView {
 /** What an approver (and the requester) is shown of the action approved: made safe to show by the template's escaping. */
 export interface ApprovalActionView {
   caption: string;
-  requestedBy: string;
+  /** Who asked (an approval's requester); null on a confirm page of the user's own. */
+  requestedBy: string | null;
   tool: string | null;
   arguments: Array<{ name: string; value: string }>;
   /** The action hash's first 12 digits, and the whole for a title. */

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
@@ -11,15 +10,12 @@ import type { ElicitationStore } from '../stores/elicitation-store.js';
 import type { ElicitationCallStateStore } from '../stores/call-state-store.js';
 import type { ElicitationPasskeyStore, StoredPasskey } from '../stores/passkey-store.js';
 import { passkeyActionOf } from './passkey-action.js';
+import { challengeOf, parseCredential, passkeyName, registrationKey, userHandle } from './passkey-credentials.js';
 
 /** How long a registration's challenge lasts, in milliseconds: the page's ceremony, with time to find the key. */
 const REGISTRATION_TTL_MS = 10 * 60_000;
 /** How long the browser's ceremony may take, in milliseconds (the `timeout` it is given). */
 const CEREMONY_TIMEOUT_MS = 5 * 60_000;
-/** The largest credential the browser may post, as JSON text. */
-const MAX_RESPONSE_LENGTH = 64 * 1024;
-/** The longest name a user may give a passkey. */
-const MAX_NAME_LENGTH = 64;
 
 /** Why a passkey was not taken; each has its own sentence on the page (`messages.passkeys.refused`). */
 export type PasskeyRefusal =
@@ -168,11 +164,18 @@ export class ElicitationPasskeys {
   async verifyDecision(record: ElicitationRecord, posted: unknown): Promise<PasskeyVerdict<PasskeyReceipt>> {
     const inputs = passkeyInputsOf(record);
     const response = parseCredential(posted);
-    if (!inputs || !response || typeof response.id !== 'string') return { ok: false, reason: 'malformed' };
+    if (!inputs) return { ok: false, reason: 'malformed' };
+    if (!response || typeof response.id !== 'string') {
+      // Nothing signed: a user without a passkey is told to add one.
+      const none = (await this.passkeys.listPasskeys(record.userId)).length === 0;
+      return { ok: false, reason: none ? 'no-passkey' : 'malformed' };
+    }
     const passkey = await this.passkeys.getPasskey(response.id);
-    if (!passkey)
-      return { ok: false, reason: (await this.passkeys.listPasskeys(record.userId)).length === 0 ? 'no-passkey' : 'unknown-credential' };
-    if (passkey.userId !== record.userId) return { ok: false, reason: 'other-user' };
+    if (!passkey || passkey.userId !== record.userId) {
+      // A user without a passkey of their own is told to add one, whatever credential came.
+      if ((await this.passkeys.listPasskeys(record.userId)).length === 0) return { ok: false, reason: 'no-passkey' };
+      return { ok: false, reason: passkey ? 'other-user' : 'unknown-credential' };
+    }
     if (passkey.removedAt !== undefined) return { ok: false, reason: 'removed' };
     if (challengeOf(response) !== decisionChallenge(inputs)) return { ok: false, reason: 'other-action' };
     const checked = await this.verifySignature(response, inputs, passkey, passkey.counter);
@@ -286,46 +289,4 @@ const PASSKEY_METHODS = [
 export function passkeyInputsOf(record: ElicitationRecord): DecisionInputs | undefined {
   const action = passkeyActionOf(record);
   return action && { elicitationId: record.id, actionHash: action.actionHash, decision: 'confirm' };
-}
-
-/** The call state a registration's challenge is kept under, for its one use. */
-function registrationKey(challenge: string): string {
-  return `passkey-registration:${challenge}`;
-}
-
-/** The user handle the authenticator keeps: a digest of the user id, never the id itself. */
-function userHandle(userId: string): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(createHash('sha256').update(`nestjs-mcp-elicitation/user\0${userId}`).digest());
-}
-
-/** A credential the browser posted (JSON text of a `PublicKeyCredential`), or `undefined`. */
-function parseCredential(posted: unknown): Record<string, unknown> | undefined {
-  if (typeof posted !== 'string' || posted.length === 0 || posted.length > MAX_RESPONSE_LENGTH) return undefined;
-  try {
-    const value: unknown = JSON.parse(posted);
-    const response = (value as { response?: unknown } | null)?.response;
-    return value && typeof value === 'object' && response && typeof response === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The challenge in a credential's `clientDataJSON`, or `undefined`. */
-function challengeOf(credential: Record<string, unknown>): string | undefined {
-  const text = (credential.response as { clientDataJSON?: unknown }).clientDataJSON;
-  if (typeof text !== 'string') return undefined;
-  try {
-    const client = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { challenge?: unknown };
-    return typeof client.challenge === 'string' ? client.challenge : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The name a user gave, trimmed and cut, or one made from the kind of passkey and the day. */
-function passkeyName(name: unknown, deviceType: string, now: number): string {
-  const given = typeof name === 'string' ? name.replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_LENGTH) : '';
-  if (given !== '') return given;
-  const day = new Date(now).toISOString().slice(0, 10);
-  return `${deviceType === 'multiDevice' ? 'Synced passkey' : 'Passkey'} added ${day}`;
 }

@@ -7,7 +7,7 @@ import { ELICITATION_OBSERVED_STORE } from './observed-store.js';
 /** The stream the approvals' decisions are chained in. */
 export const APPROVALS_STREAM = 'approvals';
 /** Tries of one append that other instances' appends went before (each reads the new last line and links to it). */
-const APPEND_TRIES = 25;
+const APPEND_TRIES = 100;
 /** Lines read from the store per round trip of an export. */
 const EXPORT_BATCH = 500;
 
@@ -29,6 +29,8 @@ export interface AuditExportOptions {
 @Injectable()
 export class ElicitationAuditChain {
   private readonly chain: ElicitationAuditChainStore | undefined;
+  /** Each stream's last append of this instance, which the next one waits for. */
+  private readonly tails = new Map<string, Promise<unknown>>();
 
   constructor(@Inject(ELICITATION_OBSERVED_STORE) store: ElicitationStore) {
     this.chain = store.lastAuditLink && store.appendAuditLink && store.readAuditLinks ? (store as ElicitationAuditChainStore) : undefined;
@@ -39,16 +41,30 @@ export class ElicitationAuditChain {
     return this.chain !== undefined;
   }
 
-  /** Appends `event` to `stream`, linked to its last line; resolves the line written (none without a chain store). */
-  async append(stream: string, event: Record<string, unknown>): Promise<AuditChainLine | undefined> {
+  /**
+   * Appends `event` to `stream`, linked to its last line; resolves the line written (none without a chain store). The
+   * appends of this instance to one stream go one after another, so only other instances' compete with them.
+   */
+  append(stream: string, event: Record<string, unknown>): Promise<AuditChainLine | undefined> {
     const chain = this.chain;
-    if (!chain) return undefined;
+    if (!chain) return Promise.resolve(undefined);
+    const before = this.tails.get(stream) ?? Promise.resolve();
+    const done = before.then(() => this.appendNow(chain, stream, event));
+    const tail = done.catch(() => undefined);
+    this.tails.set(stream, tail);
+    void tail.then(() => {
+      if (this.tails.get(stream) === tail) this.tails.delete(stream);
+    });
+    return done;
+  }
+
+  private async appendNow(chain: ElicitationAuditChainStore, stream: string, event: Record<string, unknown>): Promise<AuditChainLine> {
     for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
       const last = await chain.lastAuditLink(stream);
       const line = chainLine((last?.seq ?? 0) + 1, last ? hashOf(last) : CHAIN_START, new Date().toISOString(), event);
       if (await chain.appendAuditLink({ stream, seq: line.seq, line: JSON.stringify(line) })) return line;
       // Another instance appended first: a short, random pause, then link to its line.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * Math.min(attempt + 1, 20)));
     }
     throw new Error(`the audit stream "${stream}" took no line in ${APPEND_TRIES} tries (too many appends at once)`);
   }
