@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { type INestApplication, type LoggerService, type LogLevel, Module } from '@nestjs/common';
@@ -180,8 +181,9 @@ export async function startDemoApp(options: DemoAppOptions = {}): Promise<DemoAp
           : undefined,
         resolvePageUser: userFromCookie,
         loginUrl: '/demo/login',
-        // The passkey page in every page's bar (`transfer-funds` asks its approvers for one).
-        passkeys: {},
+        // The passkey page in every page's bar (`transfer-funds` asks its approvers for one), where passkeys can work:
+        // browsers make them for a domain name only (PUBLIC_URL=http://localhost:3000 npm start).
+        ...(isIP(new URL(url).hostname.replace(/^\[|\]$/g, '')) === 0 && { passkeys: {} }),
         ...notify,
         ...(oauthProvider && {
           oauth: { providers: { [DEMO_OIDC_PROVIDER]: oauthProvider } },
