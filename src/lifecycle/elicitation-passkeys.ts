@@ -110,7 +110,8 @@ export class ElicitationPasskeys {
   async register(userId: string, posted: unknown, name: unknown): Promise<PasskeyVerdict<StoredPasskey>> {
     const response = parseCredential(posted);
     const challenge = response && challengeOf(response);
-    if (!response || challenge === undefined) return { ok: false, reason: 'malformed' };
+    // A challenge of ours is 43 characters (32 bytes, base64url): anything else is no ceremony of ours.
+    if (!response || challenge === undefined || !/^[\w-]{43}$/.test(challenge)) return { ok: false, reason: 'malformed' };
     // One use, and only by the user it was made for: a ceremony taken, expired or another user's is refused.
     if ((await this.passkeys.takeCallState(registrationKey(challenge), Date.now())) !== userId) return { ok: false, reason: 'expired' };
     const { verifyRegistrationResponse } = await loadWebAuthn();
