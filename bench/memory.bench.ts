@@ -43,7 +43,7 @@ import {
 import { ELICITATION_RESOLVED_OPTIONS } from '../src/options/elicitation.constants.js';
 import { releaseTaskRunner } from './release-tasks.js';
 import { MemoryTasks } from '../src/stores/memory-tasks.js';
-import type { ResolvedElicitationOptions } from '../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../src/options/resolved-options.js';
 import { bySize, fmt, fullGc, median, mergeResults, printTable, QUICK, round, seconds, startWatchdog, type Row } from './bench-kit.js';
 
 // ---------------------------------------------------------------------------------------------- setup

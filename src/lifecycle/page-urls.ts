@@ -1,4 +1,4 @@
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/resolved-options.js';
 
 /** What page URLs are built from. */
 export type PageUrlOptions = Pick<ResolvedElicitationOptions, 'baseUrl' | 'routePrefix'>;

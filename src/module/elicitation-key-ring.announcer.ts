@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/resolved-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { ElicitationStoreUnavailableError } from '../errors/elicitation-store-unavailable.error.js';
 import type { AnnouncedKeyIds } from '../security/announced-key-ids.js';

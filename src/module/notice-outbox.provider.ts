@@ -5,7 +5,7 @@ import { NoticeOutbox } from '../notify/notice-outbox.js';
 import { ElicitationTelemetry } from '../observability/elicitation-telemetry.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../options/resolved-options.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
 
 /** The outbox's members, which `notify` needs the store to offer. */

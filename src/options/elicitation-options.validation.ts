@@ -1,5 +1,6 @@
 import { DEFAULT_CLEANUP_INTERVAL_MS, DEFAULT_TTL_MS } from './elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { resolveOAuthOptions } from './oauth-options.js';
 import { checkPlugIns, resolveIdentity, resolveKeys } from './identity-options.validation.js';

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 import type { ResolvedOAuthProvider } from './oauth-options.js';
 
 /**

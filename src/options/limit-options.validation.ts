@@ -1,5 +1,6 @@
 import { DEFAULT_LIMITS, DEFAULT_THROTTLE } from './elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 import { positiveCount } from './option-values.js';
 

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 
 /**
  * The slice of the resolved options the MCP binding (`mcp/`) reads: who the caller is, the fallback ladder and the

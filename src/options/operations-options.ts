@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 
 /**
  * The slice of the resolved options the module's operations read: where the audit log goes (`observability/`'s

@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from './elicitation.constants.js';
-import type { ResolvedElicitationOptions } from './elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from './resolved-options.js';
 import { ElicitationConfigError } from '../errors/elicitation-config.error.js';
 
 /** The defaulted options of one group, as `ResolvedElicitationOptions` holds them. */

@@ -10,7 +10,7 @@ import { builtInTemplatesDir, PageAssets } from '../../src/http/page-assets.js';
 import { TemplateRenderer } from '../../src/http/template-renderer.js';
 import { PageCatalogs } from '../../src/messages/locales.js';
 import { PAGE_MESSAGES } from '../../src/messages/default-messages.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 
 const options = (extra: Partial<ResolvedElicitationOptions> = {}) =>
   ({

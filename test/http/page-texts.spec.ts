@@ -4,7 +4,7 @@
  * titles, descriptions and option titles. The browser's view of the same is e2e/security/page-spoofing.e2e-spec.ts.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { formPlanOf } from '../../src/http/form-plan.js';
 import { fieldViews, initialInput } from '../../src/http/form-view.js';
 import { TemplateRenderer } from '../../src/http/template-renderer.js';

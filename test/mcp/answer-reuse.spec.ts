@@ -12,7 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { ElicitationStore } from '../../src/stores/elicitation-store.js';
 import { compileElicitation } from '../support/testing-module.js';

@@ -7,7 +7,8 @@ import { LinkedQuestions } from '../../src/mcp/questions/linked-questions.js';
 import { McpElicitation } from '../../src/mcp/mcp-elicitation.js';
 import { RequestStates } from '../../src/mcp/input-required/request-states.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { ELICITATION_MCP_OPTIONS, type ElicitationMcpOptions } from '../../src/options/mcp-options.js';
 
 const resolveMcpUser = () => 'u';

@@ -7,7 +7,8 @@ import { OAuthGrants } from '../../src/oauth/oauth-grants.js';
 import { OAuthProviders } from '../../src/oauth/oauth-providers.js';
 import { OAuthStateCodec } from '../../src/oauth/oauth-state.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { ELICITATION_OAUTH_FEATURE_OPTIONS, type ElicitationOAuthFeatureOptions } from '../../src/options/oauth-feature-options.js';
 import { AnswerBox } from '../../src/security/answer-box.js';
 

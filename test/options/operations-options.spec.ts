@@ -6,7 +6,7 @@ import { ElicitationModule } from '../../src/module/elicitation.module.js';
 import { ElicitationAudit } from '../../src/observability/elicitation-audit.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
 import type { ElicitationAuditRecord } from '../../src/options/audit-record.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { ELICITATION_OPERATIONS_OPTIONS, type ElicitationOperationsOptions } from '../../src/options/operations-options.js';
 
 const KEYS = [Buffer.alloc(32, 7)];

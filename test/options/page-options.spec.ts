@@ -15,7 +15,8 @@ import { PageLocales } from '../../src/http/page-locales.js';
 import { PageSecurity } from '../../src/http/page-security.js';
 import { TemplateRenderer } from '../../src/http/template-renderer.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ElicitationModuleOptions, ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { ELICITATION_PAGE_OPTIONS, type ElicitationPageOptions } from '../../src/options/page-options.js';
 
 const options: ElicitationModuleOptions = {

@@ -12,7 +12,7 @@ import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { ElicitationKeyRingAnnouncer } from '../../src/module/elicitation-key-ring.announcer.js';
 import { KEY_RING_REFRESH_MS, KEY_RING_TTL_MS } from '../../src/options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { resolveElicitationOptions } from '../../src/options/elicitation-options.validation.js';
 import { ElicitationConfigError } from '../../src/errors/elicitation-config.error.js';
 import { ElicitationKeyError } from '../../src/errors/elicitation-key.error.js';

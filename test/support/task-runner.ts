@@ -3,7 +3,7 @@ import { ElicitationRecords } from '../../src/lifecycle/elicitation-records.js';
 import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import { ElicitationTelemetry } from '../../src/observability/elicitation-telemetry.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../src/options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../src/options/resolved-options.js';
 import { LinkedQuestions } from '../../src/mcp/questions/linked-questions.js';
 import { detailedTask } from '../../src/mcp/tasks/task-body.js';
 import { TaskRunner, type TaskTool } from '../../src/mcp/tasks/task-runner.js';

@@ -11,7 +11,7 @@ import { ElicitationEvents } from '../../../src/events/elicitation-events.js';
 import { defineForm } from '../../../src/forms/define-form.js';
 import { ElicitationService } from '../../../src/lifecycle/elicitation.service.js';
 import { ELICITATION_RESOLVED_OPTIONS } from '../../../src/options/elicitation.constants.js';
-import type { ResolvedElicitationOptions } from '../../../src/options/elicitation-options.interface.js';
+import type { ResolvedElicitationOptions } from '../../../src/options/resolved-options.js';
 import { PENDING_QUESTION_META_KEY } from '../../../src/mcp/questions/linked-questions.js';
 import { taskOfEvent } from '../../../src/mcp/tasks/mcp-tasks.js';
 import type { TaskTool } from '../../../src/mcp/tasks/task-runner.js';
