@@ -8,7 +8,6 @@
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { ElicitationService } from '../../src/lifecycle/elicitation.service.js';
 import type { ElicitationModuleOptions } from '../../src/options/elicitation-options.interface.js';
 import { PAGE_CSP, startPageApp } from '../../e2e/support/page-app.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
@@ -223,6 +222,5 @@ describe('without the passkeys option', () => {
     const html = await page.text();
     expect(page.status).toBe(200);
     expect(html).not.toContain('aria-current="page">Passkeys');
-    expect(app.get(ElicitationService)).toBeDefined();
   });
 });
