@@ -35,6 +35,9 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
   private stopped = false;
   /** The findings already reported, so that each disagreeing ring is logged once. */
   private readonly reported = new Set<string>();
+  /** Whether every other live ring was found to seal with this one's first key; and who waits for it. */
+  private settled = false;
+  private readonly onSettled: Array<() => void> = [];
 
   constructor(
     options: Pick<ResolvedElicitationOptions, 'encryptionKeys'>,
@@ -72,6 +75,16 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
     this.schedule();
   }
 
+  /**
+   * Calls `listener` once every other live instance seals with this instance's first key (at once on a store that
+   * records no rings): from then on nothing new is sealed under an older key, so what was can be moved (`PasskeyReseal`).
+   * Found by the first announcement where it holds, at start-up or later (an instance of the previous deploy gone).
+   */
+  whenSettled(listener: () => void): void {
+    if (this.settled || !this.store.announceKeyRing) listener();
+    else this.onSettled.push(listener);
+  }
+
   /** Stops announcing and withdraws the entry, after an announcement in flight (which would record it again). */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
@@ -103,6 +116,10 @@ export class ElicitationKeyRingAnnouncer implements OnModuleDestroy {
     const live = await this.store.announceKeyRing!(this.entry, Date.now(), KEY_RING_TTL_MS);
     const others = live.filter((other) => other.instanceId !== this.entry.instanceId);
     this.announced?.update(others);
+    if (!this.settled && others.every((other) => other.keyIds[0] === this.entry.keyIds[0])) {
+      this.settled = true;
+      for (const listener of this.onSettled.splice(0)) listener();
+    }
     return compareKeyRings(this.entry.keyIds, others);
   }
 

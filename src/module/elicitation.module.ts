@@ -39,6 +39,7 @@ import { ElicitationTransitions } from '../lifecycle/elicitation-transitions.js'
 import { ElicitationApprovals } from '../lifecycle/elicitation-approvals.js';
 import { ElicitationDecisionLog } from '../lifecycle/decision-log.js';
 import { ElicitationPasskeys } from '../lifecycle/elicitation-passkeys.js';
+import { PasskeyReseal } from '../lifecycle/passkey-reseal.js';
 import { ElicitationAuditChain } from '../observability/audit-chain.js';
 import { PasskeyStep } from '../http/passkey-step.js';
 import { ElicitationStore } from '../stores/elicitation-store.js';
@@ -64,6 +65,7 @@ import { noticeOutboxProvider } from './notice-outbox.provider.js';
     ElicitationAuditChain,
     ElicitationDecisionLog,
     ElicitationPasskeys,
+    PasskeyReseal,
     ElicitationRecords,
     noticeOutboxProvider,
     ElicitationService,

@@ -3,6 +3,7 @@ import { Logger, type Provider } from '@nestjs/common';
 import { ELICITATION_RESOLVED_OPTIONS, ELICITATION_ROUTE_PREFIX } from '../options/elicitation.constants.js';
 import { ELICITATION_MODULE_OPTIONS } from './elicitation.module-definition.js';
 import { ElicitationKeyRingAnnouncer } from './elicitation-key-ring.announcer.js';
+import { PasskeyReseal } from '../lifecycle/passkey-reseal.js';
 import type { ElicitationModuleOptions } from '../options/elicitation-options.interface.js';
 import type { ResolvedElicitationOptions } from '../options/resolved-options.js';
 import { resolveElicitationOptions } from '../options/elicitation-options.validation.js';
@@ -101,11 +102,13 @@ export const elicitationProviders: Provider[] = [
   },
   {
     // Created once the store has its keys; a refusal fails the module's creation before any hook runs.
+    // Once every live instance seals with this one's first key, passkeys kept under an older key are moved under it.
     provide: ElicitationKeyRingAnnouncer,
-    inject: [ELICITATION_RESOLVED_OPTIONS, ElicitationStore, AnnouncedKeyIds],
-    useFactory: async (options: ResolvedElicitationOptions, store: ElicitationStore, announced: AnnouncedKeyIds) => {
+    inject: [ELICITATION_RESOLVED_OPTIONS, ElicitationStore, AnnouncedKeyIds, PasskeyReseal],
+    useFactory: async (options: ResolvedElicitationOptions, store: ElicitationStore, announced: AnnouncedKeyIds, reseal: PasskeyReseal) => {
       const announcer = new ElicitationKeyRingAnnouncer(options, store, announced);
       await announcer.start();
+      announcer.whenSettled(() => reseal.request());
       return announcer;
     },
   },

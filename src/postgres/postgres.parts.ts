@@ -46,6 +46,7 @@ export function boundedParts({ tasks, callStates, notices, passkeys, auditChain 
       listPasskeys: (userId) => call('listPasskeys', () => passkeys.listPasskeys(userId)),
       removePasskey: (userId, id, now) => call('removePasskey', () => passkeys.removePasskey(userId, id, now)),
       usePasskey: (id, expected, counter, now) => call('usePasskey', () => passkeys.usePasskey(id, expected, counter, now)),
+      resealPasskeys: (cursor, limit) => call('resealPasskeys', () => passkeys.resealPasskeys(cursor, limit)),
     },
     auditChain: {
       lastAuditLink: (stream) => call('lastAuditLink', () => auditChain.lastAuditLink(stream)),

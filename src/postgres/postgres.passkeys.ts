@@ -1,7 +1,7 @@
 import type { PostgresQueries } from './postgres.bounded.js';
 import type { ElicitationStoreKeys } from '../stores/elicitation-store.js';
-import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from '../stores/passkey-store.js';
-import { openPasskey, sealPasskey } from '../stores/sealed-passkey.codec.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, PasskeyResealStep, StoredPasskey } from '../stores/passkey-store.js';
+import { openPasskey, resealMoves, sealPasskey } from '../stores/sealed-passkey.codec.js';
 
 /** A passkey row. */
 interface PasskeyRow {
@@ -70,6 +70,35 @@ export class PostgresPasskeys implements ElicitationPasskeyStore {
       [id, expected, counter, now],
     );
     return rowCount === 1;
+  }
+
+  /** Passkeys by id after `cursor`; the moves in one statement, each a compare-and-set of the sealed part. */
+  async resealPasskeys(cursor: string | undefined, limit: number): Promise<PasskeyResealStep> {
+    const keys = this.keys();
+    const { rows } = await this.pool.query<Pick<PasskeyRow, 'id' | 'sealed'>>(
+      `SELECT id, sealed FROM ${this.t('passkeys')} WHERE id > $1 ORDER BY id LIMIT $2`,
+      [cursor ?? '', limit],
+    );
+    const { moves, unreadable } = resealMoves(
+      rows.map(({ id, sealed }) => [id, sealed] as const),
+      keys,
+    );
+    let moved = 0;
+    if (moves.length > 0) {
+      const { rowCount } = await this.pool.query(
+        `UPDATE ${this.t('passkeys')} AS p SET sealed = m.sealed, user_name = m.user_name
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS m(id, old, sealed, user_name)
+         WHERE p.id = m.id AND p.sealed = m.old`,
+        [
+          moves.map((move) => move.id),
+          moves.map((move) => move.old),
+          moves.map((move) => move.sealed),
+          moves.map((move) => keys.names('user', move.userId)[0]),
+        ],
+      );
+      moved = rowCount ?? 0;
+    }
+    return { moved, unreadable, ...(rows.length === limit && { next: rows[rows.length - 1].id }) };
   }
 }
 

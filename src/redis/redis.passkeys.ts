@@ -1,5 +1,5 @@
-import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from '../stores/passkey-store.js';
-import { openPasskey, sealPasskey } from '../stores/sealed-passkey.codec.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, PasskeyResealStep, StoredPasskey } from '../stores/passkey-store.js';
+import { openPasskey, resealMoves, sealPasskey } from '../stores/sealed-passkey.codec.js';
 import { callRedis, type RedisClient } from './redis.client.js';
 import type { RedisStoreKeys } from './redis.key-ring.js';
 
@@ -11,18 +11,21 @@ import type { RedisStoreKeys } from './redis.key-ring.js';
  *                                  in clear
  *   {prefix}:v2:pku:<user name>    the user's passkeys not removed, scored by createdAt (one per name of the key ring,
  *                                  the user's name a keyed hash: written under the first, read and counted under all)
+ *   {prefix}:v2:pka                every passkey's id, removed or not, scored by createdAt: what `resealPasskeys` walks
  * No TTL: a passkey is kept, removed or not, until an operator deletes it (a removed one's public key still verifies
  * what it signed). Each operation is one script or one command, so one round trip.
  */
 
-const ADD_PASSKEY = `-- KEYS: the passkey, then the user's sets (one per name of the ring, the first first). ARGV: id, maxPerUser, sealed,
--- counter, createdAt. 'exists' when the id is kept (removed or not, whoever's), 'limit' when the user has maxPerUser.
+const ADD_PASSKEY = `-- KEYS: the passkey, every passkey's id, then the user's sets (one per name of the ring, the first first). ARGV: id,
+-- maxPerUser, sealed, counter, createdAt. 'exists' when the id is kept (removed or not, whoever's), 'limit' when the
+-- user has maxPerUser.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
 local kept = 0
-for i = 2, #KEYS do kept = kept + redis.call('ZCARD', KEYS[i]) end
+for i = 3, #KEYS do kept = kept + redis.call('ZCARD', KEYS[i]) end
 if kept >= tonumber(ARGV[2]) then return 'limit' end
 redis.call('HSET', KEYS[1], 'b', ARGV[3], 'n', ARGV[4], 'c', ARGV[5])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
 return 'added'
 `;
 
@@ -62,6 +65,32 @@ redis.call('HSET', KEYS[1], 'n', ARGV[2], 'l', ARGV[3])
 return 1
 `;
 
+const SCAN_PASSKEYS = `-- KEYS: every passkey's id. ARGV: cursor, count, base. One ZSCAN step: {next cursor, then id and sealed part of each
+-- passkey it found}.
+local step = redis.call('ZSCAN', KEYS[1], ARGV[1], 'COUNT', tonumber(ARGV[2]))
+local out = { step[1] }
+for i = 1, #step[2], 2 do
+  local id = step[2][i]
+  local b = redis.call('HGET', ARGV[3] .. ':pk:' .. id, 'b')
+  if b then out[#out + 1] = id; out[#out + 1] = b end
+end
+return out
+`;
+
+const RESEAL_PASSKEY = `-- KEYS: the passkey, then its user's sets (one per name of the ring, the first first). ARGV: id, sealed part read,
+-- sealed part under the first key. A compare-and-set: 0 when the sealed part is no longer the one read; else it is
+-- replaced and the passkey, unless removed, filed under the user's first name; 1.
+local h = redis.call('HMGET', KEYS[1], 'b', 'c', 'r')
+if h[1] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'b', ARGV[3])
+if not h[3] then
+  for i = 3, #KEYS do
+    if redis.call('ZREM', KEYS[i], ARGV[1]) == 1 then redis.call('ZADD', KEYS[2], h[2], ARGV[1]) end
+  end
+end
+return 1
+`;
+
 /** A passkey as LIST_PASSKEYS returns it: its id, then `PASSKEY_FIELDS`. */
 type PasskeyRow = [string, string, string, string, string | null, string | null];
 
@@ -71,6 +100,8 @@ interface PasskeyScripts {
   elicitListPasskeys(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<PasskeyRow[]>;
   elicitRemovePasskey(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1>;
   elicitUsePasskey(passkey: string, expected: number, counter: number, now: number): Promise<0 | 1>;
+  elicitScanPasskeys(all: string, cursor: string, count: number, base: string): Promise<string[]>;
+  elicitResealPasskey(numKeys: number, ...keysAndArgv: (string | number)[]): Promise<0 | 1>;
 }
 
 const PASSKEY_SCRIPTS: Record<keyof PasskeyScripts, { numberOfKeys?: number; lua: string }> = {
@@ -78,6 +109,8 @@ const PASSKEY_SCRIPTS: Record<keyof PasskeyScripts, { numberOfKeys?: number; lua
   elicitListPasskeys: { lua: LIST_PASSKEYS },
   elicitRemovePasskey: { lua: REMOVE_PASSKEY },
   elicitUsePasskey: { numberOfKeys: 1, lua: USE_PASSKEY },
+  elicitScanPasskeys: { numberOfKeys: 1, lua: SCAN_PASSKEYS },
+  elicitResealPasskey: { lua: RESEAL_PASSKEY },
 };
 
 /** Defines the passkey scripts as commands of `redis` (once per client, as `defineScripts` does the store's others). */
@@ -108,7 +141,7 @@ export class RedisPasskeys implements ElicitationPasskeyStore {
 
   async addPasskey(passkey: StoredPasskey, maxPerUser: number): Promise<AddPasskeyResult> {
     const { keys, names } = this.keyRing.require();
-    const keyList = [this.key(passkey.id), ...this.userKeys(names.user(passkey.userId))];
+    const keyList = [this.key(passkey.id), this.allKey(), ...this.userKeys(names.user(passkey.userId))];
     const sealed = sealPasskey(passkey, keys);
     return callRedis('addPasskey', () =>
       this.redis.elicitAddPasskey(keyList.length, ...keyList, passkey.id, maxPerUser, sealed, passkey.counter, passkey.createdAt),
@@ -142,8 +175,29 @@ export class RedisPasskeys implements ElicitationPasskeyStore {
     return (await callRedis('usePasskey', () => this.redis.elicitUsePasskey(this.key(id), expected, counter, now))) === 1;
   }
 
+  async resealPasskeys(cursor: string | undefined, limit: number): Promise<PasskeyResealStep> {
+    const { keys, names } = this.keyRing.require();
+    const [next, ...found] = await callRedis('resealPasskeys', () =>
+      this.redis.elicitScanPasskeys(this.allKey(), cursor ?? '0', limit, this.base),
+    );
+    const pairs = Array.from({ length: found.length / 2 }, (_, i) => [found[2 * i], found[2 * i + 1]] as const);
+    const { moves, unreadable } = resealMoves(pairs, keys);
+    let moved = 0;
+    for (const move of moves) {
+      const keyList = [this.key(move.id), ...this.userKeys(names.user(move.userId))];
+      moved += await callRedis('resealPasskeys', () =>
+        this.redis.elicitResealPasskey(keyList.length, ...keyList, move.id, move.old, move.sealed),
+      );
+    }
+    return { moved, unreadable, ...(next !== '0' && { next }) };
+  }
+
   private key(id: string): string {
     return `${this.base}:pk:${id}`;
+  }
+
+  private allKey(): string {
+    return `${this.base}:pka`;
   }
 
   private userKeys(userNames: readonly string[]): string[] {

@@ -42,6 +42,11 @@ export function isCanonicalSealed(sealed: string): boolean {
   }
 }
 
+/** The `<key id>` a sealed value names (the key it was sealed under), or `undefined` when it has not the shape `seal` writes. */
+export function sealedKeyId(sealed: string): string | undefined {
+  return isCanonicalSealed(sealed) ? sealed.slice(3, 11) : undefined;
+}
+
 /**
  * AES-256-GCM with a key ring. `seal` encrypts with the first key and binds the ciphertext to `context`
  * (additional authenticated data, e.g. the elicitation id, so a sealed value cannot be moved to another
@@ -117,8 +122,8 @@ export class SecretBox {
   }
 
   private keyFor(sealed: string): { id: string; key: KeyObject } {
-    if (!isCanonicalSealed(sealed)) throw new Error('Cannot open this sealed value: unknown format');
-    const id = sealed.slice(3, 11);
+    const id = sealedKeyId(sealed);
+    if (id === undefined) throw new Error('Cannot open this sealed value: unknown format');
     const entry = this.keys.find((k) => k.id === id) ?? this.keys.find((k) => k.legacyId === id);
     if (!entry) throw new ElicitationKeyError(id, this.keyIds);
     return entry;

@@ -27,7 +27,7 @@ export {
   type SweepReport,
 } from '../stores/elicitation-store.js';
 export { MemoryElicitationStore } from '../stores/memory.store.js';
-export type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from '../stores/passkey-store.js';
+export type { AddPasskeyResult, ElicitationPasskeyStore, PasskeyResealStep, StoredPasskey } from '../stores/passkey-store.js';
 export type { AuditLink, ElicitationAuditChainStore } from '../stores/audit-chain-store.js';
 export type {
   ElicitationInboxStore,

@@ -2,7 +2,7 @@ import type { AuditLink, ElicitationAuditChainStore } from './audit-chain-store.
 import type { ElicitationCallStateStore } from './call-state-store.js';
 import { ElicitationStore } from './elicitation-store.js';
 import type { ElicitationNoticeStore, NewNotice, NoticeOutboxStats, NoticeOutcome, StoredNotice } from './notice-store.js';
-import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from './passkey-store.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, PasskeyResealStep, StoredPasskey } from './passkey-store.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
 
 /**
@@ -83,6 +83,11 @@ export abstract class ComposedElicitationStore extends ElicitationStore {
 
   override usePasskey(id: string, expected: number, counter: number, now: number): Promise<boolean> {
     return this.parts.passkeys.usePasskey(id, expected, counter, now);
+  }
+
+  /** The passkeys part's own, where it seals them (Redis, PostgreSQL); nothing to move where it does not (memory). */
+  override resealPasskeys(cursor: string | undefined, limit: number): Promise<PasskeyResealStep> {
+    return this.parts.passkeys.resealPasskeys?.(cursor, limit) ?? Promise.resolve({ moved: 0, unreadable: 0 });
   }
 
   override lastAuditLink(stream: string): Promise<AuditLink | undefined> {

@@ -19,7 +19,7 @@ import type {
   OpenPageRequest,
   StoredNotice,
 } from './notice-store.js';
-import type { AddPasskeyResult, ElicitationPasskeyStore, StoredPasskey } from './passkey-store.js';
+import type { AddPasskeyResult, ElicitationPasskeyStore, PasskeyResealStep, StoredPasskey } from './passkey-store.js';
 
 export type { ElicitationEventChannel, ElicitationEventChannelOptions, ElicitationEventContext } from './event-channel.js';
 import type { CreateTaskResult, ElicitationTaskStore, FinishedTaskLimit, PutTaskResult, StoredTask, TaskLimit } from './task-store.js';
@@ -333,6 +333,8 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   listPasskeys?(userId: string): Promise<StoredPasskey[]>;
   removePasskey?(userId: string, id: string, now: number): Promise<boolean>;
   usePasskey?(id: string, expected: number, counter: number, now: number): Promise<boolean>;
+  /** Optional beside them: a step of moving passkeys under the ring's first key (documented on `ElicitationPasskeyStore`). */
+  resealPasskeys?(cursor: string | undefined, limit: number): Promise<PasskeyResealStep>;
   /** Optional, the three together: append-only audit chains (documented on `ElicitationAuditChainStore`). */
   lastAuditLink?(stream: string): Promise<AuditLink | undefined>;
   appendAuditLink?(link: AuditLink): Promise<boolean>;

@@ -29,6 +29,16 @@ export interface StoredPasskey {
 /** What `addPasskey` did: added, or nothing written because the id is taken or the user has `maxPerUser` already. */
 export type AddPasskeyResult = 'added' | 'exists' | 'limit';
 
+/** One step of `resealPasskeys`. */
+export interface PasskeyResealStep {
+  /** The passkeys it moved under the ring's first key. */
+  moved: number;
+  /** The passkeys it left as they were because their sealed part does not open with this ring (a key dropped too soon). */
+  unreadable: number;
+  /** Where the next step starts; none when every passkey was looked at. */
+  next?: string;
+}
+
 /**
  * The passkey half of a store (optional): each user's passkeys, several per user, removable. Needed for
  * `presence: 'passkey'` and the passkey page; a store without it refuses neither, the module does (at start-up, naming
@@ -54,4 +64,12 @@ export interface ElicitationPasskeyStore {
    * counter is still `expected` and the passkey is not removed; `false` otherwise (another use went first, or removed).
    */
   usePasskey(id: string, expected: number, counter: number, now: number): Promise<boolean>;
+  /**
+   * One step of moving passkeys kept under an older key of the `encryptionKey` ring (sealed, or filed under their user's
+   * name, with it) under the ring's first key, removed ones included: from `cursor` (none: the first step), at most about
+   * `limit` passkeys looked at. Each move is a compare-and-set of the sealed part (a passkey changed meanwhile is looked
+   * at again by the next pass). The module runs passes once the instances sharing the store seal with one key, so that
+   * an older key can leave the ring without taking passkeys with it. A store that seals nothing may leave it out.
+   */
+  resealPasskeys?(cursor: string | undefined, limit: number): Promise<PasskeyResealStep>;
 }

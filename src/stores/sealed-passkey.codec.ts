@@ -1,3 +1,4 @@
+import { sealedKeyId } from '../security/secret-box.js';
 import type { ElicitationStoreKeys } from './elicitation-store.js';
 import type { StoredPasskey } from './passkey-store.js';
 
@@ -50,4 +51,47 @@ export function openPasskey(id: string, sealed: string, clear: ClearPasskeyParts
     ...(clear.lastUsedAt !== undefined && { lastUsedAt: clear.lastUsedAt }),
     ...(clear.removedAt !== undefined && { removedAt: clear.removedAt }),
   };
+}
+
+/** The key id each ring seals under, found once per ring (by what it seals: the keys hand out no key ids). */
+const sealingKeyIds = new WeakMap<PasskeySealing, string | undefined>();
+
+function sealingKeyId(keys: PasskeySealing): string | undefined {
+  if (!sealingKeyIds.has(keys)) sealingKeyIds.set(keys, sealedKeyId(keys.seal('', passkeyContext('key id'))));
+  return sealingKeyIds.get(keys);
+}
+
+/** What `resealPasskey` makes of one passkey's sealed part. */
+export type ResealedPasskey = 'current' | 'unreadable' | { sealed: string; userId: string };
+
+/**
+ * Passkey `id`'s sealed part sealed again under the ring's first key, with its user (to file it under their name by
+ * that key); `'current'` when it is sealed under that key already, `'unreadable'` when it does not open with this ring.
+ */
+export function resealPasskey(id: string, sealed: string, keys: PasskeySealing): ResealedPasskey {
+  if (sealedKeyId(sealed) === sealingKeyId(keys)) return 'current';
+  let plaintext: string;
+  try {
+    plaintext = keys.open(sealed, passkeyContext(id));
+  } catch {
+    return 'unreadable';
+  }
+  const { userId } = JSON.parse(plaintext) as Partial<SealedPasskeyParts>;
+  if (typeof userId !== 'string') return 'unreadable';
+  return { sealed: keys.seal(plaintext, passkeyContext(id)), userId };
+}
+
+/** The moves of one step over passkeys read as `[id, sealed part]`: what to write, and how many do not open. */
+export function resealMoves(
+  found: ReadonlyArray<readonly [id: string, sealed: string]>,
+  keys: PasskeySealing,
+): { moves: Array<{ id: string; old: string; sealed: string; userId: string }>; unreadable: number } {
+  const moves: Array<{ id: string; old: string; sealed: string; userId: string }> = [];
+  let unreadable = 0;
+  for (const [id, old] of found) {
+    const resealed = resealPasskey(id, old, keys);
+    if (resealed === 'unreadable') unreadable++;
+    else if (resealed !== 'current') moves.push({ id, old, ...resealed });
+  }
+  return { moves, unreadable };
 }
