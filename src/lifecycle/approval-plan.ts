@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ElicitationRecord } from '../core/elicitation.types.js';
 import { ElicitationInputError } from '../errors/elicitation-input.error.js';
 import { canonicalJson } from '../core/json-digest.js';
+import type { PasskeyReceipt } from '../proofs/decision-proof.js';
 
 /** The type (and askKey) of an approver's page: `approval:<the approval's id>`. */
 export const APPROVAL_PAGE_PREFIX = 'approval:';
@@ -144,4 +145,17 @@ export function approvalPlanOf(record: Pick<ElicitationRecord, 'kind' | 'metadat
 /** The approval an approver's page belongs to (its `type` is `approval:<id>`), or `undefined`. */
 export function approvalOfPage(type: string | undefined): string | undefined {
   return type?.startsWith(APPROVAL_PAGE_PREFIX) ? type.slice(APPROVAL_PAGE_PREFIX.length) : undefined;
+}
+
+/** How an approver decided: signed with a passkey (its receipt), or as the plan asked them to (a page answered by the service carries no receipt). */
+export type DecisionPresence = { presence: 'passkey'; receipt: PasskeyReceipt } | { presence: 'passkey' | 'click'; receipt?: undefined };
+
+/** `userId`'s presence on an approval of `plan`: signed when `receipt` is there, else what the plan asked of them. */
+export function decisionPresence(
+  plan: Pick<ApprovalPlan, 'passkey'> | undefined,
+  userId: string,
+  receipt?: PasskeyReceipt,
+): DecisionPresence {
+  if (receipt) return { presence: 'passkey', receipt: { ...receipt } };
+  return { presence: plan?.passkey?.includes(userId) ? 'passkey' : 'click' };
 }

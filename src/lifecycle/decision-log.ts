@@ -3,8 +3,8 @@ import type { ElicitationRecord, FinalStatus } from '../core/elicitation.types.j
 import { APPROVALS_STREAM, ElicitationAuditChain } from '../observability/audit-chain.js';
 import { ElicitationAudit, type AuditEntry } from '../observability/elicitation-audit.js';
 import { currentRequest } from '../observability/request-context.js';
-import type { PasskeyReceipt } from '../proofs/decision-proof.js';
-import { approvalOfPage, approvalPlanOf, shortHash, type ApprovalPlan } from './approval-plan.js';
+import { receiptIn } from '../proofs/decision-proof.js';
+import { approvalOfPage, approvalPlanOf, decisionPresence, shortHash, type ApprovalPlan, type DecisionPresence } from './approval-plan.js';
 import type { ApprovalAnswer } from './elicitation-approvals.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
 import { passkeyActionOf } from './passkey-action.js';
@@ -49,8 +49,7 @@ export class ElicitationDecisionLog implements OnModuleDestroy {
 function decisionEntry(status: FinalStatus, record: Readonly<ElicitationRecord>, answerJson: string | undefined): AuditEntry | undefined {
   const approvalId = approvalOfPage(record.type);
   const decided = status === 'completed' || status === 'declined';
-  const receipt = status === 'completed' ? receiptOf(answerJson) : undefined;
-  const signed = receipt && { presence: 'passkey' as const, receipt: { ...receipt } };
+  const receipt = status === 'completed' ? receiptIn(parse(answerJson)) : undefined;
   if (approvalId !== undefined) {
     if (!decided) return undefined;
     const plan = record.metadata.approval as ApprovalPlan | undefined;
@@ -61,7 +60,7 @@ function decisionEntry(status: FinalStatus, record: Readonly<ElicitationRecord>,
       decision: status === 'completed' ? 'approved' : 'rejected',
       via: currentRequest() ? 'page' : 'api',
       ...(plan?.hash !== undefined && { actionHash: shortHash(plan.hash) }),
-      ...(signed ?? { presence: plan?.passkey?.includes(record.userId) ? 'passkey' : 'click' }),
+      ...presenceEntry(decisionPresence(plan, record.userId, receipt)),
     };
   }
   const plan = approvalPlanOf(record);
@@ -84,14 +83,14 @@ function decisionEntry(status: FinalStatus, record: Readonly<ElicitationRecord>,
     userId: record.userId,
     decision: status === 'completed' ? 'approved' : 'rejected',
     actionHash: shortHash(action.actionHash),
-    ...(signed ?? { presence: 'passkey' }),
+    // The page asked for a passkey: signed, or answered by the service (no receipt).
+    ...presenceEntry(decisionPresence({ passkey: [record.userId] }, record.userId, receipt)),
   };
 }
 
-/** The receipt in a signed page's answer (`{ confirmed: true, receipt }`), if any. */
-function receiptOf(answerJson: string | undefined): PasskeyReceipt | undefined {
-  const receipt = (parse(answerJson) as { receipt?: PasskeyReceipt } | undefined)?.receipt;
-  return receipt && typeof receipt === 'object' && receipt.version === 1 ? receipt : undefined;
+/** A decision's presence as its audit record carries it (the receipt a plain object of the record's own). */
+function presenceEntry({ presence, receipt }: DecisionPresence): Pick<AuditEntry, 'presence' | 'receipt'> {
+  return { presence, ...(receipt && { receipt: { ...receipt } }) };
 }
 
 function parse(json: string | undefined): unknown {

@@ -3,7 +3,9 @@ import { idOf, parseElicitationId } from '../core/elicitation-id.js';
 import type { ElicitationRecord, FinalStatus } from '../core/elicitation.types.js';
 import { ELICITATION_OBSERVED_STORE } from '../observability/observed-store.js';
 import type { ElicitationStore } from '../stores/elicitation-store.js';
-import { APPROVAL_PAGE_PREFIX, approvalOfPage, approvalPlanOf } from './approval-plan.js';
+import { receiptIn, type PasskeyReceipt } from '../proofs/decision-proof.js';
+import { APPROVAL_PAGE_PREFIX, approvalOfPage, approvalPlanOf, decisionPresence } from './approval-plan.js';
+import { ElicitationAnswers } from './elicitation-answers.js';
 import type { CreateUrlElicitationInput } from './create-input.validation.js';
 import { ElicitationTransitions } from './elicitation-transitions.js';
 
@@ -13,6 +15,13 @@ export interface ApprovalDecision {
   decision: 'approved' | 'rejected';
   /** When it was made, epoch milliseconds. */
   at: number;
+  /** `passkey` for an approver asked to sign (`presence`), `click` for the others. */
+  presence: 'passkey' | 'click';
+  /**
+   * The signed approval's receipt (`ElicitationService.getApproval`; `verifyReceipt` checks it): absent for a click, a
+   * rejection, and an approver's page answered by the service.
+   */
+  receipt?: PasskeyReceipt;
 }
 
 /** Where an approval stands: the decisions so far (oldest first) and who has not decided. */
@@ -50,6 +59,7 @@ export class ElicitationApprovals implements OnModuleDestroy {
   constructor(
     @Inject(ELICITATION_OBSERVED_STORE) store: ElicitationStore,
     private readonly transitions: ElicitationTransitions,
+    private readonly answers: ElicitationAnswers,
   ) {
     this.pagesOf = store.findByAskKey
       ? store.findByAskKey.bind(store)
@@ -90,7 +100,7 @@ export class ElicitationApprovals implements OnModuleDestroy {
   }
 
   /** The approval's tally: each approver's decision (their page's outcome), oldest first, and who has not decided. */
-  async tally(approval: ElicitationRecord): Promise<ApprovalTally> {
+  async tally(approval: ElicitationRecord, { receipts = false }: { receipts?: boolean } = {}): Promise<ApprovalTally> {
     const plan = approvalPlanOf(approval)!;
     const now = Date.now();
     const pages = await Promise.all(plan.approvers.map((a) => this.pagesOf(a, `${APPROVAL_PAGE_PREFIX}${approval.id}`, now)));
@@ -99,7 +109,9 @@ export class ElicitationApprovals implements OnModuleDestroy {
     plan.approvers.forEach((userId, i) => {
       const page = pages[i][0];
       if (page?.status === 'completed' || page?.status === 'declined') {
-        decisions.push({ userId, decision: page.status === 'completed' ? 'approved' : 'rejected', at: page.finishedAt ?? now });
+        const receipt = receipts && page.status === 'completed' ? this.receiptOf(page) : undefined;
+        const decision = page.status === 'completed' ? 'approved' : 'rejected';
+        decisions.push({ userId, decision, at: page.finishedAt ?? now, ...decisionPresence(plan, userId, receipt) });
       } else if (!page || page.status === 'pending') waiting.push(userId);
     });
     decisions.sort((a, b) => a.at - b.at);
@@ -124,6 +136,15 @@ export class ElicitationApprovals implements OnModuleDestroy {
       moved = await this.transitions.finish(id, 'completed', { json: JSON.stringify(answer) });
     }
     return moved && 'record' in moved ? moved.record : approval;
+  }
+
+  /** The receipt an approver's signed page keeps in its answer; none when it holds none or this ring cannot open it. */
+  private receiptOf(page: ElicitationRecord): PasskeyReceipt | undefined {
+    try {
+      return receiptIn(this.answers.reveal(page));
+    } catch {
+      return undefined;
+    }
   }
 
   /** A transition made here: an approver's decision moves its approval on; a finished approval closes its pages. */

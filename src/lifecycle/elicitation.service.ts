@@ -135,7 +135,7 @@ export class ElicitationService implements OnModuleDestroy {
     const read = await this.records.read(id);
     if (read?.kind !== 'approval') return undefined;
     const record = await this.approvals.settle(read);
-    return { status: record.status, ...(await this.approvals.tally(record)) };
+    return { status: record.status, ...(await this.approvals.tally(record, { receipts: true })) };
   }
 
   /**

@@ -55,6 +55,12 @@ export interface PasskeyReceipt extends DecisionInputs {
   signedAt: string;
 }
 
+/** The receipt in a signed confirm page's answer (`{ confirmed: true, receipt }`), if it holds one of this format. */
+export function receiptIn(answer: unknown): PasskeyReceipt | undefined {
+  const receipt = (answer as { receipt?: unknown } | null | undefined)?.receipt as Partial<PasskeyReceipt> | null | undefined;
+  return receipt && typeof receipt === 'object' && receipt.version === 1 ? (receipt as PasskeyReceipt) : undefined;
+}
+
 /** What `verifyReceipt` found: valid, or the first thing that does not hold. */
 export type ReceiptCheck =
   | { valid: true; userId: string; credentialId: string; elicitationId: string; actionHash: string; decision: SignedDecision }

@@ -246,5 +246,13 @@ describe('the decisions chained', () => {
     expect(lines[2].event).toMatchObject({ decision: 'approved', approvedBy: ['bob', 'carol'] });
     expect(verifyAuditChain(jsonl)).toMatchObject({ valid: true, lines: 3 });
     expect(await service.verifyReceipt(lines[0].event.receipt)).toMatchObject({ valid: true });
+    // The approval lists both decisions: bob's signed, with the receipt the chain holds; carol's a click, with none.
+    const { decisions } = (await service.getApproval(approval.elicitationId))!;
+    expect(decisions.map((d) => [d.userId, d.decision, d.presence, d.receipt?.credentialId])).toEqual([
+      ['bob', 'approved', 'passkey', bob.credentialId],
+      ['carol', 'approved', 'click', undefined],
+    ]);
+    expect(decisions[0].receipt).toEqual(lines[0].event.receipt);
+    expect(await service.verifyReceipt(decisions[0].receipt)).toMatchObject({ valid: true, userId: 'bob' });
   });
 });
