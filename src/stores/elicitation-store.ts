@@ -327,13 +327,12 @@ export abstract class ElicitationStore implements ElicitationRecordStore, Elicit
   claimNotices?(owner: string, now: number, limit: number, leaseMs: number): Promise<StoredNotice[]>;
   settleNotice?(id: string, owner: string, outcome: NoticeOutcome, now: number): Promise<boolean>;
   noticeStats?(now: number): Promise<NoticeOutboxStats>;
-  /** Optional, the five together: users' passkeys (documented on `ElicitationPasskeyStore`). */
+  /** Optional, the five together, `resealPasskeys` beside them: users' passkeys (documented on `ElicitationPasskeyStore`). */
   addPasskey?(passkey: StoredPasskey, maxPerUser: number): Promise<AddPasskeyResult>;
   getPasskey?(id: string): Promise<StoredPasskey | undefined>;
   listPasskeys?(userId: string): Promise<StoredPasskey[]>;
   removePasskey?(userId: string, id: string, now: number): Promise<boolean>;
   usePasskey?(id: string, expected: number, counter: number, now: number): Promise<boolean>;
-  /** Optional beside them: a step of moving passkeys under the ring's first key (documented on `ElicitationPasskeyStore`). */
   resealPasskeys?(cursor: string | undefined, limit: number): Promise<PasskeyResealStep>;
   /** Optional, the three together: append-only audit chains (documented on `ElicitationAuditChainStore`). */
   lastAuditLink?(stream: string): Promise<AuditLink | undefined>;
