@@ -5,7 +5,10 @@
  * docs/screenshots/<page>-<variant>.png (same names every run; overwritten), then stops the app.
  *
  * Pages: api-key, confirm (with a warning), form (the hosted form), form-errors (after an invalid post),
- * oauth, file, done, error-404. Variants: light (en), dark (en), phone (360×740, en), ar (Arabic, right to left, light).
+ * oauth, file, done, error-404, inbox (a user's open questions), passkeys (the passkey page), confirm-passkey (a
+ * confirm page that asks for a passkey). Variants: light (en), dark (en), phone (360×740, en), ar (Arabic, right to
+ * left, light). The passkey pages come from a second demo on localhost: the demo offers passkeys on a domain name only,
+ * where browsers make them (the first, on 127.0.0.1 as `npm start` runs it, shows the pages without the passkey link).
  */
 /* global document */ // in page.evaluate callbacks, which run in the browser
 import { existsSync, mkdirSync } from 'node:fs';
@@ -20,11 +23,13 @@ const CHROMIUM = '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist: install it with "apt-get install -y chromium".`);
 
 const { startDemoApp } = await import(demoApp);
-const { ElicitationService } = await import(join(root, 'dist-demo/src/index.js'));
+const { ElicitationService, ElicitationStore } = await import(join(root, 'dist-demo/src/index.js'));
 const { profileForm } = await import(join(root, 'dist-demo/examples/demo/profile-form.js'));
 
 const OUT = join(root, 'docs/screenshots');
 const USER = 'alice';
+/** The user of the inbox and passkey pages: their own questions and passkeys only, not the many of USER's above. */
+const CAROL = 'carol';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -60,6 +65,7 @@ async function open(page, url, status = 200) {
 
 mkdirSync(OUT, { recursive: true });
 const demo = await startDemoApp({ port: 0, logger: false, throttleLimit: 10_000, createPerMinute: 10_000 });
+const withPasskeys = await startDemoApp({ host: 'localhost', port: 0, logger: false });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 const written = [];
 try {
@@ -72,6 +78,26 @@ try {
       message: 'Enter your github API key so the assistant can connect to github for you.',
     });
   const form = () => create({ kind: 'form', form: profileForm, message: 'Set up your profile' });
+  /** Carol's questions for her inbox, and her passkey (as the passkey page keeps one: its public key is not shown). */
+  const asCarol = (page, app) => page.context().addCookies([{ name: 'demo_user', value: CAROL, url: app.url }]);
+  await service.createUrlElicitation({ userId: CAROL, kind: 'confirm', message: 'Deploy shop to production?' });
+  await service.createUrlElicitation({
+    userId: CAROL,
+    kind: 'api-key',
+    message: 'Enter your github API key so the assistant can connect.',
+  });
+  await withPasskeys.app.get(ElicitationStore).addPasskey(
+    {
+      id: 'c2NyZWVuc2hvdC1wYXNza2V5',
+      userId: CAROL,
+      publicKey: 'cHVibGljLWtleQ',
+      counter: 0,
+      transports: ['internal'],
+      name: 'Laptop (added 2026-12-03)',
+      createdAt: Date.parse('2026-12-03T09:00:00Z'),
+    },
+    10,
+  );
 
   /** Each page: brings a fresh page to the state to show. */
   const PAGES = {
@@ -131,6 +157,25 @@ try {
       if ((await post(page)) !== 200) throw new Error('the api-key post did not answer 200');
     },
     'error-404': async (page) => open(page, `${demo.url}/elicit/00000000-0000-4000-8000-000000000000/api-key`, 404),
+    inbox: async (page) => {
+      await asCarol(page, demo);
+      await open(page, `${demo.url}/elicit/inbox`);
+    },
+    passkeys: async (page) => {
+      await asCarol(page, withPasskeys);
+      await open(page, `${withPasskeys.url}/elicit/passkeys`);
+    },
+    'confirm-passkey': async (page) => {
+      await asCarol(page, withPasskeys);
+      const { url } = await withPasskeys.app.get(ElicitationService).createUrlElicitation({
+        userId: CAROL,
+        kind: 'confirm',
+        presence: 'passkey',
+        action: { tool: 'transfer-funds', args: { to: 'acme-supplies', amount: 2500, currency: 'EUR' } },
+        message: 'Transfer 2,500 EUR to acme-supplies?',
+      });
+      await open(page, url);
+    },
   };
 
   for (const [name, show] of Object.entries(PAGES)) {
@@ -158,6 +203,7 @@ try {
   }
 } finally {
   await browser.close();
+  await withPasskeys.app.close();
   await demo.app.close();
 }
 console.log(`Wrote ${written.length} screenshots:\n${written.map((f) => `  ${f}`).join('\n')}`);
