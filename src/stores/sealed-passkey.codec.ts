@@ -61,24 +61,20 @@ function sealingKeyId(keys: PasskeySealing): string | undefined {
   return sealingKeyIds.get(keys);
 }
 
-/** What `resealPasskey` makes of one passkey's sealed part. */
-export type ResealedPasskey = 'current' | 'unreadable' | { sealed: string; userId: string };
-
 /**
  * Passkey `id`'s sealed part sealed again under the ring's first key, with its user (to file it under their name by
- * that key); `'current'` when it is sealed under that key already, `'unreadable'` when it does not open with this ring.
+ * that key); `'current'` when it is sealed under that key already, `'unreadable'` when it does not open with this ring
+ * or holds no user.
  */
-export function resealPasskey(id: string, sealed: string, keys: PasskeySealing): ResealedPasskey {
+function resealPasskey(id: string, sealed: string, keys: PasskeySealing): 'current' | 'unreadable' | { sealed: string; userId: string } {
   if (sealedKeyId(sealed) === sealingKeyId(keys)) return 'current';
-  let plaintext: string;
   try {
-    plaintext = keys.open(sealed, passkeyContext(id));
+    const plaintext = keys.open(sealed, passkeyContext(id));
+    const { userId } = JSON.parse(plaintext) as Partial<SealedPasskeyParts>;
+    return typeof userId === 'string' ? { sealed: keys.seal(plaintext, passkeyContext(id)), userId } : 'unreadable';
   } catch {
     return 'unreadable';
   }
-  const { userId } = JSON.parse(plaintext) as Partial<SealedPasskeyParts>;
-  if (typeof userId !== 'string') return 'unreadable';
-  return { sealed: keys.seal(plaintext, passkeyContext(id)), userId };
 }
 
 /** The moves of one step over passkeys read as `[id, sealed part]`: what to write, and how many do not open. */
