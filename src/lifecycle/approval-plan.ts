@@ -156,6 +156,6 @@ export function decisionPresence(
   userId: string,
   receipt?: PasskeyReceipt,
 ): DecisionPresence {
-  if (receipt) return { presence: 'passkey', receipt: { ...receipt } };
+  if (receipt) return { presence: 'passkey', receipt };
   return { presence: plan?.passkey?.includes(userId) ? 'passkey' : 'click' };
 }

@@ -79,14 +79,13 @@ return out
 
 const RESEAL_PASSKEY = `-- KEYS: the passkey, then its user's sets (one per name of the ring, the first first). ARGV: id, sealed part read,
 -- sealed part under the first key. A compare-and-set: 0 when the sealed part is no longer the one read; else it is
--- replaced and the passkey, unless removed, filed under the user's first name; 1.
-local h = redis.call('HMGET', KEYS[1], 'b', 'c', 'r')
+-- replaced and the passkey, if filed under an older name of its user (a removed one is filed under none), filed under
+-- the first; 1.
+local h = redis.call('HMGET', KEYS[1], 'b', 'c')
 if h[1] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'b', ARGV[3])
-if not h[3] then
-  for i = 3, #KEYS do
-    if redis.call('ZREM', KEYS[i], ARGV[1]) == 1 then redis.call('ZADD', KEYS[2], h[2], ARGV[1]) end
-  end
+for i = 3, #KEYS do
+  if redis.call('ZREM', KEYS[i], ARGV[1]) == 1 then redis.call('ZADD', KEYS[2], h[2], ARGV[1]) end
 end
 return 1
 `;
